@@ -1,0 +1,4 @@
+@NullMarked
+package io.lazysession.serializer.codec;
+
+import org.jspecify.annotations.NullMarked;

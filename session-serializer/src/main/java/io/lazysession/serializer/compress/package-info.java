@@ -1,0 +1,4 @@
+@NullMarked
+package io.lazysession.serializer.compress;
+
+import org.jspecify.annotations.NullMarked;

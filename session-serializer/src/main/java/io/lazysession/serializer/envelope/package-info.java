@@ -1,0 +1,4 @@
+@NullMarked
+package io.lazysession.serializer.envelope;
+
+import org.jspecify.annotations.NullMarked;

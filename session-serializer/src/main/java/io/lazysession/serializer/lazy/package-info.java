@@ -1,0 +1,4 @@
+@NullMarked
+package io.lazysession.serializer.lazy;
+
+import org.jspecify.annotations.NullMarked;

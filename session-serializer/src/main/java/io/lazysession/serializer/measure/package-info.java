@@ -1,0 +1,4 @@
+@NullMarked
+package io.lazysession.serializer.measure;
+
+import org.jspecify.annotations.NullMarked;
