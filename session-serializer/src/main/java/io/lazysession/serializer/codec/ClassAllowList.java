@@ -97,8 +97,14 @@ public final class ClassAllowList {
     return packages;
   }
 
+  /** The name to report when refusing a class: the element class of an array. */
+  static String refusedName(String className) {
+    String element = elementName(className);
+    return element == null || element.equals("int") ? className : element;
+  }
+
   /** The element class name of a binary or descriptor array name, or null if it is malformed. */
-  private static String elementName(String className) {
+  private static @org.jspecify.annotations.Nullable String elementName(String className) {
     int dims = 0;
     while (dims < className.length() && className.charAt(dims) == '[') {
       dims++;

@@ -93,8 +93,7 @@ final class KryoFactory {
         DefaultSerializers.CollectionsSingletonSetSerializer.class);
     kryo.addDefaultSerializer(Collections.singletonMap(1, 1).getClass(),
         DefaultSerializers.CollectionsSingletonMapSerializer.class);
-    kryo.addDefaultSerializer(PriorityQueue.class,
-        new KryoSerializers.CountGuard<>(new DefaultSerializers.PriorityQueueSerializer()));
+    kryo.addDefaultSerializer(PriorityQueue.class, factory(KryoSerializers.BoundedPriorityQueueSerializer::new));
     kryo.addDefaultSerializer(Object[].class, new SerializerFactory.BaseSerializerFactory<>() {
       @Override
       public Serializer newSerializer(Kryo k, Class type) {

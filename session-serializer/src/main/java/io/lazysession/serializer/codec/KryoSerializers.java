@@ -7,6 +7,7 @@ import com.esotericsoftware.kryo.kryo5.io.Input;
 import com.esotericsoftware.kryo.kryo5.io.Output;
 import com.esotericsoftware.kryo.kryo5.serializers.CollectionSerializer;
 import com.esotericsoftware.kryo.kryo5.serializers.CompatibleFieldSerializer;
+import com.esotericsoftware.kryo.kryo5.serializers.DefaultSerializers;
 import com.esotericsoftware.kryo.kryo5.serializers.MapSerializer;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -25,6 +26,7 @@ import java.util.LinkedHashSet;
 import java.util.LinkedList;
 import java.util.List;
 import java.util.Map;
+import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.SortedSet;
@@ -80,6 +82,15 @@ final class KryoSerializers {
   static class BoundedCollectionSerializer<T extends Collection> extends CollectionSerializer<T> {
     @Override
     protected T create(Kryo kryo, Input input, Class<? extends T> type, int size) {
+      requireCount(input, size);
+      return super.create(kryo, input, type, size);
+    }
+  }
+
+  /** Kryo's {@code PriorityQueue} serializer, whose declared size is checked before allocating. */
+  static final class BoundedPriorityQueueSerializer extends DefaultSerializers.PriorityQueueSerializer {
+    @Override
+    protected PriorityQueue create(Kryo kryo, Input input, Class<? extends PriorityQueue> type, int size) {
       requireCount(input, size);
       return super.create(kryo, input, type, size);
     }
