@@ -51,6 +51,15 @@ final class KryoFactory {
   record PooledKryo(Kryo kryo, Output output, BoundedInput input) {}
 
   static PooledKryo create(ClassAllowList allowList, ClassLoader classLoader, int maxPayloadBytes) {
+    return create(allowList, classLoader, maxPayloadBytes, true);
+  }
+
+  /**
+   * @param compatible false only to measure what class evolution costs: plain {@code FieldSerializer},
+   *     whose bytes break when a field is added or removed
+   */
+  static PooledKryo create(ClassAllowList allowList, ClassLoader classLoader, int maxPayloadBytes,
+      boolean compatible) {
     Kryo kryo = new Kryo(new AllowListClassResolver(allowList), new MapReferenceResolver());
     kryo.setRegistrationRequired(false);
     kryo.setWarnUnregisteredClasses(false);
@@ -59,19 +68,23 @@ final class KryoFactory {
     kryo.setMaxDepth(MAX_DEPTH);
     kryo.setInstantiatorStrategy(new DefaultInstantiatorStrategy(new StdInstantiatorStrategy()));
 
-    kryo.setDefaultSerializer(new SerializerFactory.BaseSerializerFactory<>() {
-      @Override
-      public Serializer newSerializer(Kryo k, Class type) {
-        return new KryoSerializers.BoundedCompatibleFieldSerializer<>(k, type, COMPATIBLE);
-      }
-    });
+    if (compatible) {
+      kryo.setDefaultSerializer(new SerializerFactory.BaseSerializerFactory<>() {
+        @Override
+        public Serializer newSerializer(Kryo k, Class type) {
+          return new KryoSerializers.BoundedCompatibleFieldSerializer<>(k, type, COMPATIBLE);
+        }
+      });
+    }
     kryo.addDefaultSerializer(Enum.class, EnumNameSerializer.class);
-    kryo.addDefaultSerializer(Record.class, new SerializerFactory.BaseSerializerFactory<>() {
-      @Override
-      public Serializer newSerializer(Kryo k, Class type) {
-        return new CompatibleRecordSerializer<>(type);
-      }
-    });
+    if (compatible) {
+      kryo.addDefaultSerializer(Record.class, new SerializerFactory.BaseSerializerFactory<>() {
+        @Override
+        public Serializer newSerializer(Kryo k, Class type) {
+          return new CompatibleRecordSerializer<>(type);
+        }
+      });
+    }
     kryo.addDefaultSerializer(Collection.class,
         factory(KryoSerializers.BoundedCollectionSerializer::new));
     kryo.addDefaultSerializer(Map.class, factory(KryoSerializers.BoundedMapSerializer::new));

@@ -43,8 +43,9 @@ public final class PayloadMeter {
   }
 
   /**
-   * The standard choices: jdk, jdk+zstd, kryo, kryo+zstd, and kryo+zstd+dict when a dictionary is
-   * given.
+   * The standard choices: jdk, jdk+zstd, kryo, kryo+zstd (level 3 above 256 bytes), and
+   * kryo+zstd+dict (above {@link Compression#DEFAULT_MIN_BYTES_WITH_DICTIONARY} bytes) when a dictionary
+   * is given.
    */
   public static PayloadMeter standard(ClassAllowList allowList, @Nullable ZstdDictionary dictionary) {
     AttributeSerializer base = AttributeSerializer.builder().allowList(allowList).build();
@@ -55,7 +56,8 @@ public final class PayloadMeter {
     choices.add(choice("kryo+zstd", base, CodecKind.KRYO, Compression.zstd()));
     if (dictionary != null) {
       choices.add(choice("kryo+zstd+dict", base, CodecKind.KRYO,
-          Compression.zstd(Compression.DEFAULT_LEVEL, Compression.DEFAULT_MIN_BYTES, dictionary)));
+          Compression.zstd(Compression.DEFAULT_LEVEL, Compression.DEFAULT_MIN_BYTES_WITH_DICTIONARY,
+              dictionary)));
     }
     return new PayloadMeter(List.copyOf(choices));
   }
