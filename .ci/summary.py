@@ -1,0 +1,42 @@
+#!/usr/bin/env python3
+"""Prints one line per module with the unit (surefire) and integration (failsafe) test counts, the
+failed tests, and which Redis backend each integration test class ran on."""
+import glob
+import os
+import re
+import xml.etree.ElementTree as ET
+
+root = os.path.join(os.path.dirname(__file__), "..")
+totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+failed = []
+print(f"{'module':<20} {'kind':<9} {'tests':>6} {'fail':>5} {'err':>4} {'skip':>5}")
+for module in sorted(os.listdir(root)):
+    for kind in ("surefire", "failsafe"):
+        reports = glob.glob(os.path.join(root, module, "target", f"{kind}-reports", "TEST-*.xml"))
+        if not reports:
+            continue
+        counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+        for report in reports:
+            suite = ET.parse(report).getroot()
+            for key in counts:
+                counts[key] += int(suite.get(key, 0))
+            for case in suite.iter("testcase"):
+                if case.find("failure") is not None or case.find("error") is not None:
+                    failed.append(f"{case.get('classname')}.{case.get('name')}")
+        for key in counts:
+            totals[key] += counts[key]
+        print(f"{module:<20} {kind:<9} {counts['tests']:>6} {counts['failures']:>5} "
+              f"{counts['errors']:>4} {counts['skipped']:>5}")
+print(f"{'total':<20} {'':<9} {totals['tests']:>6} {totals['failures']:>5} {totals['errors']:>4} "
+      f"{totals['skipped']:>5}")
+for name in failed:
+    print(f"FAILED: {name}")
+
+print("\nRedis used by the integration tests:")
+pattern = re.compile(r"lazysession test Redis for (\S+): (\S+) via (\S+)")
+for output in sorted(glob.glob(os.path.join(root, "*", "target", "failsafe-reports", "*-output.txt"))):
+    with open(output, encoding="utf-8", errors="replace") as handle:
+        for line in handle:
+            match = pattern.search(line)
+            if match:
+                print(f"  {match.group(1):<40} {match.group(2):<16} {match.group(3)}")
