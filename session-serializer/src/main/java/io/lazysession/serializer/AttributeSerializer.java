@@ -1,11 +1,22 @@
 package io.lazysession.serializer;
 
 import io.lazysession.serializer.codec.ClassAllowList;
+import io.lazysession.serializer.codec.Codec;
 import io.lazysession.serializer.codec.CodecKind;
+import io.lazysession.serializer.codec.Codecs;
 import io.lazysession.serializer.compress.Compression;
+import io.lazysession.serializer.compress.ZstdCompressor;
 import io.lazysession.serializer.compress.ZstdDictionary;
+import io.lazysession.serializer.envelope.EnvelopeCompression;
+import io.lazysession.serializer.envelope.EnvelopeHeader;
 import io.lazysession.serializer.lazy.LazyValue;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Encodes attribute values into envelopes and decodes envelopes of any codec and compression.
@@ -25,14 +36,91 @@ import java.util.List;
  * }</pre>
  */
 public final class AttributeSerializer {
+  /** Largest decoded payload accepted or written by default: 16 MiB. */
+  public static final int DEFAULT_MAX_PAYLOAD_BYTES = Codecs.DEFAULT_MAX_PAYLOAD_BYTES;
+
+  private final CodecKind codecKind;
+  private final Compression compression;
+  private final ClassAllowList allowList;
+  private final List<ZstdDictionary> dictionaries;
+  private final ClassLoader classLoader;
+  private final int maxPayloadBytes;
+  private final Map<CodecKind, Codec> codecs;
+  private final Codec writer;
+  private final Map<Integer, ZstdDictionary> dictionariesById;
+
+  private AttributeSerializer(Builder builder) {
+    this.codecKind = builder.codec;
+    this.compression = builder.compression;
+    this.allowList = builder.allowList;
+    this.classLoader = builder.classLoader != null ? builder.classLoader : defaultClassLoader();
+    this.maxPayloadBytes = builder.maxPayloadBytes;
+    this.codecs = new EnumMap<>(CodecKind.class);
+    for (CodecKind kind : CodecKind.values()) {
+      codecs.put(kind, Codecs.of(kind, allowList, classLoader, maxPayloadBytes));
+    }
+    this.writer = codecs.get(codecKind);
+    Map<Integer, ZstdDictionary> byId = new LinkedHashMap<>();
+    for (ZstdDictionary d : builder.dictionaries) {
+      byId.put(d.id(), d);
+    }
+    ZstdDictionary writing = compression.dictionary();
+    if (writing != null) {
+      byId.put(writing.id(), writing);
+    }
+    this.dictionariesById = Map.copyOf(byId);
+    this.dictionaries = List.copyOf(byId.values());
+  }
+
+  private static ClassLoader defaultClassLoader() {
+    ClassLoader context = Thread.currentThread().getContextClassLoader();
+    return context != null ? context : AttributeSerializer.class.getClassLoader();
+  }
+
   /** Builder with defaults: Kryo, zstd level 3 above 256 bytes, JDK types only, no dictionary. */
   public static Builder builder() {
-    throw new UnsupportedOperationException("TODO");
+    return new Builder();
+  }
+
+  /** A builder holding this serializer's settings, to derive a variant. */
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.codec = codecKind;
+    b.compression = compression;
+    b.allowList = allowList;
+    b.dictionaries = dictionaries;
+    b.classLoader = classLoader;
+    b.maxPayloadBytes = maxPayloadBytes;
+    return b;
   }
 
   /** Encodes a value into an envelope. Never returns null. */
   public byte[] serialize(Object value) {
-    throw new UnsupportedOperationException("TODO");
+    return envelope(encodePayload(value));
+  }
+
+  /**
+   * Encodes a value with the configured codec only, without envelope or compression; the payload that
+   * {@link #envelope(byte[])} wraps. Used to train dictionaries and to measure.
+   */
+  public byte[] encodePayload(Object value) {
+    Objects.requireNonNull(value, "value must not be null");
+    return writer.encode(value);
+  }
+
+  /** Wraps a codec payload written by this serializer's codec into an envelope, compressing it if due. */
+  public byte[] envelope(byte[] payload) {
+    if (compression.enabled() && payload.length >= compression.minBytes()) {
+      ZstdDictionary dictionary = compression.dictionary();
+      byte[] compressed = ZstdCompressor.compress(payload, 0, payload.length, compression.level(),
+          dictionary);
+      EnvelopeHeader header = EnvelopeHeader.zstd(codecKind,
+          dictionary == null ? 0 : dictionary.id(), payload.length);
+      if (header.length() + compressed.length < 3 + payload.length) {
+        return header.wrap(compressed, compressed.length);
+      }
+    }
+    return EnvelopeHeader.raw(codecKind, payload.length).wrap(payload, payload.length);
   }
 
   /**
@@ -43,57 +131,134 @@ public final class AttributeSerializer {
    * @throws UnknownDictionaryException if the dictionary it was compressed with is not configured
    */
   public Object deserialize(byte[] envelope) {
-    throw new UnsupportedOperationException("TODO");
+    EnvelopeHeader header = EnvelopeHeader.read(envelope, maxPayloadBytes);
+    Codec codec = codecs.get(header.codec());
+    if (header.compression() == EnvelopeCompression.NONE) {
+      return codec.decode(envelope, header.length(), envelope.length - header.length());
+    }
+    byte[] payload = decompress(envelope, header);
+    return codec.decode(payload, 0, payload.length);
+  }
+
+  /** The header of an envelope: which codec, compression and dictionary wrote it. */
+  public EnvelopeHeader header(byte[] envelope) {
+    return EnvelopeHeader.read(envelope, maxPayloadBytes);
+  }
+
+  /** The codec payload inside an envelope, decompressed. */
+  public byte[] payload(byte[] envelope) {
+    EnvelopeHeader header = EnvelopeHeader.read(envelope, maxPayloadBytes);
+    if (header.compression() == EnvelopeCompression.NONE) {
+      return java.util.Arrays.copyOfRange(envelope, header.length(), envelope.length);
+    }
+    return decompress(envelope, header);
+  }
+
+  private byte[] decompress(byte[] envelope, EnvelopeHeader header) {
+    ZstdDictionary dictionary = null;
+    if (header.compression() == EnvelopeCompression.ZSTD_DICTIONARY) {
+      dictionary = dictionariesById.get(header.dictionaryId());
+      if (dictionary == null) {
+        throw new UnknownDictionaryException(header.dictionaryId());
+      }
+    }
+    return ZstdCompressor.decompress(envelope, header.length(), envelope.length - header.length(),
+        header.decodedLength(), dictionary);
   }
 
   /** A value that stays as these envelope bytes until first read. */
   public LazyValue lazy(byte[] envelope) {
-    throw new UnsupportedOperationException("TODO");
+    return EnvelopeLazyValue.ofBytes(this, envelope);
   }
 
   /** A value set by the application; its bytes are encoded when first asked for. */
   public LazyValue ofValue(Object value) {
-    throw new UnsupportedOperationException("TODO");
+    return EnvelopeLazyValue.ofValue(this, Objects.requireNonNull(value, "value must not be null"));
   }
 
   public CodecKind codec() {
-    throw new UnsupportedOperationException("TODO");
+    return codecKind;
   }
 
   public Compression compression() {
-    throw new UnsupportedOperationException("TODO");
+    return compression;
   }
 
   public ClassAllowList allowList() {
-    throw new UnsupportedOperationException("TODO");
+    return allowList;
+  }
+
+  /** Every dictionary this serializer can read, the writing one included. */
+  public List<ZstdDictionary> dictionaries() {
+    return dictionaries;
+  }
+
+  public int maxPayloadBytes() {
+    return maxPayloadBytes;
+  }
+
+  @Override
+  public String toString() {
+    return "AttributeSerializer{codec=" + codecKind.propertyValue() + ", compression=" + compression
+        + ", allowList=" + allowList + "}";
   }
 
   /** Copy-on-write builder; see {@link #builder()}. Not thread-safe. */
   public static final class Builder {
+    private CodecKind codec = CodecKind.KRYO;
+    private Compression compression = Compression.zstd();
+    private ClassAllowList allowList = ClassAllowList.jdkOnly();
+    private List<ZstdDictionary> dictionaries = List.of();
+    private @Nullable ClassLoader classLoader;
+    private int maxPayloadBytes = DEFAULT_MAX_PAYLOAD_BYTES;
+
+    private Builder() {}
+
     public Builder codec(CodecKind codec) {
-      throw new UnsupportedOperationException("TODO");
+      this.codec = Objects.requireNonNull(codec, "codec must not be null");
+      return this;
     }
 
     public Builder compression(Compression compression) {
-      throw new UnsupportedOperationException("TODO");
+      this.compression = Objects.requireNonNull(compression, "compression must not be null");
+      return this;
     }
 
     public Builder allowList(ClassAllowList allowList) {
-      throw new UnsupportedOperationException("TODO");
+      this.allowList = Objects.requireNonNull(allowList, "allowList must not be null");
+      return this;
     }
 
     /** Dictionaries this serializer can read; the one in {@link Compression} is also used to write. */
     public Builder dictionaries(List<ZstdDictionary> readable) {
-      throw new UnsupportedOperationException("TODO");
+      List<ZstdDictionary> copy = new ArrayList<>();
+      for (ZstdDictionary d : Objects.requireNonNull(readable, "dictionaries must not be null")) {
+        copy.add(Objects.requireNonNull(d, "dictionaries must not contain null"));
+      }
+      this.dictionaries = List.copyOf(copy);
+      return this;
     }
 
     /** Class loader used to resolve allowed classes (defaults to the thread context loader). */
     public Builder classLoader(ClassLoader classLoader) {
-      throw new UnsupportedOperationException("TODO");
+      this.classLoader = Objects.requireNonNull(classLoader, "classLoader must not be null");
+      return this;
+    }
+
+    /**
+     * Largest codec payload written or read (decompressed); larger values fail to encode, and
+     * envelopes declaring more are refused before anything is allocated. Default 16 MiB.
+     */
+    public Builder maxPayloadBytes(int maxPayloadBytes) {
+      if (maxPayloadBytes < 1024) {
+        throw new IllegalArgumentException("maxPayloadBytes must be >= 1024, was " + maxPayloadBytes);
+      }
+      this.maxPayloadBytes = maxPayloadBytes;
+      return this;
     }
 
     public AttributeSerializer build() {
-      throw new UnsupportedOperationException("TODO");
+      return new AttributeSerializer(this);
     }
   }
 }

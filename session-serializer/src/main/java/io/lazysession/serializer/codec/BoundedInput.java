@@ -1,0 +1,128 @@
+package io.lazysession.serializer.codec;
+
+import com.esotericsoftware.kryo.kryo5.KryoException;
+import com.esotericsoftware.kryo.kryo5.io.Input;
+
+/**
+ * A Kryo input over one byte array that refuses to allocate for a declared length longer than the
+ * bytes that remain: every array element, string character or collection element takes at least one
+ * byte, so a larger count can only be a lie, and believing it would allocate gigabytes. Not
+ * thread-safe (one per pooled Kryo).
+ */
+final class BoundedInput extends Input {
+  BoundedInput() {
+    super(KryoFactory.EMPTY);
+  }
+
+  int remaining() {
+    return limit - position;
+  }
+
+  /** Fails unless {@code count} items of at least {@code bytesEach} bytes can still follow. */
+  void require(long count, int bytesEach) {
+    if (count < 0 || count * bytesEach > remaining()) {
+      throw new KryoException("declared count " + count + " exceeds the " + remaining()
+          + " bytes that remain");
+    }
+  }
+
+  @Override
+  public byte[] readBytes(int length) {
+    require(length, 1);
+    return super.readBytes(length);
+  }
+
+  @Override
+  public int[] readInts(int length) {
+    require(length, 4);
+    return super.readInts(length);
+  }
+
+  @Override
+  public int[] readInts(int length, boolean optimizePositive) {
+    require(length, 1);
+    return super.readInts(length, optimizePositive);
+  }
+
+  @Override
+  public long[] readLongs(int length) {
+    require(length, 8);
+    return super.readLongs(length);
+  }
+
+  @Override
+  public long[] readLongs(int length, boolean optimizePositive) {
+    require(length, 1);
+    return super.readLongs(length, optimizePositive);
+  }
+
+  @Override
+  public float[] readFloats(int length) {
+    require(length, 4);
+    return super.readFloats(length);
+  }
+
+  @Override
+  public double[] readDoubles(int length) {
+    require(length, 8);
+    return super.readDoubles(length);
+  }
+
+  @Override
+  public short[] readShorts(int length) {
+    require(length, 2);
+    return super.readShorts(length);
+  }
+
+  @Override
+  public char[] readChars(int length) {
+    require(length, 2);
+    return super.readChars(length);
+  }
+
+  @Override
+  public boolean[] readBooleans(int length) {
+    require(length, 1);
+    return super.readBooleans(length);
+  }
+
+  @Override
+  public String readString() {
+    requireStringLength();
+    return super.readString();
+  }
+
+  @Override
+  public StringBuilder readStringBuilder() {
+    requireStringLength();
+    return super.readStringBuilder();
+  }
+
+  /**
+   * Peeks at the character count of the string that follows (Kryo's format: ASCII strings end with a
+   * high bit, others start with a varint count whose first byte has 0x80 set and 0x40 as its
+   * continuation bit) and checks it against the bytes that remain.
+   */
+  private void requireStringLength() {
+    if (position >= limit) {
+      return; // super reports the underflow
+    }
+    int b = buffer[position];
+    if ((b & 0x80) == 0) {
+      return; // ASCII: read up to its terminating byte, allocation bounded by the input
+    }
+    long count = b & 0x3F;
+    if ((b & 0x40) != 0) {
+      int shift = 6;
+      for (int p = position + 1; p < limit && shift <= 27; p++, shift += 7) {
+        int next = buffer[p];
+        count |= (long) (next & 0x7F) << shift;
+        if ((next & 0x80) == 0) {
+          break;
+        }
+      }
+    }
+    // count is chars + 1 (0 means null, 1 the empty string); each char takes at least one byte.
+    require(count - 1, 1);
+  }
+}

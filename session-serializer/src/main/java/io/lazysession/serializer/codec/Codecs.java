@@ -1,0 +1,31 @@
+package io.lazysession.serializer.codec;
+
+/** Static factories of the codecs. */
+public final class Codecs {
+  /** Largest payload a codec writes or reads, unless configured otherwise: 16 MiB. */
+  public static final int DEFAULT_MAX_PAYLOAD_BYTES = 16 * 1024 * 1024;
+
+  private Codecs() {}
+
+  /** A Kryo codec: pooled Kryo instances, references on, compatible field serialization. */
+  public static Codec kryo(ClassAllowList allowList, ClassLoader classLoader) {
+    return new KryoCodec(allowList, classLoader, DEFAULT_MAX_PAYLOAD_BYTES);
+  }
+
+  /** A JDK serialization codec with an {@link java.io.ObjectInputFilter} per stream. */
+  public static Codec jdk(ClassAllowList allowList, ClassLoader classLoader) {
+    return new JdkCodec(allowList, classLoader, DEFAULT_MAX_PAYLOAD_BYTES);
+  }
+
+  /** The codec of this kind. */
+  public static Codec of(CodecKind kind, ClassAllowList allowList, ClassLoader classLoader,
+      int maxPayloadBytes) {
+    if (maxPayloadBytes <= 0) {
+      throw new IllegalArgumentException("maxPayloadBytes must be > 0, was " + maxPayloadBytes);
+    }
+    return switch (kind) {
+      case JDK -> new JdkCodec(allowList, classLoader, maxPayloadBytes);
+      case KRYO -> new KryoCodec(allowList, classLoader, maxPayloadBytes);
+    };
+  }
+}

@@ -1,0 +1,137 @@
+package io.lazysession.serializer.codec;
+
+import io.lazysession.serializer.ClassNotAllowedException;
+import io.lazysession.serializer.CorruptDataException;
+import io.lazysession.serializer.SerializationException;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.ObjectInputFilter;
+import java.io.ObjectInputStream;
+import java.io.ObjectOutputStream;
+import java.io.ObjectStreamClass;
+import java.util.Arrays;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * JDK serialization. Thread-safe: every call uses its own streams.
+ *
+ * <p>Two gates stand before any object is constructed: {@link #resolveClass} refuses a class name
+ * outside the allow-list before it is even loaded, and an {@link ObjectInputFilter} set on every stream
+ * checks the allow-list again (for classes resolved by other paths) and bounds depth, references, array
+ * lengths and total bytes, so hostile streams fail instead of exhausting memory or stack.
+ */
+final class JdkCodec implements Codec {
+  static final int MAX_DEPTH = 256;
+  static final int MAX_REFERENCES = 1_000_000;
+
+  private final ClassAllowList allowList;
+  private final ClassLoader classLoader;
+  private final int maxPayloadBytes;
+
+  JdkCodec(ClassAllowList allowList, ClassLoader classLoader, int maxPayloadBytes) {
+    this.allowList = allowList;
+    this.classLoader = classLoader;
+    this.maxPayloadBytes = maxPayloadBytes;
+  }
+
+  @Override
+  public CodecKind kind() {
+    return CodecKind.JDK;
+  }
+
+  @Override
+  public ClassAllowList allowList() {
+    return allowList;
+  }
+
+  @Override
+  public byte[] encode(Object value) {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream(256);
+    try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
+      out.writeObject(value);
+    } catch (IOException | RuntimeException | StackOverflowError e) {
+      throw new SerializationException("cannot encode " + value.getClass().getName()
+          + " with JDK serialization: " + e, e);
+    }
+    if (bytes.size() > maxPayloadBytes) {
+      throw new SerializationException("value of " + value.getClass().getName() + " encodes to "
+          + bytes.size() + " bytes, more than the maximum of " + maxPayloadBytes);
+    }
+    return bytes.toByteArray();
+  }
+
+  @Override
+  public Object decode(byte[] bytes, int offset, int length) {
+    FilteredObjectInputStream in;
+    try {
+      in = new FilteredObjectInputStream(new ByteArrayInputStream(bytes, offset, length), length);
+    } catch (IOException | RuntimeException e) {
+      throw new CorruptDataException("JDK payload does not start with a serialization stream header", e);
+    }
+    try {
+      Object value = in.readObject();
+      if (in.read() >= 0) {
+        throw new CorruptDataException("JDK payload has trailing bytes after the value");
+      }
+      return value;
+    } catch (ClassNotAllowedException | CorruptDataException e) {
+      throw e;
+    } catch (ClassNotFoundException e) {
+      throw new CorruptDataException("JDK payload names a class that is not on the class path: "
+          + e.getMessage(), e);
+    } catch (IOException | RuntimeException | StackOverflowError | OutOfMemoryError e) {
+      if (in.refusedClass != null) {
+        throw new ClassNotAllowedException(in.refusedClass);
+      }
+      for (Throwable t = e; t != null; t = t.getCause()) {
+        if (t instanceof ClassNotAllowedException refused) {
+          throw refused;
+        }
+      }
+      throw new CorruptDataException("JDK payload cannot be decoded: " + e, e);
+    }
+  }
+
+  private final class FilteredObjectInputStream extends ObjectInputStream {
+    private @Nullable String refusedClass;
+
+    FilteredObjectInputStream(InputStream in, int length) throws IOException {
+      super(in);
+      setObjectInputFilter(info -> check(info, length));
+    }
+
+    private ObjectInputFilter.Status check(ObjectInputFilter.FilterInfo info, int length) {
+      if (info.depth() > MAX_DEPTH || info.references() > MAX_REFERENCES
+          || info.streamBytes() > length || info.arrayLength() > length) {
+        return ObjectInputFilter.Status.REJECTED;
+      }
+      Class<?> type = info.serialClass();
+      if (type != null && !allowList.isAllowed(type)) {
+        refusedClass = type.getName();
+        return ObjectInputFilter.Status.REJECTED;
+      }
+      return ObjectInputFilter.Status.UNDECIDED;
+    }
+
+    @Override
+    protected Class<?> resolveClass(ObjectStreamClass desc) throws IOException, ClassNotFoundException {
+      String name = desc.getName();
+      if (!allowList.isAllowed(name)) {
+        throw new ClassNotAllowedException(name);
+      }
+      try {
+        return Class.forName(name, false, classLoader);
+      } catch (ClassNotFoundException e) {
+        return super.resolveClass(desc);
+      }
+    }
+
+    @Override
+    protected Class<?> resolveProxyClass(String[] interfaces) {
+      // Dynamic proxies are how JDK-only gadget chains reach an InvocationHandler: never.
+      throw new ClassNotAllowedException("java.lang.reflect.Proxy" + Arrays.toString(interfaces));
+    }
+  }
+}

@@ -1,0 +1,169 @@
+package io.lazysession.serializer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.lazysession.serializer.codec.ClassAllowList;
+import io.lazysession.serializer.codec.CodecKind;
+import io.lazysession.serializer.compress.Compression;
+import io.lazysession.serializer.envelope.EnvelopeCompression;
+import io.lazysession.serializer.lazy.LazyValue;
+import java.math.BigDecimal;
+import java.time.LocalDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class AttributeSerializerTest {
+
+  static Stream<Arguments> matrix() {
+    return Stream.of(CodecKind.values()).flatMap(codec -> Stream.of(
+        Arguments.of(codec, Compression.none()),
+        Arguments.of(codec, Compression.zstd()),
+        Arguments.of(codec, Compression.zstd(3, 0))));
+  }
+
+  private static AttributeSerializer serializer(CodecKind codec, Compression compression) {
+    return AttributeSerializer.builder().codec(codec).compression(compression).build();
+  }
+
+  @Test
+  void builder_defaults_kryoZstdLevel3Above256JdkOnly() {
+    AttributeSerializer serializer = AttributeSerializer.builder().build();
+
+    assertThat(serializer.codec()).isEqualTo(CodecKind.KRYO);
+    assertThat(serializer.compression()).isEqualTo(Compression.zstd(3, 256));
+    assertThat(serializer.allowList()).isEqualTo(ClassAllowList.jdkOnly());
+    assertThat(serializer.dictionaries()).isEmpty();
+    assertThat(serializer.maxPayloadBytes()).isEqualTo(16 * 1024 * 1024);
+  }
+
+  @ParameterizedTest
+  @MethodSource("matrix")
+  void serialize_jdkValues_roundTrip(CodecKind codec, Compression compression) {
+    AttributeSerializer serializer = serializer(codec, compression);
+    Map<String, Object> value = Map.of("price", new BigDecimal("19.99"),
+        "at", LocalDateTime.of(2025, 1, 2, 3, 4, 5), "tags", List.of("a", "b"), "n", 42L);
+
+    byte[] envelope = serializer.serialize(value);
+
+    assertThat(serializer.deserialize(envelope)).isEqualTo(value);
+    assertThat(serializer.header(envelope).codec()).isEqualTo(codec);
+  }
+
+  @ParameterizedTest
+  @MethodSource("matrix")
+  void deserialize_anyWriter_decodedByEveryReader(CodecKind codec, Compression compression) {
+    List<String> value = new ArrayList<>();
+    for (int i = 0; i < 100; i++) {
+      value.add("item-" + i);
+    }
+    byte[] envelope = serializer(codec, compression).serialize(value);
+
+    for (CodecKind readerCodec : CodecKind.values()) {
+      assertThat(serializer(readerCodec, Compression.none()).deserialize(envelope)).isEqualTo(value);
+    }
+  }
+
+  @Test
+  void serialize_largeCompressibleValue_storedCompressed() {
+    AttributeSerializer serializer = AttributeSerializer.builder().build();
+    String value = "abc".repeat(1000);
+
+    byte[] envelope = serializer.serialize(value);
+
+    assertThat(serializer.header(envelope).compression()).isEqualTo(EnvelopeCompression.ZSTD);
+    assertThat(envelope.length).isLessThan(100);
+    assertThat(serializer.deserialize(envelope)).isEqualTo(value);
+  }
+
+  @Test
+  void serialize_smallValue_storedRaw() {
+    AttributeSerializer serializer = AttributeSerializer.builder().build();
+
+    byte[] envelope = serializer.serialize("abc".repeat(10));
+
+    assertThat(serializer.header(envelope).compression()).isEqualTo(EnvelopeCompression.NONE);
+    assertThat(serializer.header(envelope).length()).isEqualTo(3);
+  }
+
+  @Test
+  void serialize_incompressibleValue_storedRaw() {
+    AttributeSerializer serializer = AttributeSerializer.builder().compression(Compression.zstd(3, 0)).build();
+    byte[] random = new byte[1000];
+    new java.util.Random(1).nextBytes(random);
+
+    byte[] envelope = serializer.serialize(random);
+
+    assertThat(serializer.header(envelope).compression()).isEqualTo(EnvelopeCompression.NONE);
+    assertThat((byte[]) serializer.deserialize(envelope)).isEqualTo(random);
+  }
+
+  @Test
+  void lazy_neverRead_returnsOriginalBytesUntouched() {
+    AttributeSerializer serializer = AttributeSerializer.builder().build();
+    byte[] envelope = serializer.serialize(new ArrayList<>(List.of("x")));
+
+    LazyValue lazy = serializer.lazy(envelope);
+
+    assertThat(lazy.isInflated()).isFalse();
+    assertThat(lazy.originalBytes()).isSameAs(envelope);
+    assertThat(lazy.currentBytes()).isSameAs(envelope);
+    assertThat(lazy.isModified()).isFalse();
+    assertThat(lazy.isInflated()).isFalse();
+  }
+
+  @Test
+  void lazy_get_inflatesOnce() {
+    AttributeSerializer serializer = AttributeSerializer.builder().build();
+    LazyValue lazy = serializer.lazy(serializer.serialize(new ArrayList<>(List.of("x"))));
+
+    Object first = lazy.get();
+
+    assertThat(lazy.isInflated()).isTrue();
+    assertThat(lazy.get()).isSameAs(first);
+    assertThat(lazy.isModified()).isFalse();
+  }
+
+  @Test
+  @SuppressWarnings("unchecked")
+  void lazy_mutatedInPlace_isModifiedAndCurrentBytesDecodeToMutation() {
+    AttributeSerializer serializer = AttributeSerializer.builder().build();
+    byte[] envelope = serializer.serialize(new ArrayList<>(List.of("x")));
+    LazyValue lazy = serializer.lazy(envelope);
+
+    ((List<String>) lazy.get()).add("y");
+
+    assertThat(lazy.isModified()).isTrue();
+    assertThat(lazy.originalBytes()).isSameAs(envelope);
+    assertThat(serializer.deserialize(lazy.currentBytes())).isEqualTo(List.of("x", "y"));
+  }
+
+  @Test
+  void ofValue_bytesEncodedOnDemand() {
+    AttributeSerializer serializer = AttributeSerializer.builder().build();
+
+    LazyValue lazy = serializer.ofValue("hello");
+
+    assertThat(lazy.isInflated()).isTrue();
+    assertThat(lazy.get()).isEqualTo("hello");
+    assertThat(serializer.deserialize(lazy.originalBytes())).isEqualTo("hello");
+    assertThat(lazy.isModified()).isFalse();
+  }
+
+  @Test
+  void lazy_corruptBytes_getThrowsButBytesSurvive() {
+    AttributeSerializer serializer = AttributeSerializer.builder().build();
+    byte[] garbage = {(byte) 0xA1, 2, 0, (byte) 0xFF, (byte) 0xFF};
+    LazyValue lazy = serializer.lazy(garbage);
+
+    assertThatThrownBy(lazy::get).isInstanceOf(CorruptDataException.class);
+    assertThat(lazy.isInflated()).isFalse();
+    assertThat(lazy.currentBytes()).isSameAs(garbage);
+  }
+}
