@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.lazysession.redis.ShopFixtures.Cart;
 import io.lazysession.redis.ShopFixtures.Product;
 import io.lazysession.serializer.codec.CodecKind;
+import io.lazysession.serializer.reference.ReferenceSession;
 import io.lazysession.testing.RedisServerExtension;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.sync.RedisCommands;
@@ -102,6 +103,29 @@ class LazyRedisSessionRepositoryIT {
         .as(name).isEqualTo(value));
     assertThat(loaded.getCreationTime()).isEqualTo(created.getCreationTime());
     assertThat(loaded.getMaxInactiveInterval()).isEqualTo(created.getMaxInactiveInterval());
+  }
+
+  @Test
+  void save_referenceSessionChangedOnOtherNodeWithOtherCodec_everyAttributeSurvives() {
+    Map<String, Object> reference = ReferenceSession.create();
+    LazySession created = savedSession(nodeA, reference);
+    try (LazyRedisSessionRepository jdkNode = node(clientB, CodecKind.JDK, eventsB)) {
+      LazySession onB = jdkNode.findById(created.getId());
+      reference.keySet().forEach(name -> assertThat((Object) onB.getAttribute(name)).as(name)
+          .isEqualTo(reference.get(name)));
+      onB.setAttribute("checkoutStep", "PAYMENT");
+      jdkNode.save(onB);
+    }
+
+    LazySession onA = nodeA.findById(created.getId());
+
+    assertThat(onA.getAttributeNames()).containsExactlyInAnyOrderElementsOf(reference.keySet());
+    reference.forEach((name, value) -> {
+      if (!name.equals("checkoutStep")) {
+        assertThat((Object) onA.getAttribute(name)).as(name).isEqualTo(value);
+      }
+    });
+    assertThat(onA.<String>getAttribute("checkoutStep")).isEqualTo("PAYMENT");
   }
 
   @Test

@@ -3,6 +3,7 @@ package io.lazysession.redis;
 import io.lazysession.serializer.AttributeSerializer;
 import io.lazysession.serializer.codec.ClassAllowList;
 import io.lazysession.serializer.codec.CodecKind;
+import io.lazysession.serializer.reference.ReferenceSession;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -24,7 +25,8 @@ final class TestRedis {
   static AttributeSerializer serializer(CodecKind codec) {
     return AttributeSerializer.builder()
         .codec(codec)
-        .allowList(ClassAllowList.builder().allowPackage("io.lazysession.redis").build())
+        .allowList(ClassAllowList.builder().allowPackage("io.lazysession.redis")
+            .allowPackage(ReferenceSession.PACKAGE).build())
         .build();
   }
 
