@@ -1,0 +1,725 @@
+package io.lazysession.redis;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import io.lazysession.serializer.AttributeSerializer;
+import io.lazysession.serializer.ClassNotAllowedException;
+import io.lazysession.serializer.SerializationException;
+import io.lettuce.core.RedisClient;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.ApplicationEvent;
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.session.FindByIndexNameSessionRepository;
+import org.springframework.session.MapSession;
+import org.springframework.session.PrincipalNameIndexResolver;
+import org.springframework.session.SessionIdGenerator;
+import org.springframework.session.UuidSessionIdGenerator;
+import org.springframework.session.events.SessionCreatedEvent;
+import org.springframework.session.events.SessionDeletedEvent;
+import org.springframework.session.events.SessionExpiredEvent;
+
+/**
+ * A Spring Session repository that keeps each session in one Redis hash, with attributes that stay
+ * encoded until read and are written back as deltas.
+ *
+ * <pre>{@code
+ * LazyRedisSessionRepository sessions = LazyRedisSessionRepository.builder(RedisClient.create(uri))
+ *     .serializer(AttributeSerializer.builder().allowList(allowList).build())
+ *     .defaultMaxInactiveInterval(Duration.ofMinutes(30))
+ *     .eventPublisher(applicationContext)
+ *     .build();
+ * }</pre>
+ *
+ * <p>Each {@link #findById} is one script call; each {@link #save} that changes attributes is one
+ * atomic script call (creating a session, changing its id, its principal or its timeout costs one or
+ * two commands more); a read-only request whose last-access time is not yet due for a touch sends
+ * nothing. Concurrent requests that change different attributes of one session all keep their
+ * changes; for one attribute, the last write wins.
+ *
+ * <p>Expiry: Redis drops a hash by TTL (max inactive interval + grace); each repository also sweeps a
+ * per-namespace schedule every {@linkplain Builder#cleanupInterval cleanup interval} and publishes one
+ * {@link SessionExpiredEvent} per expired session across all nodes. The events carry a
+ * {@link MapSession} with the id, creation time, last access time and max inactive interval, and no
+ * attributes. No Redis configuration (keyspace notifications) is needed.
+ *
+ * <p>Thread-safe: build one per application and share it; {@link #close()} when done. The
+ * {@link RedisClient} is not closed by this repository.
+ */
+public final class LazyRedisSessionRepository
+    implements FindByIndexNameSessionRepository<LazySession>, AutoCloseable {
+  /** Default {@link Builder#namespace}. */
+  public static final String DEFAULT_NAMESPACE = "lazysession";
+  /** Default {@link Builder#defaultMaxInactiveInterval}, as in Spring Session. */
+  public static final Duration DEFAULT_MAX_INACTIVE_INTERVAL = Duration.ofMinutes(30);
+  /** Default {@link Builder#expiryGrace}. */
+  public static final Duration DEFAULT_EXPIRY_GRACE = Duration.ofMinutes(5);
+  /** Default {@link Builder#cleanupInterval}. */
+  public static final Duration DEFAULT_CLEANUP_INTERVAL = Duration.ofSeconds(10);
+  /** The longest default {@link Builder#touchInterval}. */
+  public static final Duration MAX_DEFAULT_TOUCH_INTERVAL = Duration.ofSeconds(60);
+
+  private static final Logger log = LoggerFactory.getLogger(LazyRedisSessionRepository.class);
+  private static final int MAX_ID_LENGTH = 256;
+  private static final int SWEEP_BATCH = 200;
+  private static final int SWEEP_MAX_BATCHES = 50;
+
+  private final AttributeSerializer serializer;
+  private final SessionConnection connection;
+  private final RedisSessionStore store;
+  private final Duration defaultMaxInactiveInterval;
+  private final Duration touchInterval;
+  private final Duration expiryGrace;
+  private final DecodeFailurePolicy decodeFailurePolicy;
+  private final @Nullable ApplicationEventPublisher eventPublisher;
+  private final Clock clock;
+  private final SessionIdGenerator idGenerator;
+  private final MetricsRecorder metrics = new MetricsRecorder();
+  private final PrincipalNameIndexResolver<LazySession> principalResolver =
+      new PrincipalNameIndexResolver<>();
+  private final @Nullable ScheduledExecutorService sweeper;
+
+  private LazyRedisSessionRepository(Builder builder, SessionConnection connection) {
+    this.serializer = Objects.requireNonNull(builder.serializer);
+    this.connection = connection;
+    this.defaultMaxInactiveInterval = builder.defaultMaxInactiveInterval;
+    this.touchInterval = builder.touchInterval != null
+        ? builder.touchInterval : defaultTouchInterval(defaultMaxInactiveInterval);
+    this.expiryGrace = builder.expiryGrace;
+    this.decodeFailurePolicy = builder.decodeFailurePolicy;
+    this.eventPublisher = builder.eventPublisher;
+    this.clock = builder.clock;
+    this.idGenerator = builder.idGenerator;
+    this.store = new RedisSessionStore(connection, new SessionKeys(builder.namespace), metrics);
+    store.loadScripts();
+    if (builder.cleanupInterval.isZero()) {
+      this.sweeper = null;
+    } else {
+      this.sweeper = Executors.newSingleThreadScheduledExecutor(runnable -> {
+        Thread thread = new Thread(runnable, "lazysession-expiry-" + builder.namespace);
+        thread.setDaemon(true);
+        return thread;
+      });
+      long period = builder.cleanupInterval.toMillis();
+      // Jitter, so that nodes started together do not sweep in lockstep.
+      long initialDelay = period / 2 + ThreadLocalRandom.current().nextLong(period / 2 + 1);
+      sweeper.scheduleWithFixedDelay(this::sweepQuietly, initialDelay, period,
+          TimeUnit.MILLISECONDS);
+    }
+  }
+
+  /**
+   * A builder for a repository on the Redis that {@code client} connects to by default (standalone,
+   * or Sentinel-managed when the client's URI names sentinels).
+   */
+  public static Builder builder(RedisClient client) {
+    return new Builder(Objects.requireNonNull(client, "client must not be null"));
+  }
+
+  static Duration defaultTouchInterval(Duration maxInactive) {
+    if (maxInactive.isNegative() || maxInactive.isZero()) {
+      return MAX_DEFAULT_TOUCH_INTERVAL;
+    }
+    Duration onePercent = maxInactive.dividedBy(100);
+    return onePercent.compareTo(MAX_DEFAULT_TOUCH_INTERVAL) > 0
+        ? MAX_DEFAULT_TOUCH_INTERVAL : onePercent;
+  }
+
+  // ---- SessionRepository ------------------------------------------------------------------------
+
+  @Override
+  public LazySession createSession() {
+    return new LazySession(this, newSessionId(), now(), defaultMaxInactiveInterval);
+  }
+
+  /**
+   * Loads a session in one round trip. Returns null when it does not exist, has expired, or is
+   * incomplete in Redis. Attributes are not decoded here.
+   */
+  @Override
+  public @Nullable LazySession findById(String id) {
+    if (id == null || id.isEmpty() || id.length() > MAX_ID_LENGTH) {
+      return null;
+    }
+    List<byte[]> fields = store.find(id, null);
+    metrics.loads.increment();
+    if (fields == null) {
+      return null;
+    }
+    StoredSession stored = StoredSession.parse(fields);
+    if (stored == null) {
+      return null; // a hash without complete metadata counts as missing
+    }
+    LazySession session = new LazySession(this, id, Instant.ofEpochMilli(stored.creation()),
+        Instant.ofEpochMilli(stored.lastAccess()), Duration.ofSeconds(stored.maxInactiveSeconds()),
+        stored.version(), stored.principal());
+    if (session.isExpired(now())) {
+      return null;
+    }
+    stored.attributes().forEach((name, bytes) -> session.loaded(name, serializer.lazy(bytes), bytes));
+    return session;
+  }
+
+  @Override
+  public void save(LazySession session) {
+    Objects.requireNonNull(session, "session must not be null");
+    countInflation(session);
+    if (session.invalidated()) {
+      if (!session.isNew()) {
+        deleteById(session.storedId());
+      }
+      return;
+    }
+    if (session.isNew()) {
+      writeFull(session, false);
+    } else if (!session.getId().equals(session.storedId())) {
+      changeId(session);
+    } else {
+      writeChanges(session);
+    }
+  }
+
+  /**
+   * Deletes a live session and publishes a {@link SessionDeletedEvent}. A session that has already
+   * expired is left to the expiry sweep, which reports it once as expired.
+   */
+  @Override
+  public void deleteById(String id) {
+    if (id == null || id.isEmpty() || id.length() > MAX_ID_LENGTH) {
+      return;
+    }
+    List<byte[]> meta = store.delete(id, clock.millis());
+    if (meta == null) {
+      return;
+    }
+    store.unscheduleExpiry(id);
+    String principal = text(meta.get(3));
+    if (principal != null) {
+      store.removeFromPrincipal(principal, id);
+    }
+    metrics.sessionsDeleted.increment();
+    publish(new SessionDeletedEvent(this, destroyedSession(id, meta)));
+  }
+
+  /**
+   * Sessions by principal name (index {@link #PRINCIPAL_NAME_INDEX_NAME}); other index names find
+   * nothing. Index entries of sessions that are gone are removed on the way.
+   */
+  @Override
+  public Map<String, LazySession> findByIndexNameAndIndexValue(String indexName, String indexValue) {
+    if (!PRINCIPAL_NAME_INDEX_NAME.equals(indexName)) {
+      return Collections.emptyMap();
+    }
+    Map<String, LazySession> sessions = new LinkedHashMap<>();
+    for (String id : store.principalSessions(indexValue)) {
+      LazySession session = findById(id);
+      if (session == null) {
+        store.removeFromPrincipal(indexValue, id);
+      } else {
+        sessions.put(id, session);
+      }
+    }
+    return sessions;
+  }
+
+  // ---- expiry -----------------------------------------------------------------------------------
+
+  /**
+   * Finds the sessions that are due to expire, removes them and publishes one
+   * {@link SessionExpiredEvent} for each; when several nodes sweep at once, each session is reported
+   * by exactly one of them. Runs on a background thread every cleanup interval; public so that it can
+   * also be driven explicitly (tests, schedulers of your own).
+   *
+   * @return how many sessions this call reported as expired
+   */
+  public int cleanUpExpiredSessions() {
+    int expired = 0;
+    for (int batch = 0; batch < SWEEP_MAX_BATCHES; batch++) {
+      long now = clock.millis();
+      List<String> due = store.dueForExpiry(now, SWEEP_BATCH);
+      for (String id : due) {
+        if (sweep(id, now)) {
+          expired++;
+        }
+      }
+      if (due.size() < SWEEP_BATCH) {
+        break;
+      }
+    }
+    return expired;
+  }
+
+  /** Checks one scheduled id; true when this node claimed and reported it as expired. */
+  private boolean sweep(String id, long now) {
+    List<byte @Nullable []> meta = store.metadata(id);
+    Long lastAccess = number(meta.get(1));
+    Long maxInactive = number(meta.get(2));
+    boolean gone = lastAccess == null || maxInactive == null;
+    if (!gone && maxInactive < 0) {
+      store.unscheduleExpiry(id); // never expires any more
+      return false;
+    }
+    if (!gone && lastAccess + maxInactive * 1000 > now) {
+      store.rescheduleExpiry(id, lastAccess + maxInactive * 1000); // touched since it was scheduled
+      return false;
+    }
+    // Expired (or dropped by its TTL): whoever removes it from the schedule reports it, once.
+    if (!store.unscheduleExpiry(id)) {
+      return false;
+    }
+    if (!gone) {
+      store.deleteKey(id);
+    }
+    String principal = text(meta.get(3));
+    if (principal != null) {
+      store.removeFromPrincipal(principal, id);
+    }
+    metrics.sessionsExpired.increment();
+    publish(new SessionExpiredEvent(this, destroyedSession(id, meta)));
+    return true;
+  }
+
+  private void sweepQuietly() {
+    try {
+      cleanUpExpiredSessions();
+    } catch (RuntimeException e) {
+      log.warn("lazysession expiry sweep failed; it will run again: {}", e.toString());
+    }
+  }
+
+  // ---- writing ----------------------------------------------------------------------------------
+
+  private void writeChanges(LazySession session) {
+    Map<String, byte[]> writes = new LinkedHashMap<>();
+    session.entries().forEach((name, entry) -> {
+      byte[] bytes = LazySession.changedBytes(entry);
+      if (bytes != null) {
+        writes.put(name, bytes);
+      }
+    });
+    List<String> removes = new ArrayList<>(session.removedNames());
+    String principalOp = principalOperation(session);
+    boolean timeoutChanged =
+        !session.getMaxInactiveInterval().equals(session.storedMaxInactiveInterval());
+    boolean touchDue = !session.getLastAccessedTime()
+        .isBefore(session.storedLastAccessedTime().plus(touchInterval))
+        && session.getLastAccessedTime().isAfter(session.storedLastAccessedTime());
+    if (writes.isEmpty() && removes.isEmpty() && principalOp.isEmpty() && !timeoutChanged
+        && !touchDue) {
+      metrics.savesSkipped.increment();
+      return;
+    }
+    long version = store.save(session.getId(), saveArguments("u", session, principalOp, writes,
+        removes));
+    if (version <= 0) {
+      // Deleted or expired since it was loaded: writing would resurrect a partial session.
+      log.debug("session {} was deleted or expired meanwhile; not saved", session.getId());
+      metrics.savesSkipped.increment();
+      return;
+    }
+    metrics.saves.increment();
+    String oldPrincipal = session.storedPrincipal();
+    String newPrincipal = resolvedPrincipal(principalOp, oldPrincipal);
+    session.committed(version, writes, newPrincipal);
+    if (timeoutChanged) {
+      scheduleExpiry(session);
+    }
+    if (!principalOp.isEmpty()) {
+      movePrincipal(session.getId(), oldPrincipal, session.getId(), newPrincipal);
+    }
+  }
+
+  /**
+   * Writes every field of the session under its current id: a new session, or one whose id changed.
+   */
+  private void writeFull(LazySession session, boolean idChanged) {
+    Map<String, byte[]> writes = new LinkedHashMap<>();
+    session.entries().forEach((name, entry) -> writes.put(name, LazySession.fullBytes(entry)));
+    String principalOp = principalOperation(session);
+    String oldPrincipal = session.storedPrincipal();
+    String newPrincipal = resolvedPrincipal(principalOp, oldPrincipal);
+    if (principalOp.isEmpty() && newPrincipal != null) {
+      principalOp = "=" + newPrincipal; // a full write states the principal explicitly
+    }
+    long version = store.save(session.getId(), saveArguments("n", session, principalOp, writes,
+        List.of()));
+    if (version < 0) {
+      throw new IllegalStateException("a session with the new id already exists in Redis; "
+          + "the session id generator produced a duplicate");
+    }
+    metrics.saves.increment();
+    String oldId = session.storedId();
+    session.committed(version, writes, newPrincipal);
+    scheduleExpiry(session);
+    if (idChanged) {
+      movePrincipal(oldId, oldPrincipal, session.getId(), newPrincipal);
+    } else {
+      movePrincipal(session.getId(), null, session.getId(), newPrincipal);
+      publish(new SessionCreatedEvent(this, session));
+    }
+  }
+
+  /**
+   * Moves a stored session to its new id. Cluster-safe (the two keys may be in different slots):
+   * first the old hash is deleted if it is still live (so the old id stops working even if the second
+   * step fails, and a session that expired meanwhile is not brought back), then the whole session is
+   * written under the new id. If the second step fails, the session is lost (the user signs in
+   * again) rather than left reachable under the old id.
+   */
+  private void changeId(LazySession session) {
+    String oldId = session.storedId();
+    List<byte[]> deleted = store.delete(oldId, clock.millis());
+    if (deleted == null) {
+      log.debug("session {} was deleted or expired before its id changed; not saved", oldId);
+      metrics.savesSkipped.increment();
+      return;
+    }
+    store.unscheduleExpiry(oldId);
+    writeFull(session, true);
+  }
+
+  private List<byte[]> saveArguments(String mode, LazySession session, String principalOp,
+      Map<String, byte[]> writes, List<String> removes) {
+    List<byte[]> arguments = new ArrayList<>(8 + writes.size() * 2 + removes.size());
+    arguments.add(utf8(mode));
+    arguments.add(utf8(Long.toString(clock.millis())));
+    arguments.add(utf8(Long.toString(session.getCreationTime().toEpochMilli())));
+    arguments.add(utf8(Long.toString(session.getLastAccessedTime().toEpochMilli())));
+    arguments.add(utf8(Long.toString(maxInactiveSeconds(session.getMaxInactiveInterval()))));
+    arguments.add(utf8(Long.toString(expiryGrace.toMillis())));
+    arguments.add(utf8(principalOp));
+    arguments.add(utf8(Integer.toString(writes.size())));
+    writes.forEach((name, bytes) -> {
+      arguments.add(utf8(SessionKeys.attributeField(name)));
+      arguments.add(bytes);
+    });
+    for (String name : removes) {
+      arguments.add(utf8(SessionKeys.attributeField(name)));
+    }
+    return arguments;
+  }
+
+  /** '' when the principal is unchanged, '-' when it is gone, '=name' when it is (now) name. */
+  private String principalOperation(LazySession session) {
+    if (!session.principalMayHaveChanged()) {
+      return "";
+    }
+    String principal;
+    try {
+      principal = principalResolver.resolveIndexValueFor(session);
+    } catch (RuntimeException e) {
+      log.warn("cannot resolve the principal name of session {}: {}", session.getId(), e.toString());
+      return "";
+    }
+    if (Objects.equals(principal, session.storedPrincipal())) {
+      return "";
+    }
+    return principal == null ? "-" : "=" + principal;
+  }
+
+  private static @Nullable String resolvedPrincipal(String principalOp,
+      @Nullable String oldPrincipal) {
+    if (principalOp.isEmpty()) {
+      return oldPrincipal;
+    }
+    return principalOp.equals("-") ? null : principalOp.substring(1);
+  }
+
+  private void movePrincipal(String oldId, @Nullable String oldPrincipal, String newId,
+      @Nullable String newPrincipal) {
+    if (Objects.equals(oldId, newId) && Objects.equals(oldPrincipal, newPrincipal)) {
+      return;
+    }
+    if (oldPrincipal != null) {
+      store.removeFromPrincipal(oldPrincipal, oldId);
+    }
+    if (newPrincipal != null) {
+      store.addToPrincipal(newPrincipal, newId);
+    }
+  }
+
+  private void scheduleExpiry(LazySession session) {
+    Duration maxInactive = session.getMaxInactiveInterval();
+    if (maxInactive.isNegative()) {
+      store.unscheduleExpiry(session.getId());
+    } else {
+      store.scheduleExpiry(session.getId(),
+          session.storedLastAccessedTime().toEpochMilli() + maxInactive.toMillis());
+    }
+  }
+
+  private void countInflation(LazySession session) {
+    session.entries().values().forEach(entry -> {
+      if (entry.stored != null && !entry.set) {
+        if (entry.value.isInflated()) {
+          metrics.attributesInflated.increment();
+        } else {
+          metrics.attributesLeftCompressed.increment();
+        }
+      }
+    });
+  }
+
+  // ---- decode failures --------------------------------------------------------------------------
+
+  /** Applies the decode failure policy to an attribute whose bytes cannot be decoded. */
+  void decodeFailed(LazySession session, String attributeName, SerializationException failure) {
+    metrics.decodeFailures.increment();
+    String what = failure instanceof ClassNotAllowedException notAllowed
+        ? "class " + notAllowed.className() + " is not allowed"
+        : failure.getClass().getSimpleName() + ": " + failure.getMessage();
+    switch (decodeFailurePolicy) {
+      case DROP_ATTRIBUTE -> {
+        log.warn("Dropped attribute '{}' of session {}: {}", attributeName, session.getId(), what);
+        session.dropAttribute(attributeName);
+      }
+      case INVALIDATE_SESSION -> {
+        log.warn("Invalidated session {}: its attribute '{}' cannot be decoded ({})",
+            session.getId(), attributeName, what);
+        session.invalidate();
+      }
+      case FAIL -> throw new IllegalStateException("Attribute '" + attributeName + "' of session "
+          + session.getId() + " cannot be decoded: " + what, failure);
+    }
+  }
+
+  // ---- other ------------------------------------------------------------------------------------
+
+  /** What this repository has done so far: loads, saves, round trips, bytes, decode failures... */
+  public RepositoryMetrics metrics() {
+    return metrics.snapshot();
+  }
+
+  /** The namespace (key prefix) this repository stores sessions under. */
+  public String namespace() {
+    return store.keys().namespace();
+  }
+
+  /** How stale the stored last-access time may get before a read-only request writes it. */
+  public Duration touchInterval() {
+    return touchInterval;
+  }
+
+  /** The max inactive interval of new sessions. */
+  public Duration defaultMaxInactiveInterval() {
+    return defaultMaxInactiveInterval;
+  }
+
+  /** Stops the expiry sweep and closes the Redis connection (not the client). */
+  @Override
+  public void close() {
+    if (sweeper != null) {
+      sweeper.shutdownNow();
+    }
+    connection.close();
+  }
+
+  AttributeSerializer serializer() {
+    return serializer;
+  }
+
+  String newSessionId() {
+    return idGenerator.generate();
+  }
+
+  Instant now() {
+    return clock.instant();
+  }
+
+  private void publish(ApplicationEvent event) {
+    if (eventPublisher == null) {
+      return;
+    }
+    try {
+      eventPublisher.publishEvent(event);
+    } catch (RuntimeException e) {
+      log.warn("a listener of {} failed; the session store is not affected", event.getClass()
+          .getSimpleName(), e);
+    }
+  }
+
+  private static MapSession destroyedSession(String id, List<byte @Nullable []> meta) {
+    MapSession session = new MapSession(id);
+    Long creation = number(meta.get(0));
+    Long lastAccess = number(meta.get(1));
+    Long maxInactive = number(meta.get(2));
+    if (creation != null) {
+      session.setCreationTime(Instant.ofEpochMilli(creation));
+    }
+    if (lastAccess != null) {
+      session.setLastAccessedTime(Instant.ofEpochMilli(lastAccess));
+    }
+    if (maxInactive != null) {
+      session.setMaxInactiveInterval(Duration.ofSeconds(maxInactive));
+    }
+    return session;
+  }
+
+  private static long maxInactiveSeconds(Duration interval) {
+    return interval.isNegative() ? -1 : interval.getSeconds();
+  }
+
+  static @Nullable Long number(byte @Nullable [] bytes) {
+    if (bytes == null) {
+      return null;
+    }
+    try {
+      return Long.parseLong(new String(bytes, UTF_8));
+    } catch (NumberFormatException e) {
+      return null;
+    }
+  }
+
+  private static @Nullable String text(byte @Nullable [] bytes) {
+    return bytes == null ? null : new String(bytes, UTF_8);
+  }
+
+  private static byte[] utf8(String text) {
+    return text.getBytes(UTF_8);
+  }
+
+  /**
+   * Builds a {@link LazyRedisSessionRepository}. Not thread-safe. {@link #build()} connects to Redis
+   * and fails fast when it cannot.
+   */
+  public static final class Builder {
+    private final RedisClient client;
+    private @Nullable AttributeSerializer serializer;
+    private String namespace = DEFAULT_NAMESPACE;
+    private Duration defaultMaxInactiveInterval = DEFAULT_MAX_INACTIVE_INTERVAL;
+    private @Nullable Duration touchInterval;
+    private Duration expiryGrace = DEFAULT_EXPIRY_GRACE;
+    private Duration cleanupInterval = DEFAULT_CLEANUP_INTERVAL;
+    private DecodeFailurePolicy decodeFailurePolicy = DecodeFailurePolicy.DROP_ATTRIBUTE;
+    private @Nullable ApplicationEventPublisher eventPublisher;
+    private Clock clock = Clock.systemUTC();
+    private SessionIdGenerator idGenerator = UuidSessionIdGenerator.getInstance();
+
+    private Builder(RedisClient client) {
+      this.client = client;
+    }
+
+    /** How attribute values are encoded; defaults to {@code AttributeSerializer.builder().build()}. */
+    public Builder serializer(AttributeSerializer serializer) {
+      this.serializer = Objects.requireNonNull(serializer, "serializer must not be null");
+      return this;
+    }
+
+    /** The key prefix; default {@value #DEFAULT_NAMESPACE}. Letters, digits, {@code -_.:} only. */
+    public Builder namespace(String namespace) {
+      Objects.requireNonNull(namespace, "namespace must not be null");
+      if (!namespace.matches("[A-Za-z0-9_.:\\-]+")) {
+        throw new IllegalArgumentException("namespace must be made of letters, digits and -_.: "
+            + "(no spaces or braces), was '" + namespace + "'");
+      }
+      this.namespace = namespace;
+      return this;
+    }
+
+    /**
+     * The max inactive interval of new sessions; default 30 minutes. Negative: sessions never expire.
+     * Must be whole seconds.
+     */
+    public Builder defaultMaxInactiveInterval(Duration interval) {
+      Objects.requireNonNull(interval, "defaultMaxInactiveInterval must not be null");
+      if (interval.isZero()) {
+        throw new IllegalArgumentException("defaultMaxInactiveInterval must not be zero");
+      }
+      this.defaultMaxInactiveInterval = interval;
+      return this;
+    }
+
+    /**
+     * How stale the stored last-access time may get before a request that changes nothing writes it
+     * (one small write). Default: 1% of the default max inactive interval, at most 60 seconds. Zero:
+     * every request writes its access time.
+     */
+    public Builder touchInterval(Duration touchInterval) {
+      Objects.requireNonNull(touchInterval, "touchInterval must not be null");
+      if (touchInterval.isNegative()) {
+        throw new IllegalArgumentException("touchInterval must be >= 0, was " + touchInterval);
+      }
+      this.touchInterval = touchInterval;
+      return this;
+    }
+
+    /** How long Redis keeps a hash after its session expired; default 5 minutes. */
+    public Builder expiryGrace(Duration expiryGrace) {
+      Objects.requireNonNull(expiryGrace, "expiryGrace must not be null");
+      if (expiryGrace.isNegative()) {
+        throw new IllegalArgumentException("expiryGrace must be >= 0, was " + expiryGrace);
+      }
+      this.expiryGrace = expiryGrace;
+      return this;
+    }
+
+    /**
+     * How often this node sweeps for expired sessions (publishing the expiry events); default 10
+     * seconds. Zero turns the background sweep off ({@link #cleanUpExpiredSessions()} still works).
+     */
+    public Builder cleanupInterval(Duration cleanupInterval) {
+      Objects.requireNonNull(cleanupInterval, "cleanupInterval must not be null");
+      if (cleanupInterval.isNegative()) {
+        throw new IllegalArgumentException("cleanupInterval must be >= 0, was " + cleanupInterval);
+      }
+      this.cleanupInterval = cleanupInterval;
+      return this;
+    }
+
+    /** What happens when an attribute cannot be decoded; default {@code DROP_ATTRIBUTE}. */
+    public Builder onDecodeFailure(DecodeFailurePolicy policy) {
+      this.decodeFailurePolicy = Objects.requireNonNull(policy, "onDecodeFailure must not be null");
+      return this;
+    }
+
+    /** Where session created, deleted and expired events go; none by default. */
+    public Builder eventPublisher(@Nullable ApplicationEventPublisher eventPublisher) {
+      this.eventPublisher = eventPublisher;
+      return this;
+    }
+
+    /** The clock for creation, access and expiry times; default the system UTC clock. */
+    public Builder clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock must not be null");
+      return this;
+    }
+
+    /** How new session ids are made; default random UUIDs. */
+    public Builder sessionIdGenerator(SessionIdGenerator generator) {
+      this.idGenerator = Objects.requireNonNull(generator, "sessionIdGenerator must not be null");
+      return this;
+    }
+
+    /**
+     * Connects to Redis, loads the scripts and starts the expiry sweep.
+     *
+     * @throws IllegalStateException when Redis cannot be reached, saying what to check
+     */
+    public LazyRedisSessionRepository build() {
+      if (serializer == null) {
+        serializer = AttributeSerializer.builder().build();
+      }
+      SessionConnection connection = SessionConnection.connect(client);
+      try {
+        return new LazyRedisSessionRepository(this, connection);
+      } catch (RuntimeException e) {
+        connection.close();
+        throw e;
+      }
+    }
+  }
+}

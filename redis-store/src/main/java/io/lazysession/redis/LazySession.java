@@ -1,0 +1,329 @@
+package io.lazysession.redis;
+
+import io.lazysession.serializer.SerializationException;
+import io.lazysession.serializer.lazy.LazyValue;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+import org.springframework.session.FindByIndexNameSessionRepository;
+import org.springframework.session.Session;
+
+/**
+ * A session loaded from (or about to be stored in) Redis by {@link LazyRedisSessionRepository}.
+ *
+ * <p>Each attribute stays as the envelope bytes it was stored as until {@link #getAttribute} asks for
+ * it; then that one value is decoded, once. {@code setAttribute} and {@code removeAttribute} are
+ * remembered as changes; {@link LazyRedisSessionRepository#save} writes only those, plus any value
+ * that was read and now encodes differently (an in-place mutation).
+ *
+ * <p>Not thread-safe: like Spring Session's own sessions, one instance serves one request at a time.
+ * Concurrent requests each load their own instance.
+ */
+public final class LazySession implements Session {
+  static final String SPRING_SECURITY_CONTEXT = "SPRING_SECURITY_CONTEXT";
+
+  private final LazyRedisSessionRepository repository;
+  private final Map<String, Entry> attributes = new LinkedHashMap<>();
+  private final Set<String> removed = new LinkedHashSet<>();
+  private final Instant creationTime;
+  private String id;
+  private String storedId;
+  private boolean isNew;
+  private boolean invalidated;
+  private boolean principalTouched;
+  private Instant lastAccessedTime;
+  private Instant storedLastAccessedTime;
+  private Duration maxInactiveInterval;
+  private Duration storedMaxInactiveInterval;
+  private long version;
+  private @Nullable String storedPrincipal;
+
+  /** One attribute: its lazy value, what is stored in Redis for it, and whether it was set. */
+  static final class Entry {
+    final LazyValue value;
+    /** The bytes Redis holds for this attribute (as loaded or last written); null if never stored. */
+    byte @Nullable [] stored;
+    boolean set;
+
+    Entry(LazyValue value, byte @Nullable [] stored, boolean set) {
+      this.value = value;
+      this.stored = stored;
+      this.set = set;
+    }
+  }
+
+  /** A new session, not yet stored. */
+  LazySession(LazyRedisSessionRepository repository, String id, Instant now, Duration maxInactive) {
+    this.repository = repository;
+    this.id = id;
+    this.storedId = id;
+    this.isNew = true;
+    this.creationTime = now;
+    this.lastAccessedTime = now;
+    this.storedLastAccessedTime = now;
+    this.maxInactiveInterval = maxInactive;
+    this.storedMaxInactiveInterval = maxInactive;
+  }
+
+  /** A session loaded from Redis; attributes are added with {@link #loaded}. */
+  LazySession(LazyRedisSessionRepository repository, String id, Instant creationTime,
+      Instant lastAccessedTime, Duration maxInactive, long version, @Nullable String principal) {
+    this.repository = repository;
+    this.id = id;
+    this.storedId = id;
+    this.isNew = false;
+    this.creationTime = creationTime;
+    this.lastAccessedTime = lastAccessedTime;
+    this.storedLastAccessedTime = lastAccessedTime;
+    this.maxInactiveInterval = maxInactive;
+    this.storedMaxInactiveInterval = maxInactive;
+    this.version = version;
+    this.storedPrincipal = principal;
+  }
+
+  void loaded(String name, LazyValue value, byte[] stored) {
+    attributes.put(name, new Entry(value, stored, false));
+  }
+
+  @Override
+  public String getId() {
+    return id;
+  }
+
+  /**
+   * Gives the session a new id (session fixation protection). The stored session moves to the new id
+   * when the session is saved.
+   */
+  @Override
+  public String changeSessionId() {
+    id = repository.newSessionId();
+    return id;
+  }
+
+  @Override
+  @SuppressWarnings("unchecked")
+  public <T> @Nullable T getAttribute(String attributeName) {
+    Entry entry = attributes.get(attributeName);
+    if (entry == null) {
+      return null;
+    }
+    try {
+      return (T) entry.value.get();
+    } catch (SerializationException e) {
+      repository.decodeFailed(this, attributeName, e);
+      return null;
+    }
+  }
+
+  @Override
+  public Set<String> getAttributeNames() {
+    return Collections.unmodifiableSet(new LinkedHashSet<>(attributes.keySet()));
+  }
+
+  /** Sets an attribute; a null value removes it. The value is encoded when the session is saved. */
+  @Override
+  public void setAttribute(String attributeName, @Nullable Object attributeValue) {
+    Objects.requireNonNull(attributeName, "attributeName must not be null");
+    if (attributeValue == null) {
+      removeAttribute(attributeName);
+      return;
+    }
+    Entry previous = attributes.get(attributeName);
+    attributes.put(attributeName, new Entry(repository.serializer().ofValue(attributeValue),
+        previous == null ? null : previous.stored, true));
+    removed.remove(attributeName);
+    notePrincipal(attributeName);
+  }
+
+  @Override
+  public void removeAttribute(String attributeName) {
+    Entry previous = attributes.remove(attributeName);
+    if (previous != null && previous.stored != null) {
+      removed.add(attributeName);
+    }
+    notePrincipal(attributeName);
+  }
+
+  @Override
+  public Instant getCreationTime() {
+    return creationTime;
+  }
+
+  @Override
+  public void setLastAccessedTime(Instant lastAccessedTime) {
+    this.lastAccessedTime = Objects.requireNonNull(lastAccessedTime, "lastAccessedTime");
+  }
+
+  @Override
+  public Instant getLastAccessedTime() {
+    return lastAccessedTime;
+  }
+
+  /** A negative interval means the session never expires. */
+  @Override
+  public void setMaxInactiveInterval(Duration interval) {
+    this.maxInactiveInterval = Objects.requireNonNull(interval, "interval");
+  }
+
+  @Override
+  public Duration getMaxInactiveInterval() {
+    return maxInactiveInterval;
+  }
+
+  @Override
+  public boolean isExpired() {
+    return isExpired(repository.now());
+  }
+
+  boolean isExpired(Instant now) {
+    return invalidated || (!maxInactiveInterval.isNegative()
+        && !now.isBefore(lastAccessedTime.plus(maxInactiveInterval)));
+  }
+
+  /**
+   * Per attribute: the stored size and whether this request decoded it. Reading this does not decode
+   * anything.
+   */
+  public List<AttributeInfo> attributeInfo() {
+    List<AttributeInfo> info = new ArrayList<>(attributes.size());
+    attributes.forEach((name, entry) -> info.add(new AttributeInfo(name,
+        entry.stored == null || entry.set ? -1 : entry.stored.length,
+        entry.set || entry.value.isInflated(), entry.set)));
+    return info;
+  }
+
+  /** The version of the stored session this instance was loaded as or last saved as; 0 when new. */
+  public long version() {
+    return version;
+  }
+
+  @Override
+  public String toString() {
+    return "LazySession[id=" + id + ", attributes=" + attributes.keySet() + "]";
+  }
+
+  // ---- used by the repository ------------------------------------------------------------------
+
+  private void notePrincipal(String attributeName) {
+    if (FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME.equals(attributeName)
+        || SPRING_SECURITY_CONTEXT.equals(attributeName)) {
+      principalTouched = true;
+    }
+  }
+
+  void dropAttribute(String attributeName) {
+    removeAttribute(attributeName);
+  }
+
+  void invalidate() {
+    invalidated = true;
+    for (String name : attributes.keySet()) {
+      if (attributes.get(name).stored != null) {
+        removed.add(name);
+      }
+    }
+    attributes.clear();
+  }
+
+  boolean invalidated() {
+    return invalidated;
+  }
+
+  boolean isNew() {
+    return isNew;
+  }
+
+  String storedId() {
+    return storedId;
+  }
+
+  Instant storedLastAccessedTime() {
+    return storedLastAccessedTime;
+  }
+
+  Duration storedMaxInactiveInterval() {
+    return storedMaxInactiveInterval;
+  }
+
+  @Nullable String storedPrincipal() {
+    return storedPrincipal;
+  }
+
+  /**
+   * Whether the principal may have changed: an index attribute was set or removed, or was read and
+   * might have been changed in place. Only then is the principal resolved (which reads those values).
+   */
+  boolean principalMayHaveChanged() {
+    if (principalTouched) {
+      return true;
+    }
+    for (String name : List.of(FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME,
+        SPRING_SECURITY_CONTEXT)) {
+      Entry entry = attributes.get(name);
+      if (entry != null && (isNew || entry.value.isInflated())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  Map<String, Entry> entries() {
+    return attributes;
+  }
+
+  Set<String> removedNames() {
+    return removed;
+  }
+
+  /** The bytes to write for an entry when it changed, or null when Redis already holds them. */
+  static byte @Nullable [] changedBytes(Entry entry) {
+    if (entry.set) {
+      // Encoded now, once (a value set by the application has no bytes before this).
+      return entry.value.originalBytes();
+    }
+    if (!entry.value.isInflated()) {
+      return null; // never read: never re-encoded
+    }
+    byte[] now = entry.value.currentBytes();
+    return entry.stored != null && Arrays.equals(now, entry.stored) ? null : now;
+  }
+
+  /** The bytes that represent an entry in a full write (new session, new id). */
+  static byte[] fullBytes(Entry entry) {
+    if (entry.set) {
+      return entry.value.originalBytes();
+    }
+    if (!entry.value.isInflated() && entry.stored != null) {
+      return entry.stored;
+    }
+    return entry.value.currentBytes();
+  }
+
+  /** Records a successful write: Redis now holds what this instance holds. */
+  void committed(long newVersion, Map<String, byte[]> written, @Nullable String principal) {
+    for (Map.Entry<String, byte[]> write : written.entrySet()) {
+      Entry entry = attributes.get(write.getKey());
+      if (entry != null) {
+        entry.stored = write.getValue();
+        entry.set = false;
+      }
+    }
+    removed.clear();
+    isNew = false;
+    storedId = id;
+    storedLastAccessedTime = lastAccessedTime;
+    storedMaxInactiveInterval = maxInactiveInterval;
+    storedPrincipal = principal;
+    principalTouched = false;
+    version = newVersion;
+  }
+}

@@ -1,0 +1,35 @@
+package io.lazysession.redis;
+
+import java.util.concurrent.atomic.LongAdder;
+
+/** The counters behind {@link RepositoryMetrics}. Thread-safe; increments never block. */
+final class MetricsRecorder {
+  final LongAdder loads = new LongAdder();
+  final LongAdder saves = new LongAdder();
+  final LongAdder savesSkipped = new LongAdder();
+  final LongAdder roundTrips = new LongAdder();
+  final LongAdder bytesRead = new LongAdder();
+  final LongAdder bytesWritten = new LongAdder();
+  final LongAdder decodeFailures = new LongAdder();
+  final LongAdder attributesInflated = new LongAdder();
+  final LongAdder attributesLeftCompressed = new LongAdder();
+  final LongAdder sessionsExpired = new LongAdder();
+  final LongAdder sessionsDeleted = new LongAdder();
+  final LongAdder scriptReloads = new LongAdder();
+
+  RepositoryMetrics snapshot() {
+    return new RepositoryMetrics(
+        loads.sum(),
+        saves.sum(),
+        savesSkipped.sum(),
+        roundTrips.sum(),
+        bytesRead.sum(),
+        bytesWritten.sum(),
+        decodeFailures.sum(),
+        attributesInflated.sum(),
+        attributesLeftCompressed.sum(),
+        sessionsExpired.sum(),
+        sessionsDeleted.sum(),
+        scriptReloads.sum());
+  }
+}

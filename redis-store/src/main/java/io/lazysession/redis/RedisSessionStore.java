@@ -1,0 +1,184 @@
+package io.lazysession.redis;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import io.lettuce.core.Limit;
+import io.lettuce.core.Range;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.ZAddArgs;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Every Redis command the repository sends, each counted as a round trip in the metrics. Thread-safe.
+ *
+ * <p>Scripts are called by SHA (EVALSHA). When Redis answers NOSCRIPT (after SCRIPT FLUSH, a restart
+ * or a failover) the call is repeated with EVAL, which also puts the script back in Redis' cache, so a
+ * lost script costs one extra round trip once and never an error.
+ */
+final class RedisSessionStore {
+  private final SessionConnection connection;
+  private final SessionKeys keys;
+  private final MetricsRecorder metrics;
+
+  RedisSessionStore(SessionConnection connection, SessionKeys keys, MetricsRecorder metrics) {
+    this.connection = connection;
+    this.keys = keys;
+    this.metrics = metrics;
+  }
+
+  SessionKeys keys() {
+    return keys;
+  }
+
+  /** Loads the scripts into Redis once, so the first requests do not pay for it. */
+  void loadScripts() {
+    RedisClusterCommands<byte[], byte[]> commands = connection.commands();
+    for (RedisScript script : List.of(RedisScript.FIND, RedisScript.SAVE, RedisScript.DELETE)) {
+      String sha = commands.scriptLoad(script.source());
+      metrics.roundTrips.increment();
+      if (!script.sha().equalsIgnoreCase(sha)) {
+        throw new IllegalStateException("Redis returned SHA " + sha + " for " + script);
+      }
+    }
+  }
+
+  /** The find script's answer: alternating field names and values, or null when missing. */
+  @Nullable List<byte[]> find(String id, @Nullable String cachedVersion) {
+    List<Object> answer = eval(RedisScript.FIND, ScriptOutputType.MULTI, keys.session(id),
+        (cachedVersion == null ? "" : cachedVersion).getBytes(UTF_8));
+    if (isNil(answer)) {
+      return null;
+    }
+    List<byte[]> fields = new ArrayList<>(answer.size());
+    long bytes = 0;
+    for (Object element : answer) {
+      byte[] value = element instanceof byte[] b ? b : null;
+      fields.add(value);
+      bytes += value == null ? 0 : value.length;
+    }
+    metrics.bytesRead.add(bytes);
+    return fields;
+  }
+
+  /** Runs the save script; see save.lua for the arguments and the answer. */
+  long save(String id, List<byte[]> arguments) {
+    long bytes = 0;
+    for (byte[] argument : arguments) {
+      bytes += argument.length;
+    }
+    metrics.bytesWritten.add(bytes);
+    Long version = eval(RedisScript.SAVE, ScriptOutputType.INTEGER, keys.session(id),
+        arguments.toArray(new byte[0][]));
+    return version == null ? 0 : version;
+  }
+
+  /** Runs the delete script; returns {creation, last access, max inactive, principal} or null. */
+  @Nullable List<byte[]> delete(String id, long nowMillis) {
+    List<Object> answer = eval(RedisScript.DELETE, ScriptOutputType.MULTI, keys.session(id),
+        Long.toString(nowMillis).getBytes(UTF_8));
+    if (isNil(answer)) {
+      return null;
+    }
+    List<byte[]> meta = new ArrayList<>(4);
+    for (Object element : answer) {
+      meta.add(element instanceof byte[] b ? b : null);
+    }
+    return meta;
+  }
+
+  /** HMGET of creation, last access, max inactive and principal, without touching attributes. */
+  List<@Nullable byte[]> metadata(String id) {
+    metrics.roundTrips.increment();
+    var values = connection.commands().hmget(keys.session(id), utf8(SessionKeys.CREATION),
+        utf8(SessionKeys.LAST_ACCESS), utf8(SessionKeys.MAX_INACTIVE), utf8(SessionKeys.PRINCIPAL));
+    List<@Nullable byte[]> result = new ArrayList<>(4);
+    for (var value : values) {
+      result.add(value.hasValue() ? value.getValue() : null);
+    }
+    return result;
+  }
+
+  void scheduleExpiry(String id, long dueMillis) {
+    metrics.roundTrips.increment();
+    connection.commands().zadd(keys.expirations(), (double) dueMillis, utf8(id));
+  }
+
+  /** Moves an id that is still scheduled; does nothing when another node removed it meanwhile. */
+  void rescheduleExpiry(String id, long dueMillis) {
+    metrics.roundTrips.increment();
+    connection.commands().zadd(keys.expirations(), ZAddArgs.Builder.xx(), (double) dueMillis,
+        utf8(id));
+  }
+
+  /** Removes an id from the schedule; true for exactly one caller when several race. */
+  boolean unscheduleExpiry(String id) {
+    metrics.roundTrips.increment();
+    Long removed = connection.commands().zrem(keys.expirations(), utf8(id));
+    return removed != null && removed > 0;
+  }
+
+  List<String> dueForExpiry(long nowMillis, int limit) {
+    metrics.roundTrips.increment();
+    List<byte[]> ids = connection.commands().zrangebyscore(keys.expirations(),
+        Range.create(Double.NEGATIVE_INFINITY, (double) nowMillis), Limit.create(0, limit));
+    List<String> result = new ArrayList<>(ids.size());
+    for (byte[] id : ids) {
+      result.add(new String(id, UTF_8));
+    }
+    return result;
+  }
+
+  void deleteKey(String id) {
+    metrics.roundTrips.increment();
+    connection.commands().del(keys.session(id));
+  }
+
+  void addToPrincipal(String principalName, String id) {
+    metrics.roundTrips.increment();
+    connection.commands().sadd(keys.principal(principalName), utf8(id));
+  }
+
+  void removeFromPrincipal(String principalName, String id) {
+    metrics.roundTrips.increment();
+    connection.commands().srem(keys.principal(principalName), utf8(id));
+  }
+
+  Set<String> principalSessions(String principalName) {
+    metrics.roundTrips.increment();
+    Set<byte[]> members = connection.commands().smembers(keys.principal(principalName));
+    Set<String> ids = new java.util.LinkedHashSet<>();
+    for (byte[] member : members) {
+      ids.add(new String(member, UTF_8));
+    }
+    return ids;
+  }
+
+  @SuppressWarnings("unchecked")
+  private <T> @Nullable T eval(RedisScript script, ScriptOutputType type, byte[] key,
+      byte[]... arguments) {
+    RedisClusterCommands<byte[], byte[]> commands = connection.commands();
+    byte[][] scriptKeys = {key};
+    metrics.roundTrips.increment();
+    try {
+      return (T) commands.evalsha(script.sha(), type, scriptKeys, arguments);
+    } catch (RedisNoScriptException e) {
+      metrics.scriptReloads.increment();
+      metrics.roundTrips.increment();
+      return (T) commands.eval(script.source(), type, scriptKeys, arguments);
+    }
+  }
+
+  /** A script's nil answer arrives as an empty list or a list holding one null. */
+  private static boolean isNil(@Nullable List<Object> answer) {
+    return answer == null || answer.isEmpty() || (answer.size() == 1 && answer.get(0) == null);
+  }
+
+  static byte[] utf8(String text) {
+    return text.getBytes(UTF_8);
+  }
+}

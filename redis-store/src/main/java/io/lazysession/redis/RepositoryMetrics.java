@@ -1,0 +1,33 @@
+package io.lazysession.redis;
+
+/**
+ * A snapshot of what a {@link LazyRedisSessionRepository} has done since it was built. Immutable.
+ *
+ * <p>Bytes are payload bytes (field names and values sent or received), not protocol bytes.
+ *
+ * @param loads {@code findById} calls that reached Redis
+ * @param saves {@code save} calls that wrote to Redis
+ * @param savesSkipped {@code save} calls that had nothing to write (read-only, touch not yet due)
+ * @param roundTrips commands sent to Redis (a script call counts as one)
+ * @param bytesRead payload bytes received from Redis
+ * @param bytesWritten payload bytes sent to Redis
+ * @param decodeFailures attributes whose bytes could not be decoded
+ * @param attributesInflated loaded attributes that a request decoded, counted when the session was saved
+ * @param attributesLeftCompressed loaded attributes that a request never decoded, counted likewise
+ * @param sessionsExpired sessions this node reported as expired
+ * @param sessionsDeleted sessions deleted through this repository
+ * @param scriptReloads scripts sent again after Redis had lost them (SCRIPT FLUSH, restart, failover)
+ */
+public record RepositoryMetrics(
+    long loads,
+    long saves,
+    long savesSkipped,
+    long roundTrips,
+    long bytesRead,
+    long bytesWritten,
+    long decodeFailures,
+    long attributesInflated,
+    long attributesLeftCompressed,
+    long sessionsExpired,
+    long sessionsDeleted,
+    long scriptReloads) {}

@@ -1,0 +1,69 @@
+-- Writes the changes of one session in one atomic call.
+-- KEYS[1]: the session hash
+-- ARGV[1]: 'u' update an existing session, 'n' create it (the key must not exist)
+-- ARGV[2]: now, epoch milliseconds (the application's clock)
+-- ARGV[3]: creation time, epoch milliseconds (used when creating)
+-- ARGV[4]: last access time, epoch milliseconds (the stored one only ever moves forward)
+-- ARGV[5]: max inactive interval, seconds; negative means never expires
+-- ARGV[6]: grace, milliseconds, kept on top of the inactive interval before Redis drops the hash
+-- ARGV[7]: principal: '' unchanged, '-' none, '=' followed by the name to store
+-- ARGV[8]: number N of fields to set; then N field/value pairs; then the fields to delete
+-- Returns the new version; 0 when an update finds the session missing, partial or expired (nothing
+-- is written, so a session deleted meanwhile is not resurrected); -1 when creating over an existing key.
+local key = KEYS[1]
+local now = tonumber(ARGV[2])
+-- Numbers are written back as the strings they came in: Lua would print large ones in %.14g.
+local lastAccessText = ARGV[4]
+local lastAccess = tonumber(lastAccessText)
+local maxInactive = tonumber(ARGV[5])
+if ARGV[1] == 'u' then
+  local meta = redis.call('HMGET', key, '#a', '#m', '#v')
+  if not meta[1] or not meta[2] or not meta[3] then
+    return 0
+  end
+  local storedAccess = tonumber(meta[1])
+  local storedMax = tonumber(meta[2])
+  if storedMax >= 0 and storedAccess + storedMax * 1000 <= now then
+    return 0
+  end
+  if storedAccess > lastAccess then
+    lastAccess = storedAccess
+    lastAccessText = meta[1]
+  end
+else
+  if redis.call('EXISTS', key) == 1 then
+    return -1
+  end
+  redis.call('HSET', key, '#c', ARGV[3])
+end
+redis.call('HSET', key, '#a', lastAccessText, '#m', ARGV[5])
+local principal = ARGV[7]
+if principal == '-' then
+  redis.call('HDEL', key, '#p')
+elseif principal ~= '' then
+  redis.call('HSET', key, '#p', string.sub(principal, 2))
+end
+local setCount = tonumber(ARGV[8])
+local i = 9
+if setCount > 0 then
+  local fields = {}
+  for j = 1, setCount * 2 do
+    fields[j] = ARGV[i]
+    i = i + 1
+  end
+  redis.call('HSET', key, unpack(fields))
+end
+if i <= #ARGV then
+  redis.call('HDEL', key, unpack(ARGV, i, #ARGV))
+end
+local version = redis.call('HINCRBY', key, '#v', 1)
+if maxInactive < 0 then
+  redis.call('PERSIST', key)
+else
+  local ttl = lastAccess + maxInactive * 1000 + tonumber(ARGV[6]) - now
+  if ttl < 1 then
+    ttl = 1
+  end
+  redis.call('PEXPIRE', key, ttl)
+end
+return version
