@@ -143,7 +143,9 @@ public final class LazyRedisSessionRepository
 
   @Override
   public LazySession createSession() {
-    return new LazySession(this, newSessionId(), now(), defaultMaxInactiveInterval);
+    LazySession session = new LazySession(this, newSessionId(), now(), defaultMaxInactiveInterval);
+    CurrentRequest.expose(session);
+    return session;
   }
 
   /**
@@ -171,6 +173,7 @@ public final class LazyRedisSessionRepository
       return null;
     }
     stored.attributes().forEach((name, bytes) -> session.loaded(name, serializer.lazy(bytes), bytes));
+    CurrentRequest.expose(session);
     return session;
   }
 
