@@ -21,12 +21,24 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.session.FindByIndexNameSessionRepository;
 import org.springframework.session.events.SessionCreatedEvent;
 import org.springframework.session.events.SessionDeletedEvent;
 
-/** The repository on a real Redis, with two repository instances standing for two nodes. */
+/**
+ * The repository on a real Redis, with two repository instances standing for two nodes; every test
+ * runs with the near cache on and off.
+ */
+@ParameterizedClass(name = "nearCache={0}")
+@ValueSource(booleans = {true, false})
 class LazyRedisSessionRepositoryIT {
+  @Parameter
+  boolean nearCache;
+
+
   @RegisterExtension
   static final RedisServerExtension redis = RedisServerExtension.standalone();
 
@@ -69,6 +81,7 @@ class LazyRedisSessionRepositoryIT {
         .clock(clock)
         .cleanupInterval(Duration.ZERO)
         .touchInterval(Duration.ofSeconds(10))
+        .nearCacheMaxBytes(nearCache ? 1 << 20 : 0)
         .eventPublisher(events)
         .build();
   }
