@@ -671,8 +671,9 @@ public final class LazyRedisSessionRepository
      */
     public Builder defaultMaxInactiveInterval(Duration interval) {
       Objects.requireNonNull(interval, "defaultMaxInactiveInterval must not be null");
-      if (interval.isZero()) {
-        throw new IllegalArgumentException("defaultMaxInactiveInterval must not be zero");
+      if (!interval.isNegative() && interval.compareTo(Duration.ofSeconds(1)) < 0) {
+        throw new IllegalArgumentException("defaultMaxInactiveInterval must be at least one second "
+            + "(or negative: never expire), was " + interval);
       }
       this.defaultMaxInactiveInterval = interval;
       return this;

@@ -5,10 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lazysession.redis.ShopFixtures.Cart;
 import io.lazysession.redis.ShopFixtures.Product;
+import io.lazysession.redis.micrometer.LazySessionMetrics;
 import io.lazysession.serializer.codec.CodecKind;
 import io.lazysession.serializer.reference.ReferenceSession;
 import io.lazysession.testing.RedisServerExtension;
 import io.lettuce.core.RedisClient;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.math.BigDecimal;
 import java.time.Duration;
@@ -419,4 +421,20 @@ class LazyRedisSessionRepositoryIT {
     assertThat(metrics.bytesWritten()).isPositive();
   }
 
+
+  @Test
+  void micrometerBinding_afterLoads_publishesTheRepositoryCounters() {
+    LazySession created = savedSession(nodeA, Map.of("a", "x"));
+    nodeA.findById(created.getId());
+    nodeA.findById(created.getId());
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+
+    new LazySessionMetrics(nodeA).bindTo(registry);
+
+    assertThat(registry.get("lazysession.loads").tag("namespace", namespace).functionCounter()
+        .count()).isEqualTo(2);
+    assertThat(registry.get("lazysession.saves").functionCounter().count()).isEqualTo(1);
+    assertThat(registry.get("lazysession.near.cache.hits").functionCounter().count())
+        .isEqualTo(nearCache ? 2 : 0);
+  }
 }
