@@ -44,6 +44,7 @@ class LazyRedisSessionRepositoryIT {
   @RegisterExtension
   static final RedisServerExtension redis = RedisServerExtension.standalone();
 
+  static TestRedis.TwoClients clients;
   static RedisClient clientA;
   static RedisClient clientB;
   static RedisCommands<byte[], byte[]> raw;
@@ -57,15 +58,15 @@ class LazyRedisSessionRepositoryIT {
 
   @BeforeAll
   static void connect() {
-    clientA = RedisClient.create(redis.uri());
-    clientB = RedisClient.create(redis.uri());
-    raw = TestRedis.rawCommands(clientA);
+    clients = TestRedis.TwoClients.open(redis.uri());
+    clientA = clients.a();
+    clientB = clients.b();
+    raw = clients.raw();
   }
 
   @AfterAll
   static void shutdown() {
-    clientA.shutdown();
-    clientB.shutdown();
+    clients.close();
   }
 
   @BeforeEach
