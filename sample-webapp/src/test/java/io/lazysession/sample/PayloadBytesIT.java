@@ -48,8 +48,8 @@ class PayloadBytesIT {
       assertThat(inRedis.values()).allMatch(bytes -> bytes > 0);
       // This request's header reads the user and the cart; the large report stays compressed.
       assertThat(payload).containsPattern(
-          "data-attribute=\"purchaseHistory\".*?class=\"tag no\"");
-      assertThat(payload).containsPattern("data-attribute=\"user\".*?class=\"tag yes\"");
+          "(?s)data-attribute=\"purchaseHistory\".*?class=\"tag no\"");
+      assertThat(payload).containsPattern("(?s)data-attribute=\"user\".*?class=\"tag yes\"");
     }
   }
 }

@@ -9,6 +9,7 @@ import io.lazysession.serializer.measure.PayloadMeter;
 import io.lazysession.serializer.measure.PayloadReport;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpSession;
+import java.lang.reflect.RecordComponent;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -48,7 +49,7 @@ class PayloadController {
     List<Row> rows = new ArrayList<>();
     model.addAttribute("rows", rows);
     model.addAttribute("choices", meter.choices().stream().map(PayloadMeter.Choice::label).toList());
-    model.addAttribute("metrics", repository.metrics());
+    model.addAttribute("metrics", asMap(repository.metrics()));
     if (stored == null) {
       model.addAttribute("report", null);
       return "payload";
@@ -82,7 +83,26 @@ class PayloadController {
     return "payload";
   }
 
+  /** The components of a metrics record, by name, in declaration order. */
+  private static Map<String, Object> asMap(Record metrics) {
+    Map<String, Object> values = new LinkedHashMap<>();
+    for (RecordComponent component : metrics.getClass().getRecordComponents()) {
+      try {
+        values.put(component.getName(), component.getAccessor().invoke(metrics));
+      } catch (ReflectiveOperationException e) {
+        values.put(component.getName(), "?");
+      }
+    }
+    return values;
+  }
+
   /** One line of the page. */
   record Row(String name, String type, int storedBytes, boolean inflated,
-      List<PayloadReport.Figures> figures) {}
+      List<PayloadReport.Figures> figures) {
+
+    /** The class name without its package, for display. */
+    public String simpleType() {
+      return type.substring(type.lastIndexOf('.') + 1);
+    }
+  }
 }
