@@ -17,10 +17,16 @@ for module in sorted(os.listdir(root)):
             continue
         counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
         for report in reports:
-            suite = ET.parse(report).getroot()
-            for key in counts:
-                counts[key] += int(suite.get(key, 0))
-            for case in suite.iter("testcase"):
+            # Count the test cases themselves: the suite's own counters miss the invocations of
+            # parameterized test classes.
+            for case in ET.parse(report).getroot().iter("testcase"):
+                counts["tests"] += 1
+                if case.find("failure") is not None:
+                    counts["failures"] += 1
+                if case.find("error") is not None:
+                    counts["errors"] += 1
+                if case.find("skipped") is not None:
+                    counts["skipped"] += 1
                 if case.find("failure") is not None or case.find("error") is not None:
                     failed.append(f"{case.get('classname')}.{case.get('name')}")
         for key in counts:
