@@ -33,9 +33,46 @@ final class ContainerLauncher implements ServerLauncher {
     this.hostNetwork = hostNetwork;
   }
 
+  private static final java.util.Map<String, Boolean> IMAGES = new java.util.concurrent.ConcurrentHashMap<>();
+
   static boolean dockerAvailable() {
     try {
       return DockerClientFactory.instance().isDockerAvailable();
+    } catch (RuntimeException e) {
+      return false;
+    }
+  }
+
+  /**
+   * Whether the image is present or can be pulled within a minute; asked once per image and JVM, so a
+   * machine that cannot reach a registry does not wait for a pull in every test class.
+   */
+  static boolean imageAvailable(String image) {
+    return IMAGES.computeIfAbsent(image, name -> {
+      var docker = DockerClientFactory.instance().client();
+      try {
+        docker.inspectImageCmd(name).exec();
+        return true;
+      } catch (RuntimeException notPresent) {
+        try {
+          return docker.pullImageCmd(name)
+              .exec(new com.github.dockerjava.api.async.ResultCallback.Adapter<>())
+              .awaitCompletion(60, java.util.concurrent.TimeUnit.SECONDS)
+              && imagePresent(name);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return false;
+        } catch (RuntimeException e) {
+          return false;
+        }
+      }
+    });
+  }
+
+  private static boolean imagePresent(String name) {
+    try {
+      DockerClientFactory.instance().client().inspectImageCmd(name).exec();
+      return true;
     } catch (RuntimeException e) {
       return false;
     }

@@ -120,6 +120,11 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
           throw new IllegalStateException("lazysession.test.redis.mode=container but no Docker "
               + "engine answers; start one or use mode auto/embedded");
         }
+        if (!ContainerLauncher.imageAvailable(config.image())) {
+          throw new IllegalStateException("lazysession.test.redis.mode=container but the image "
+              + config.image() + " is not present and cannot be pulled; set "
+              + "lazysession.test.redis.image to a local image or use mode auto/embedded");
+        }
         return new ContainerLauncher(config.image(), config.hostNetwork());
       }
       case "embedded" -> {
@@ -128,11 +133,17 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
       case "url" -> throw new IllegalStateException(
           "lazysession.test.redis.mode=url needs lazysession.test.redis.url");
       default -> {
-        if (ContainerLauncher.dockerAvailable()) {
-          return new ContainerLauncher(config.image(), config.hostNetwork());
+        if (!ContainerLauncher.dockerAvailable()) {
+          log.info("no Docker engine answers: falling back to the embedded Redis binary");
+          return new ProcessLauncher();
         }
-        log.info("no Docker engine answers: falling back to the embedded Redis binary");
-        return new ProcessLauncher();
+        if (!ContainerLauncher.imageAvailable(config.image())) {
+          log.warn("the image {} is not present and cannot be pulled: falling back to the embedded "
+              + "Redis binary (set lazysession.test.redis.image to a local image to use Docker)",
+              config.image());
+          return new ProcessLauncher();
+        }
+        return new ContainerLauncher(config.image(), config.hostNetwork());
       }
     }
   }
