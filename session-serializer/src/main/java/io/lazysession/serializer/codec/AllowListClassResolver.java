@@ -18,8 +18,16 @@ final class AllowListClassResolver extends DefaultClassResolver {
     this.allowList = allowList;
   }
 
+  /**
+   * Kryo caches a class by name only after this method returned null for it and the class was then
+   * loaded, which happens only once the name passed the allow-list: a cached name needs no new check.
+   */
   @Override
   protected Class<?> getTypeByName(String className) {
+    Class<?> cached = super.getTypeByName(className);
+    if (cached != null) {
+      return cached;
+    }
     if (!allowList.isAllowed(className)) {
       throw new ClassNotAllowedException(ClassAllowList.refusedName(className));
     }

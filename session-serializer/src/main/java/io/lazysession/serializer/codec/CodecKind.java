@@ -17,6 +17,15 @@ public enum CodecKind {
     return id;
   }
 
+  /** The codec with this envelope id, or null. */
+  public static @org.jspecify.annotations.Nullable CodecKind ofId(int id) {
+    return switch (id) {
+      case 1 -> JDK;
+      case 2 -> KRYO;
+      default -> null;
+    };
+  }
+
   /** The name used in {@code lazysession.codec}. */
   public String propertyValue() {
     return propertyValue;

@@ -26,6 +26,9 @@ final class CompatibleRecordSerializer<T> extends Serializer<T> {
   private final Class<T> type;
   private final String[] names;
   private final Class<?>[] types;
+  /** Per component: its type boxed (what a stored value must be), and its default when absent. */
+  private final Class<?>[] boxedTypes;
+  private final Object[] defaults;
   private final Method[] accessors;
   private final Constructor<T> constructor;
   private final Map<String, Integer> indexByName = new HashMap<>();
@@ -36,10 +39,14 @@ final class CompatibleRecordSerializer<T> extends Serializer<T> {
     RecordComponent[] components = type.getRecordComponents();
     this.names = new String[components.length];
     this.types = new Class<?>[components.length];
+    this.boxedTypes = new Class<?>[components.length];
+    this.defaults = new Object[components.length];
     this.accessors = new Method[components.length];
     for (int i = 0; i < components.length; i++) {
       names[i] = components[i].getName();
       types[i] = components[i].getType();
+      boxedTypes[i] = types[i].isPrimitive() ? box(types[i]) : types[i];
+      defaults[i] = defaultValue(types[i]);
       accessors[i] = components[i].getAccessor();
       accessors[i].setAccessible(true);
       indexByName.put(names[i], i);
@@ -85,14 +92,15 @@ final class CompatibleRecordSerializer<T> extends Serializer<T> {
       }
       kryo.getGraphContext().put(this, schema);
     }
-    Object[] values = new Object[names.length];
-    for (int i = 0; i < names.length; i++) {
-      values[i] = defaultValue(types[i]);
-    }
+    Object[] values = defaults.clone();
     for (int index : schema) {
       Object value = kryo.readClassAndObject(input);
-      if (index >= 0) {
-        values[index] = convert(value, types[index]);
+      if (index >= 0 && value != null) {
+        if (!boxedTypes[index].isInstance(value)) {
+          throw new KryoException("stored component of type " + value.getClass().getName()
+              + " does not fit " + types[index].getName() + " in " + type.getName());
+        }
+        values[index] = value;
       }
     }
     try {
@@ -105,18 +113,6 @@ final class CompatibleRecordSerializer<T> extends Serializer<T> {
     } catch (ReflectiveOperationException | IllegalArgumentException e) {
       throw new KryoException("cannot construct " + type.getName() + ": " + e, e);
     }
-  }
-
-  private Object convert(Object value, Class<?> target) {
-    if (value == null) {
-      return defaultValue(target);
-    }
-    Class<?> boxed = target.isPrimitive() ? box(target) : target;
-    if (!boxed.isInstance(value)) {
-      throw new KryoException("stored component of type " + value.getClass().getName()
-          + " does not fit " + target.getName() + " in " + type.getName());
-    }
-    return value;
   }
 
   private static Object defaultValue(Class<?> type) {

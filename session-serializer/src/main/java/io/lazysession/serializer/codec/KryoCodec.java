@@ -2,7 +2,6 @@ package io.lazysession.serializer.codec;
 
 import com.esotericsoftware.kryo.kryo5.Kryo;
 import com.esotericsoftware.kryo.kryo5.io.Output;
-import com.esotericsoftware.kryo.kryo5.util.Pool;
 import io.lazysession.serializer.CorruptDataException;
 import io.lazysession.serializer.SerializationException;
 
@@ -21,7 +20,7 @@ final class KryoCodec implements Codec {
 
   private final ClassAllowList allowList;
   private final int maxPayloadBytes;
-  private final Pool<KryoFactory.PooledKryo> pool;
+  private final KryoPool pool;
 
   KryoCodec(ClassAllowList allowList, ClassLoader classLoader, int maxPayloadBytes) {
     this(allowList, classLoader, maxPayloadBytes, true);
@@ -32,12 +31,8 @@ final class KryoCodec implements Codec {
     this.allowList = allowList;
     this.maxPayloadBytes = maxPayloadBytes;
     int capacity = Math.max(4, 2 * Runtime.getRuntime().availableProcessors());
-    this.pool = new Pool<>(true, false, capacity) {
-      @Override
-      protected KryoFactory.PooledKryo create() {
-        return KryoFactory.create(allowList, classLoader, maxPayloadBytes, compatible);
-      }
-    };
+    this.pool = new KryoPool(capacity,
+        () -> KryoFactory.create(allowList, classLoader, maxPayloadBytes, compatible));
   }
 
   @Override

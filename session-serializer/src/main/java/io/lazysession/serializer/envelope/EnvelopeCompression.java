@@ -20,11 +20,11 @@ public enum EnvelopeCompression {
   }
 
   static @org.jspecify.annotations.Nullable EnvelopeCompression ofId(int id) {
-    for (EnvelopeCompression c : values()) {
-      if (c.id == id) {
-        return c;
-      }
-    }
-    return null;
+    return switch (id) {
+      case 0 -> NONE;
+      case 1 -> ZSTD;
+      case 2 -> ZSTD_DICTIONARY;
+      default -> null;
+    };
   }
 }

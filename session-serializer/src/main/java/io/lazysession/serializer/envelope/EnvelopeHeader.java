@@ -65,12 +65,7 @@ public record EnvelopeHeader(CodecKind codec, EnvelopeCompression compression, i
           format, FORMAT_BYTE, FORMAT_VERSION));
     }
     int codecId = envelope[1] & 0xFF;
-    CodecKind codec = null;
-    for (CodecKind kind : CodecKind.values()) {
-      if (kind.id() == codecId) {
-        codec = kind;
-      }
-    }
+    CodecKind codec = CodecKind.ofId(codecId);
     if (codec == null) {
       throw new CorruptDataException("envelope names unknown codec id " + codecId);
     }

@@ -15,62 +15,57 @@ import java.util.Map;
  * The same operations as {@link SessionCodecBenchmark} and {@link LazyReadBenchmark}, timed in thread
  * CPU time rather than wall time: on a shared 2-core machine other processes steal the CPU and make
  * JMH's throughput swing tenfold, while the CPU time this thread spends per operation stays put. Prints
- * the median of 7 rounds per operation, after warm-up. Not a JMH replacement: a cross-check.
+ * the median of 9 interleaved rounds per operation, after warm-up. Not a JMH replacement: a cross-check.
  */
 public final class CpuTimeTable {
   private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+  private static final int WARM_UP = 3000;
+  private static final int ROUNDS = 9;
+  private static final int PER_ROUND = 500;
   static volatile Object sink;
 
   private CpuTimeTable() {}
 
+  /**
+   * Every operation is warmed up first, then measured in interleaved rounds (each round runs every
+   * operation once, starting at a different one), so no encoding profits from running after the others
+   * have warmed the JIT, and a burst of load on the machine hits all of them alike.
+   */
   public static void main(String[] args) {
     List<String> encodings = List.of("jdk", "jdk+zstd", "kryo", "kryo+zstd", "kryo+zstd+dict",
         "kryo-plain", "kryo-plain+zstd");
     List<Object> values = new ArrayList<>(ReferenceSession.create().values());
-    System.out.printf("%-16s %14s %14s %12s%n", "encoding", "encode us/op", "decode us/op", "bytes");
-    Map<String, double[]> results = new LinkedHashMap<>();
+    Map<String, Runnable> operations = new LinkedHashMap<>();
+    Map<String, Long> bytes = new LinkedHashMap<>();
     for (String name : encodings) {
       Encodings.Encoding encoding = Encodings.of(name);
       List<byte[]> stored = new ArrayList<>();
       for (Object value : values) {
         stored.add(encoding.encode(value));
       }
-      long bytes = stored.stream().mapToLong(b -> b.length).sum();
-      double encode = microsPerOp(() -> {
+      bytes.put(name, stored.stream().mapToLong(b -> b.length).sum());
+      operations.put(name + " encode", () -> {
         for (Object value : values) {
           sink = encoding.encode(value);
         }
       });
-      double decode = microsPerOp(() -> {
+      operations.put(name + " decode", () -> {
         for (byte[] b : stored) {
           sink = encoding.decode(b);
         }
       });
-      results.put(name, new double[] {encode, decode, bytes});
-      System.out.printf("%-16s %14.1f %14.1f %12d%n", name, encode, decode, bytes);
     }
-    double[] jdk = results.get("jdk");
-    for (String name : List.of("kryo", "kryo+zstd", "kryo+zstd+dict")) {
-      double[] r = results.get(name);
-      System.out.printf("%-16s decode %.1fx faster than jdk, bytes 1/%.1f of jdk%n", name, jdk[1] / r[1],
-          jdk[2] / r[2]);
-    }
-    System.out.printf("compatible vs plain Kryo: encode %.2fx, decode %.2fx, bytes %.2fx (%.2fx with zstd)%n",
-        results.get("kryo")[0] / results.get("kryo-plain")[0],
-        results.get("kryo")[1] / results.get("kryo-plain")[1],
-        results.get("kryo")[2] / results.get("kryo-plain")[2],
-        results.get("kryo+zstd")[2] / results.get("kryo-plain+zstd")[2]);
-
     AttributeSerializer serializer = AttributeSerializer.builder().allowList(Encodings.ALLOW).build();
     Map<String, byte[]> session = new LinkedHashMap<>();
     ReferenceSession.create().forEach((name, value) -> session.put(name, serializer.serialize(value)));
-    double all = microsPerOp(() -> {
+    operations.put("lazy all", () -> {
       for (byte[] b : session.values()) {
         sink = serializer.lazy(b).get();
       }
     });
-    for (String attribute : List.of("cart", "user", "report")) {
-      double one = microsPerOp(() -> {
+    List<String> lazyAttributes = List.of("cart", "user", "report");
+    for (String attribute : lazyAttributes) {
+      operations.put("lazy " + attribute, () -> {
         LazyValue read = null;
         for (Map.Entry<String, byte[]> e : session.entrySet()) {
           LazyValue lazy = serializer.lazy(e.getValue());
@@ -80,25 +75,58 @@ public final class CpuTimeTable {
         }
         sink = read.get();
       });
+    }
+
+    Map<String, Double> micros = measure(operations);
+    System.out.printf("%-16s %14s %14s %12s%n", "encoding", "encode us/op", "decode us/op", "bytes");
+    for (String name : encodings) {
+      System.out.printf("%-16s %14.1f %14.1f %12d%n", name, micros.get(name + " encode"),
+          micros.get(name + " decode"), bytes.get(name));
+    }
+    double jdkDecode = micros.get("jdk decode");
+    for (String name : List.of("kryo", "kryo+zstd", "kryo+zstd+dict")) {
+      System.out.printf("%-16s decode %.1fx faster than jdk, bytes 1/%.1f of jdk%n", name,
+          jdkDecode / micros.get(name + " decode"), (double) bytes.get("jdk") / bytes.get(name));
+    }
+    System.out.printf("compatible vs plain Kryo: encode %.2fx, decode %.2fx, bytes %.2fx (%.2fx with zstd)%n",
+        micros.get("kryo encode") / micros.get("kryo-plain encode"),
+        micros.get("kryo decode") / micros.get("kryo-plain decode"),
+        (double) bytes.get("kryo") / bytes.get("kryo-plain"),
+        (double) bytes.get("kryo+zstd") / bytes.get("kryo-plain+zstd"));
+    double all = micros.get("lazy all");
+    for (String attribute : lazyAttributes) {
+      double one = micros.get("lazy " + attribute);
       System.out.printf("lazy read of '%s': %.1f us vs all twelve %.1f us = 1/%.1f%n", attribute, one, all,
           all / one);
     }
   }
 
-  private static double microsPerOp(Runnable op) {
-    for (int i = 0; i < 3000; i++) {
-      op.run();
-    }
-    double[] rounds = new double[7];
-    for (int r = 0; r < rounds.length; r++) {
-      int n = 1000;
-      long start = THREADS.getCurrentThreadCpuTime();
-      for (int i = 0; i < n; i++) {
+  /** Thread CPU microseconds per run of each operation: the median of interleaved rounds. */
+  private static Map<String, Double> measure(Map<String, Runnable> operations) {
+    List<String> names = new ArrayList<>(operations.keySet());
+    for (int i = 0; i < WARM_UP; i++) {
+      for (Runnable op : operations.values()) {
         op.run();
       }
-      rounds[r] = (THREADS.getCurrentThreadCpuTime() - start) / 1000.0 / n;
     }
-    Arrays.sort(rounds);
-    return rounds[rounds.length / 2];
+    Map<String, double[]> rounds = new LinkedHashMap<>();
+    names.forEach(n -> rounds.put(n, new double[ROUNDS]));
+    for (int r = 0; r < ROUNDS; r++) {
+      for (int k = 0; k < names.size(); k++) {
+        String name = names.get((k + r) % names.size());
+        Runnable op = operations.get(name);
+        long start = THREADS.getCurrentThreadCpuTime();
+        for (int i = 0; i < PER_ROUND; i++) {
+          op.run();
+        }
+        rounds.get(name)[r] = (THREADS.getCurrentThreadCpuTime() - start) / 1000.0 / PER_ROUND;
+      }
+    }
+    Map<String, Double> medians = new LinkedHashMap<>();
+    rounds.forEach((name, values) -> {
+      Arrays.sort(values);
+      medians.put(name, values[values.length / 2]);
+    });
+    return medians;
   }
 }
