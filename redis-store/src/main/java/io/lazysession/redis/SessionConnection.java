@@ -3,8 +3,8 @@ package io.lazysession.redis;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisException;
+import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
@@ -14,6 +14,10 @@ import io.lettuce.core.cluster.event.ClusterTopologyChangedEvent;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.event.connection.ConnectionDeactivatedEvent;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
@@ -60,42 +64,20 @@ interface SessionConnection extends AutoCloseable {
   static SessionConnection connect(RedisClient client, boolean durable, Runnable onReset) {
     warnUnlessFailFast(client, client.getOptions());
     Disposable resets = subscribe(client, onReset);
-    StatefulRedisConnection<byte[], byte[]> connection;
+    StatefulRedisConnection<byte[], byte[]> connection = null;
     StatefulRedisConnection<byte[], byte[]> writer;
     try {
       connection = client.connect(ByteArrayCodec.INSTANCE);
       writer = durable ? client.connect(ByteArrayCodec.INSTANCE) : null;
-    } catch (RedisConnectionException e) {
+    } catch (RedisException e) {
       resets.dispose();
+      if (connection != null) {
+        connection.close();
+      }
       throw cannotConnect(e);
     }
-    RedisClusterCommands<byte[], byte[]> commands = connection.sync();
-    return new SessionConnection() {
-      @Override
-      public RedisClusterCommands<byte[], byte[]> commands() {
-        return commands;
-      }
-
-      @Override
-      public RedisClusterCommands<byte[], byte[]> primaryOf(byte[] key) {
-        if (writer == null) {
-          throw new IllegalStateException("not connected for durable writes");
-        }
-        return writer.sync();
-      }
-
-      @Override
-      public void refreshTopology() {}
-
-      @Override
-      public void close() {
-        resets.dispose();
-        connection.close();
-        if (writer != null) {
-          writer.close();
-        }
-      }
-    };
+    return new Lettuce(connection.sync(), writer == null ? null : key -> writer.sync(), () -> {},
+        resets, connection, writer);
   }
 
   /**
@@ -105,50 +87,74 @@ interface SessionConnection extends AutoCloseable {
   static SessionConnection connect(RedisClusterClient client, boolean durable, Runnable onReset) {
     warnUnlessFailFast(client, client.getOptions());
     Disposable resets = subscribe(client, onReset);
-    StatefulRedisClusterConnection<byte[], byte[]> connection;
+    StatefulRedisClusterConnection<byte[], byte[]> connection = null;
     StatefulRedisClusterConnection<byte[], byte[]> writer;
     try {
       connection = client.connect(ByteArrayCodec.INSTANCE);
       writer = durable ? client.connect(ByteArrayCodec.INSTANCE) : null;
     } catch (RedisException e) {
       resets.dispose();
+      if (connection != null) {
+        connection.close();
+      }
       throw cannotConnect(e);
     }
-    RedisClusterCommands<byte[], byte[]> commands = connection.sync();
-    return new SessionConnection() {
-      @Override
-      public RedisClusterCommands<byte[], byte[]> commands() {
-        return commands;
+    return new Lettuce(connection.sync(), writer == null ? null : key -> {
+      int slot = SlotHash.getSlot(key);
+      RedisClusterNode primary = writer.getPartitions().getMasterBySlot(slot);
+      if (primary == null) {
+        throw new RedisException("no primary is known for slot " + slot);
       }
+      // The node connection the cluster connection itself routes the slot's writes over.
+      return writer.getConnection(primary.getUri().getHost(), primary.getUri().getPort()).sync();
+    }, client::refreshPartitions, resets, connection, writer);
+  }
 
-      @Override
-      public RedisClusterCommands<byte[], byte[]> primaryOf(byte[] key) {
-        if (writer == null) {
-          throw new IllegalStateException("not connected for durable writes");
-        }
-        int slot = SlotHash.getSlot(key);
-        RedisClusterNode primary = writer.getPartitions().getMasterBySlot(slot);
-        if (primary == null) {
-          throw new RedisException("no primary is known for slot " + slot);
-        }
-        // The node connection the cluster connection itself routes the slot's writes over.
-        return writer.getConnection(primary.getUri().getHost(), primary.getUri().getPort()).sync();
-      }
+  /** The connections of one repository, whatever the topology. */
+  final class Lettuce implements SessionConnection {
+    private final RedisClusterCommands<byte[], byte[]> commands;
+    private final @Nullable Function<byte[], RedisClusterCommands<byte[], byte[]>> primaries;
+    private final Runnable refresh;
+    private final Disposable resets;
+    private final List<StatefulConnection<byte[], byte[]>> connections = new ArrayList<>();
 
-      @Override
-      public void refreshTopology() {
-        client.refreshPartitions();
+    private Lettuce(RedisClusterCommands<byte[], byte[]> commands,
+        @Nullable Function<byte[], RedisClusterCommands<byte[], byte[]>> primaries,
+        Runnable refresh, Disposable resets, StatefulConnection<byte[], byte[]> connection,
+        @Nullable StatefulConnection<byte[], byte[]> writer) {
+      this.commands = commands;
+      this.primaries = primaries;
+      this.refresh = refresh;
+      this.resets = resets;
+      connections.add(connection);
+      if (writer != null) {
+        connections.add(writer);
       }
+    }
 
-      @Override
-      public void close() {
-        resets.dispose();
-        connection.close();
-        if (writer != null) {
-          writer.close();
-        }
+    @Override
+    public RedisClusterCommands<byte[], byte[]> commands() {
+      return commands;
+    }
+
+    @Override
+    public RedisClusterCommands<byte[], byte[]> primaryOf(byte[] key) {
+      if (primaries == null) {
+        throw new IllegalStateException("not connected for durable writes");
       }
-    };
+      return primaries.apply(key);
+    }
+
+    @Override
+    public void refreshTopology() {
+      refresh.run();
+    }
+
+    @Override
+    public void close() {
+      resets.dispose();
+      connections.forEach(StatefulConnection::close);
+    }
   }
 
   private static Disposable subscribe(AbstractRedisClient client, Runnable onReset) {

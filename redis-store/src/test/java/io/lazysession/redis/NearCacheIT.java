@@ -74,10 +74,7 @@ class NearCacheIT {
   }
 
   static String storedSession() {
-    LazySession session = nodeA.createSession();
-    ShopFixtures.attributes().forEach(session::setAttribute);
-    nodeA.save(session);
-    return session.getId();
+    return TestRedis.storeShopSession(nodeA);
   }
 
   @Test

@@ -60,10 +60,7 @@ class RedisUnavailableIT {
   }
 
   static String storedSession() {
-    LazySession session = repository.createSession();
-    ShopFixtures.attributes().forEach(session::setAttribute);
-    repository.save(session);
-    return session.getId();
+    return TestRedis.storeShopSession(repository);
   }
 
   @Test

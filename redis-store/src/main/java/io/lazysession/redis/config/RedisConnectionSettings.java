@@ -84,20 +84,7 @@ record RedisConnectionSettings(
     List<RedisURI> uris = new ArrayList<>();
     for (String node : clusterNodes) {
       RedisURI.Builder builder = hostAndPort(node, PREFIX + ".cluster.nodes");
-      if (password != null) {
-        if (username != null) {
-          builder.withAuthentication(username, password);
-        } else {
-          builder.withPassword(password);
-        }
-      }
-      if (ssl) {
-        builder.withSsl(true);
-      }
-      builder.withTimeout(timeout);
-      if (clientName != null) {
-        builder.withClientName(clientName);
-      }
+      applyCommon(builder, password != null);
       uris.add(builder.build());
     }
     return uris;
@@ -166,7 +153,13 @@ record RedisConnectionSettings(
     } else {
       builder = RedisURI.Builder.redis(host, port).withDatabase(database);
     }
-    if (password != null && !credentialsGiven) {
+    applyCommon(builder, password != null && !credentialsGiven);
+    return builder.build();
+  }
+
+  /** Credentials (when {@code withPassword}), SSL, timeout and client name, for every node. */
+  private void applyCommon(RedisURI.Builder builder, boolean withPassword) {
+    if (withPassword) {
       if (username != null) {
         builder.withAuthentication(username, password);
       } else {
@@ -180,7 +173,6 @@ record RedisConnectionSettings(
     if (clientName != null) {
       builder.withClientName(clientName);
     }
-    return builder.build();
   }
 
   /**
@@ -189,35 +181,35 @@ record RedisConnectionSettings(
    * {@link #timeout}, and are refused while disconnected instead of piling up.
    */
   AbstractRedisClient createClient() {
+    if (isCluster()) {
+      ClusterClientOptions.Builder options = ClusterClientOptions.builder();
+      failFast(options);
+      options.topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+          .enableAllAdaptiveRefreshTriggers()
+          .adaptiveRefreshTriggersTimeout(CLUSTER_ADAPTIVE_REFRESH_RATE_LIMIT)
+          .enablePeriodicRefresh(CLUSTER_REFRESH_PERIOD)
+          .build());
+      RedisClusterClient client = RedisClusterClient.create(toClusterUris());
+      client.setOptions(options.build());
+      return client;
+    }
+    ClientOptions.Builder options = ClientOptions.builder();
+    failFast(options);
+    RedisClient client = RedisClient.create(toUri());
+    client.setOptions(options.build());
+    return client;
+  }
+
+  private void failFast(ClientOptions.Builder options) {
     SocketOptions.Builder socket = SocketOptions.builder();
     if (connectTimeout != null) {
       socket.connectTimeout(connectTimeout);
     }
-    if (isCluster()) {
-      RedisClusterClient client = RedisClusterClient.create(toClusterUris());
-      client.setOptions(ClusterClientOptions.builder()
-          .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-          .requestQueueSize(REQUEST_QUEUE_SIZE)
-          .timeoutOptions(TimeoutOptions.enabled(timeout))
-          .socketOptions(socket.build())
-          .autoReconnect(true)
-          .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
-              .enableAllAdaptiveRefreshTriggers()
-              .adaptiveRefreshTriggersTimeout(CLUSTER_ADAPTIVE_REFRESH_RATE_LIMIT)
-              .enablePeriodicRefresh(CLUSTER_REFRESH_PERIOD)
-              .build())
-          .build());
-      return client;
-    }
-    RedisClient client = RedisClient.create(toUri());
-    client.setOptions(ClientOptions.builder()
-        .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+    options.disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
         .requestQueueSize(REQUEST_QUEUE_SIZE)
         .timeoutOptions(TimeoutOptions.enabled(timeout))
         .socketOptions(socket.build())
-        .autoReconnect(true)
-        .build());
-    return client;
+        .autoReconnect(true);
   }
 
   private static @Nullable String blankToNull(@Nullable String value) {
