@@ -6,6 +6,8 @@ import io.lazysession.serializer.AttributeSerializer;
 import io.lazysession.serializer.ClassNotAllowedException;
 import io.lazysession.serializer.SerializationException;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.cluster.RedisClusterClient;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -57,8 +59,20 @@ import org.springframework.session.events.SessionExpiredEvent;
  * {@link MapSession} with the id, creation time, last access time and max inactive interval, and no
  * attributes. No Redis configuration (keyspace notifications) is needed.
  *
- * <p>Thread-safe: build one per application and share it; {@link #close()} when done. The
- * {@link RedisClient} is not closed by this repository.
+ * <p>Topologies: standalone or Sentinel-managed Redis through a {@link RedisClient} (Lettuce
+ * re-resolves the primary through the Sentinels after a failover), or a Redis Cluster through a
+ * {@link RedisClusterClient}; the same scripts and keys on each.
+ *
+ * <p>Failures: every method that talks to Redis throws {@link SessionStoreUnavailableException} when
+ * Redis cannot be reached or does not answer within the client's command timeout, and
+ * {@link SessionStoreException} for other error answers; {@link SessionNotReplicatedException} when
+ * {@linkplain Builder#durability durability} is on and too few replicas acknowledged a save. A failed
+ * save drops the session from the near cache. For requests to fail fast rather than queue while Redis
+ * is down, give the client {@code ClientOptions} with {@code REJECT_COMMANDS}, a bounded request
+ * queue and {@code TimeoutOptions} (the Spring configurations do).
+ *
+ * <p>Thread-safe: build one per application and share it; {@link #close()} when done. The client is
+ * not closed by this repository.
  */
 public final class LazyRedisSessionRepository
     implements FindByIndexNameSessionRepository<LazySession>, AutoCloseable {
@@ -72,6 +86,8 @@ public final class LazyRedisSessionRepository
   public static final Duration DEFAULT_CLEANUP_INTERVAL = Duration.ofSeconds(10);
   /** Default {@link Builder#nearCacheMaxBytes}: 64 MB. */
   public static final long DEFAULT_NEAR_CACHE_MAX_BYTES = 64L * 1024 * 1024;
+  /** Default timeout of {@link Builder#durability}. */
+  public static final Duration DEFAULT_DURABILITY_TIMEOUT = Duration.ofSeconds(1);
   /** The longest default {@link Builder#touchInterval}. */
   public static final Duration MAX_DEFAULT_TOUCH_INTERVAL = Duration.ofSeconds(60);
 
@@ -92,11 +108,14 @@ public final class LazyRedisSessionRepository
   private final SessionIdGenerator idGenerator;
   private final MetricsRecorder metrics = new MetricsRecorder();
   private final NearCache nearCache;
+  private final int durabilityReplicas;
+  private final Duration durabilityTimeout;
   private final PrincipalNameIndexResolver<LazySession> principalResolver =
       new PrincipalNameIndexResolver<>();
   private final @Nullable ScheduledExecutorService sweeper;
 
-  private LazyRedisSessionRepository(Builder builder, SessionConnection connection) {
+  private LazyRedisSessionRepository(Builder builder, SessionConnection connection,
+      NearCache nearCache) {
     this.serializer = Objects.requireNonNull(builder.serializer);
     this.connection = connection;
     this.defaultMaxInactiveInterval = builder.defaultMaxInactiveInterval;
@@ -107,7 +126,9 @@ public final class LazyRedisSessionRepository
     this.eventPublisher = builder.eventPublisher;
     this.clock = builder.clock;
     this.idGenerator = builder.idGenerator;
-    this.nearCache = new NearCache(builder.nearCacheMaxBytes);
+    this.nearCache = nearCache;
+    this.durabilityReplicas = builder.durabilityReplicas;
+    this.durabilityTimeout = builder.durabilityTimeout;
     this.store = new RedisSessionStore(connection, new SessionKeys(builder.namespace), metrics);
     store.loadScripts();
     if (builder.cleanupInterval.isZero()) {
@@ -131,7 +152,17 @@ public final class LazyRedisSessionRepository
    * or Sentinel-managed when the client's URI names sentinels).
    */
   public static Builder builder(RedisClient client) {
-    return new Builder(Objects.requireNonNull(client, "client must not be null"));
+    Objects.requireNonNull(client, "client must not be null");
+    return new Builder((durable, onReset) -> SessionConnection.connect(client, durable, onReset));
+  }
+
+  /**
+   * A builder for a repository on a Redis Cluster. Give the client {@code ClusterClientOptions} with
+   * adaptive and periodic topology refresh, so that a failover is seen within seconds.
+   */
+  public static Builder builder(RedisClusterClient client) {
+    Objects.requireNonNull(client, "client must not be null");
+    return new Builder((durable, onReset) -> SessionConnection.connect(client, durable, onReset));
   }
 
   static Duration defaultTouchInterval(Duration maxInactive) {
@@ -161,8 +192,14 @@ public final class LazyRedisSessionRepository
     if (id == null || id.isEmpty() || id.length() > MAX_ID_LENGTH) {
       return null;
     }
+    long epoch = nearCache.epoch();
     NearCache.Snapshot cached = nearCache.get(id);
-    List<byte[]> fields = store.find(id, cached == null ? null : Long.toString(cached.version()));
+    List<byte[]> fields;
+    try {
+      fields = store.find(id, cached == null ? null : Long.toString(cached.version()));
+    } catch (RedisException e) {
+      throw StoreFailures.translate("findById", id, e);
+    }
     metrics.loads.increment();
     StoredSession stored = fields == null ? null : StoredSession.parse(fields, cached);
     if (stored == null) {
@@ -173,11 +210,12 @@ public final class LazyRedisSessionRepository
       metrics.nearCacheHits.increment();
     } else if (nearCache.enabled()) {
       nearCache.put(id, new NearCache.Snapshot(stored.version(), stored.creation(),
-          Collections.unmodifiableMap(stored.attributes())));
+          Collections.unmodifiableMap(stored.attributes()), epoch));
     }
     LazySession session = new LazySession(this, id, Instant.ofEpochMilli(stored.creation()),
         Instant.ofEpochMilli(stored.lastAccess()), Duration.ofSeconds(stored.maxInactiveSeconds()),
         stored.version(), stored.principal());
+    session.nearCacheEpoch = epoch;
     if (session.isExpired(now())) {
       return null;
     }
@@ -186,6 +224,14 @@ public final class LazyRedisSessionRepository
     return session;
   }
 
+  /**
+   * Writes what changed. With {@linkplain Builder#durability durability} on, waits for the replicas.
+   *
+   * @throws SessionStoreUnavailableException when Redis cannot be reached in time (whether the change
+   *     was applied is then unknown)
+   * @throws SessionNotReplicatedException when the primary applied the change but too few replicas
+   *     acknowledged it in time
+   */
   @Override
   public void save(LazySession session) {
     Objects.requireNonNull(session, "session must not be null");
@@ -196,12 +242,20 @@ public final class LazyRedisSessionRepository
       }
       return;
     }
-    if (session.isNew()) {
-      writeFull(session, false);
-    } else if (!session.getId().equals(session.storedId())) {
-      changeId(session);
-    } else {
-      writeChanges(session);
+    String id = session.getId();
+    String storedId = session.storedId();
+    try {
+      if (session.isNew()) {
+        writeFull(session, false);
+      } else if (!id.equals(storedId)) {
+        changeId(session);
+      } else {
+        writeChanges(session);
+      }
+    } catch (RedisException e) {
+      nearCache.invalidate(id);
+      nearCache.invalidate(storedId);
+      throw StoreFailures.translate("save", id, e);
     }
   }
 
@@ -215,14 +269,19 @@ public final class LazyRedisSessionRepository
       return;
     }
     nearCache.invalidate(id);
-    List<byte[]> meta = store.delete(id, clock.millis());
-    if (meta == null) {
-      return;
-    }
-    store.unscheduleExpiry(id);
-    String principal = text(meta.get(3));
-    if (principal != null) {
-      store.removeFromPrincipal(principal, id);
+    List<byte[]> meta;
+    try {
+      meta = store.delete(id, clock.millis());
+      if (meta == null) {
+        return;
+      }
+      store.unscheduleExpiry(id);
+      String principal = text(meta.get(3));
+      if (principal != null) {
+        store.removeFromPrincipal(principal, id);
+      }
+    } catch (RedisException e) {
+      throw StoreFailures.translate("deleteById", id, e);
     }
     metrics.sessionsDeleted.increment();
     publish(new SessionDeletedEvent(this, destroyedSession(id, meta)));
@@ -238,13 +297,17 @@ public final class LazyRedisSessionRepository
       return Collections.emptyMap();
     }
     Map<String, LazySession> sessions = new LinkedHashMap<>();
-    for (String id : store.principalSessions(indexValue)) {
-      LazySession session = findById(id);
-      if (session == null) {
-        store.removeFromPrincipal(indexValue, id);
-      } else {
-        sessions.put(id, session);
+    try {
+      for (String id : store.principalSessions(indexValue)) {
+        LazySession session = findById(id);
+        if (session == null) {
+          store.removeFromPrincipal(indexValue, id);
+        } else {
+          sessions.put(id, session);
+        }
       }
+    } catch (RedisException e) {
+      throw StoreFailures.translate("findByIndexNameAndIndexValue", null, e);
     }
     return sessions;
   }
@@ -258,8 +321,17 @@ public final class LazyRedisSessionRepository
    * also be driven explicitly (tests, schedulers of your own).
    *
    * @return how many sessions this call reported as expired
+   * @throws SessionStoreUnavailableException when Redis cannot be reached in time
    */
   public int cleanUpExpiredSessions() {
+    try {
+      return sweepDue();
+    } catch (RedisException e) {
+      throw StoreFailures.translate("cleanUpExpiredSessions", null, e);
+    }
+  }
+
+  private int sweepDue() {
     int expired = 0;
     for (int batch = 0; batch < SWEEP_MAX_BATCHES; batch++) {
       long now = clock.millis();
@@ -337,8 +409,10 @@ public final class LazyRedisSessionRepository
       metrics.savesSkipped.increment();
       return;
     }
-    long version = store.save(session.getId(), saveArguments("u", session, principalOp, writes,
-        removes));
+    long epoch = nearCache.epoch();
+    RedisSessionStore.SaveResult result = write(session.getId(),
+        saveArguments("u", session, principalOp, writes, removes));
+    long version = result.version();
     if (version <= 0) {
       // Deleted or expired since it was loaded: writing would resurrect a partial session.
       log.debug("session {} was deleted or expired meanwhile; not saved", session.getId());
@@ -350,9 +424,11 @@ public final class LazyRedisSessionRepository
     String oldPrincipal = session.storedPrincipal();
     String newPrincipal = resolvedPrincipal(principalOp, oldPrincipal);
     long loadedVersion = session.version();
+    boolean sameEpoch = session.nearCacheEpoch == epoch;
     session.committed(version, writes, newPrincipal);
-    if (version == loadedVersion + 1) {
-      cache(session); // nobody wrote in between: this copy is exactly what Redis holds
+    session.nearCacheEpoch = epoch;
+    if (version == loadedVersion + 1 && sameEpoch && replicated(result)) {
+      cache(session, epoch); // nobody wrote in between: this copy is exactly what Redis holds
     } else {
       nearCache.invalidate(session.getId());
     }
@@ -361,6 +437,27 @@ public final class LazyRedisSessionRepository
     }
     if (!principalOp.isEmpty()) {
       movePrincipal(session.getId(), oldPrincipal, session.getId(), newPrincipal);
+    }
+    requireReplicated(session.getId(), result);
+  }
+
+  /** The save script, followed by WAIT when durability is on. */
+  private RedisSessionStore.SaveResult write(String id, List<byte[]> arguments) {
+    if (durabilityReplicas == 0) {
+      return new RedisSessionStore.SaveResult(store.save(id, arguments), -1);
+    }
+    return store.saveAndWait(id, arguments, durabilityReplicas, durabilityTimeout);
+  }
+
+  private boolean replicated(RedisSessionStore.SaveResult result) {
+    return result.acknowledged() < 0 || result.acknowledged() >= durabilityReplicas;
+  }
+
+  /** Throws, after the store's own bookkeeping is done, when too few replicas acknowledged. */
+  private void requireReplicated(String id, RedisSessionStore.SaveResult result) {
+    if (!replicated(result)) {
+      throw new SessionNotReplicatedException("save", id, durabilityReplicas,
+          result.acknowledged());
     }
   }
 
@@ -376,8 +473,10 @@ public final class LazyRedisSessionRepository
     if (principalOp.isEmpty() && newPrincipal != null) {
       principalOp = "=" + newPrincipal; // a full write states the principal explicitly
     }
-    long version = store.save(session.getId(), saveArguments("n", session, principalOp, writes,
-        List.of()));
+    long epoch = nearCache.epoch();
+    RedisSessionStore.SaveResult result = write(session.getId(),
+        saveArguments("n", session, principalOp, writes, List.of()));
+    long version = result.version();
     if (version < 0) {
       throw new IllegalStateException("a session with the new id already exists in Redis; "
           + "the session id generator produced a duplicate");
@@ -385,7 +484,10 @@ public final class LazyRedisSessionRepository
     metrics.saves.increment();
     String oldId = session.storedId();
     session.committed(version, writes, newPrincipal);
-    cache(session);
+    session.nearCacheEpoch = epoch;
+    if (replicated(result)) {
+      cache(session, epoch);
+    }
     scheduleExpiry(session);
     if (idChanged) {
       movePrincipal(oldId, oldPrincipal, session.getId(), newPrincipal);
@@ -393,6 +495,7 @@ public final class LazyRedisSessionRepository
       movePrincipal(session.getId(), null, session.getId(), newPrincipal);
       publish(new SessionCreatedEvent(this, session));
     }
+    requireReplicated(session.getId(), result);
   }
 
   /**
@@ -475,7 +578,7 @@ public final class LazyRedisSessionRepository
     }
   }
 
-  private void cache(LazySession session) {
+  private void cache(LazySession session, long epoch) {
     if (!nearCache.enabled()) {
       return;
     }
@@ -486,7 +589,7 @@ public final class LazyRedisSessionRepository
       }
     });
     nearCache.put(session.getId(), new NearCache.Snapshot(session.version(),
-        session.getCreationTime().toEpochMilli(), Collections.unmodifiableMap(attributes)));
+        session.getCreationTime().toEpochMilli(), Collections.unmodifiableMap(attributes), epoch));
   }
 
   private void scheduleExpiry(LazySession session) {
@@ -634,7 +737,12 @@ public final class LazyRedisSessionRepository
    * and fails fast when it cannot.
    */
   public static final class Builder {
-    private final RedisClient client;
+    /** Opens the connections for one topology. */
+    private interface Connector {
+      SessionConnection connect(boolean durable, Runnable onReset);
+    }
+
+    private final Connector connector;
     private @Nullable AttributeSerializer serializer;
     private String namespace = DEFAULT_NAMESPACE;
     private Duration defaultMaxInactiveInterval = DEFAULT_MAX_INACTIVE_INTERVAL;
@@ -646,9 +754,11 @@ public final class LazyRedisSessionRepository
     private Clock clock = Clock.systemUTC();
     private SessionIdGenerator idGenerator = UuidSessionIdGenerator.getInstance();
     private long nearCacheMaxBytes = DEFAULT_NEAR_CACHE_MAX_BYTES;
+    private int durabilityReplicas;
+    private Duration durabilityTimeout = DEFAULT_DURABILITY_TIMEOUT;
 
-    private Builder(RedisClient client) {
-      this.client = client;
+    private Builder(Connector connector) {
+      this.connector = connector;
     }
 
     /** How attribute values are encoded; defaults to {@code AttributeSerializer.builder().build()}. */
@@ -750,6 +860,30 @@ public final class LazyRedisSessionRepository
       return this;
     }
 
+    /**
+     * After each save, wait (Redis WAIT, on the connection that wrote) until {@code replicas}
+     * replicas have the change, at most {@code timeout}; when fewer acknowledge in time, {@code save}
+     * throws {@link SessionNotReplicatedException} (the change stays applied on the primary). Costs
+     * one more round trip per save, plus the replication delay. Off (0 replicas) by default: then a
+     * save is acknowledged once the primary applied it, and a failover right after can lose it.
+     *
+     * <p>{@code timeout} must be shorter than the client's command timeout, or the WAIT itself
+     * times out first (and the save fails as unavailable).
+     */
+    public Builder durability(int replicas, Duration timeout) {
+      if (replicas < 0) {
+        throw new IllegalArgumentException("durability replicas must be >= 0, was " + replicas);
+      }
+      Objects.requireNonNull(timeout, "durability timeout must not be null");
+      if (timeout.isNegative() || timeout.isZero()) {
+        throw new IllegalArgumentException("durability timeout must be > 0 (WAIT 0 waits "
+            + "forever), was " + timeout);
+      }
+      this.durabilityReplicas = replicas;
+      this.durabilityTimeout = timeout;
+      return this;
+    }
+
     /** How new session ids are made; default random UUIDs. */
     public Builder sessionIdGenerator(SessionIdGenerator generator) {
       this.idGenerator = Objects.requireNonNull(generator, "sessionIdGenerator must not be null");
@@ -765,9 +899,10 @@ public final class LazyRedisSessionRepository
       if (serializer == null) {
         serializer = AttributeSerializer.builder().build();
       }
-      SessionConnection connection = SessionConnection.connect(client);
+      NearCache nearCache = new NearCache(nearCacheMaxBytes);
+      SessionConnection connection = connector.connect(durabilityReplicas > 0, nearCache::reset);
       try {
-        return new LazyRedisSessionRepository(this, connection);
+        return new LazyRedisSessionRepository(this, connection, nearCache);
       } catch (RuntimeException e) {
         connection.close();
         throw e;

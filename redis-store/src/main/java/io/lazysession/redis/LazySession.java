@@ -52,6 +52,8 @@ public final class LazySession implements Session {
   private Duration maxInactiveInterval;
   private Duration storedMaxInactiveInterval;
   private long version;
+  /** The near-cache epoch in which {@link #version} was read from or written to Redis. */
+  long nearCacheEpoch;
   private @Nullable String storedPrincipal;
 
   /** One attribute: its lazy value, what is stored in Redis for it, and whether it was set. */

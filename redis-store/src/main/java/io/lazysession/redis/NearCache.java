@@ -3,6 +3,7 @@ package io.lazysession.redis;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -14,6 +15,12 @@ import org.jspecify.annotations.Nullable;
  * when it is known to equal Redis at that version: after a full load, after creating a session, or after
  * a save whose new version is exactly one more than the version the session was loaded at (so no other
  * node wrote in between). Otherwise the id is invalidated.
+ *
+ * <p>Versions can repeat after a failover that lost writes (the promoted replica may be behind, and
+ * the next write there reuses a version number a lost write had), so a version alone is only proof
+ * between failovers. Every dropped connection or Cluster topology change therefore starts a new
+ * <em>epoch</em> and empties the cache; a copy is tagged with the epoch that was current when the
+ * request that produced it started, and a copy from an earlier epoch is never stored nor used.
  */
 final class NearCache {
   /** Rough per-entry and per-field overhead of the map, strings and arrays, in bytes. */
@@ -24,9 +31,10 @@ final class NearCache {
    * What Redis held for one session at {@code version}: its creation time and attribute envelopes.
    * The arrays are shared with sessions in flight and never modified.
    */
-  record Snapshot(long version, long creation, Map<String, byte[]> attributes) {}
+  record Snapshot(long version, long creation, Map<String, byte[]> attributes, long epoch) {}
 
   private final @Nullable Cache<String, Snapshot> cache;
+  private final AtomicLong epoch = new AtomicLong();
 
   NearCache(long maxBytes) {
     this.cache = maxBytes <= 0 ? null : Caffeine.newBuilder()
@@ -39,13 +47,28 @@ final class NearCache {
     return cache != null;
   }
 
-  @Nullable Snapshot get(String id) {
-    return cache == null ? null : cache.getIfPresent(id);
+  /** The current epoch: read it before sending the command whose answer may be cached. */
+  long epoch() {
+    return epoch.get();
   }
 
+  @Nullable Snapshot get(String id) {
+    Snapshot snapshot = cache == null ? null : cache.getIfPresent(id);
+    return snapshot == null || snapshot.epoch() != epoch.get() ? null : snapshot;
+  }
+
+  /** Stores a copy unless a reset happened since its epoch began. */
   void put(String id, Snapshot snapshot) {
-    if (cache != null) {
+    if (cache != null && snapshot.epoch() == epoch.get()) {
       cache.put(id, snapshot);
+    }
+  }
+
+  /** Forgets every copy: a connection dropped or the Cluster topology changed. */
+  void reset() {
+    epoch.incrementAndGet();
+    if (cache != null) {
+      cache.invalidateAll();
     }
   }
 

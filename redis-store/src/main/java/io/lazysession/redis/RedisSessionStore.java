@@ -4,10 +4,12 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 
 import io.lettuce.core.Limit;
 import io.lettuce.core.Range;
+import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.ZAddArgs;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -18,7 +20,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Scripts are called by SHA (EVALSHA). When Redis answers NOSCRIPT (after SCRIPT FLUSH, a restart
  * or a failover) the call is repeated with EVAL, which also puts the script back in Redis' cache, so a
- * lost script costs one extra round trip once and never an error.
+ * lost script costs one extra round trip once and never an error. Lettuce exceptions pass through;
+ * the repository translates them.
  */
 final class RedisSessionStore {
   private final SessionConnection connection;
@@ -35,7 +38,11 @@ final class RedisSessionStore {
     return keys;
   }
 
-  /** Loads the scripts into Redis once, so the first requests do not pay for it. */
+  /**
+   * Loads the scripts into Redis once, so the first requests do not pay for it. On a Cluster, Lettuce
+   * sends SCRIPT LOAD to every node; a primary promoted later learns them through the NOSCRIPT
+   * fallback.
+   */
   void loadScripts() {
     RedisClusterCommands<byte[], byte[]> commands = connection.commands();
     for (RedisScript script : List.of(RedisScript.FIND, RedisScript.SAVE, RedisScript.DELETE)) {
@@ -49,7 +56,8 @@ final class RedisSessionStore {
 
   /** The find script's answer: alternating field names and values, or null when missing. */
   @Nullable List<byte[]> find(String id, @Nullable String cachedVersion) {
-    List<Object> answer = eval(RedisScript.FIND, ScriptOutputType.MULTI, keys.session(id),
+    List<Object> answer = eval(connection.commands(), RedisScript.FIND, ScriptOutputType.MULTI,
+        keys.session(id),
         (cachedVersion == null ? "" : cachedVersion).getBytes(UTF_8));
     if (isNil(answer)) {
       return null;
@@ -67,19 +75,59 @@ final class RedisSessionStore {
 
   /** Runs the save script; see save.lua for the arguments and the answer. */
   long save(String id, List<byte[]> arguments) {
+    countWritten(arguments);
+    Long version = eval(connection.commands(), RedisScript.SAVE, ScriptOutputType.INTEGER,
+        keys.session(id), arguments.toArray(new byte[0][]));
+    return version == null ? 0 : version;
+  }
+
+  /**
+   * Runs the save script on the primary that owns the session, then WAIT on the same connection: the
+   * answer tells how many replicas have the write. A Cluster topology that moved the slot meanwhile
+   * (MOVED) is re-read and the pair is tried once more.
+   *
+   * @return the new version (0 when the session is gone: then nothing was written and nothing waited
+   *     for) and how many replicas acknowledged it within {@code timeout}
+   */
+  SaveResult saveAndWait(String id, List<byte[]> arguments, int replicas, Duration timeout) {
+    countWritten(arguments);
+    byte[] key = keys.session(id);
+    byte[][] scriptArguments = arguments.toArray(new byte[0][]);
+    for (int attempt = 1; ; attempt++) {
+      RedisClusterCommands<byte[], byte[]> primary = connection.primaryOf(key);
+      try {
+        Long version = eval(primary, RedisScript.SAVE, ScriptOutputType.INTEGER, key,
+            scriptArguments);
+        if (version == null || version <= 0) {
+          return new SaveResult(version == null ? 0 : version, 0);
+        }
+        metrics.roundTrips.increment();
+        Long acknowledged = primary.waitForReplication(replicas, Math.max(1, timeout.toMillis()));
+        return new SaveResult(version, acknowledged == null ? 0 : acknowledged);
+      } catch (RedisException e) {
+        if (attempt >= 2 || !StoreFailures.isMoved(e)) {
+          throw e;
+        }
+        connection.refreshTopology();
+      }
+    }
+  }
+
+  /** A save's new version, and how many replicas acknowledged it (-1: not asked). */
+  record SaveResult(long version, long acknowledged) {}
+
+  private void countWritten(List<byte[]> arguments) {
     long bytes = 0;
     for (byte[] argument : arguments) {
       bytes += argument.length;
     }
     metrics.bytesWritten.add(bytes);
-    Long version = eval(RedisScript.SAVE, ScriptOutputType.INTEGER, keys.session(id),
-        arguments.toArray(new byte[0][]));
-    return version == null ? 0 : version;
   }
 
   /** Runs the delete script; returns {creation, last access, max inactive, principal} or null. */
   @Nullable List<byte[]> delete(String id, long nowMillis) {
-    List<Object> answer = eval(RedisScript.DELETE, ScriptOutputType.MULTI, keys.session(id),
+    List<Object> answer = eval(connection.commands(), RedisScript.DELETE, ScriptOutputType.MULTI,
+        keys.session(id),
         Long.toString(nowMillis).getBytes(UTF_8));
     if (isNil(answer)) {
       return null;
@@ -159,9 +207,8 @@ final class RedisSessionStore {
   }
 
   @SuppressWarnings("unchecked")
-  private <T> @Nullable T eval(RedisScript script, ScriptOutputType type, byte[] key,
-      byte[]... arguments) {
-    RedisClusterCommands<byte[], byte[]> commands = connection.commands();
+  private <T> @Nullable T eval(RedisClusterCommands<byte[], byte[]> commands, RedisScript script,
+      ScriptOutputType type, byte[] key, byte[]... arguments) {
     byte[][] scriptKeys = {key};
     metrics.roundTrips.increment();
     try {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.cluster.RedisClusterClient;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
@@ -48,8 +49,26 @@ class BuilderTest {
 
   @Test
   void builder_nullClient_failsNamingTheParameter() {
-    assertThatThrownBy(() -> LazyRedisSessionRepository.builder(null))
+    assertThatThrownBy(() -> LazyRedisSessionRepository.builder((RedisClient) null))
         .isInstanceOf(NullPointerException.class).hasMessage("client must not be null");
+    assertThatThrownBy(() -> LazyRedisSessionRepository.builder((RedisClusterClient) null))
+        .isInstanceOf(NullPointerException.class).hasMessage("client must not be null");
+  }
+
+  @Test
+  void durability_negativeReplicas_failsNamingTheParameter() {
+    assertThatThrownBy(() -> LazyRedisSessionRepository.builder(client)
+        .durability(-1, Duration.ofMillis(100)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("durability replicas must be >= 0, was -1");
+  }
+
+  @Test
+  void durability_zeroTimeout_failsBecauseWaitZeroWaitsForever() {
+    assertThatThrownBy(() -> LazyRedisSessionRepository.builder(client)
+        .durability(1, Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("durability timeout must be > 0");
   }
 
   @Test

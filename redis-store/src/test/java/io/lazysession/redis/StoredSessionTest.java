@@ -51,7 +51,8 @@ class StoredSessionTest {
 
   @Test
   void parse_unchangedAnswerForCachedVersion_takesCreationAndAttributesFromTheCache() {
-    NearCache.Snapshot cached = new NearCache.Snapshot(4, 1000, Map.of("cart", new byte[] {7}));
+    NearCache.Snapshot cached =
+        new NearCache.Snapshot(4, 1000, Map.of("cart", new byte[] {7}), 0);
 
     StoredSession stored = StoredSession.parse(
         fields("#=", "1", "#a", "2000", "#m", "1800", "#v", "4", "#p", "ada"), cached);
@@ -65,7 +66,7 @@ class StoredSessionTest {
 
   @Test
   void parse_unchangedAnswerForAnotherVersion_isTreatedAsMissing() {
-    NearCache.Snapshot cached = new NearCache.Snapshot(3, 1000, Map.of());
+    NearCache.Snapshot cached = new NearCache.Snapshot(3, 1000, Map.of(), 0);
 
     assertThat(StoredSession.parse(fields("#=", "1", "#a", "2", "#m", "3", "#v", "4"), cached))
         .isNull();

@@ -34,6 +34,14 @@ final class TestRedis {
     return serializer(CodecKind.KRYO);
   }
 
+  /** Saves a new session holding {@link ShopFixtures#attributes()}; returns its id. */
+  static String storeShopSession(LazyRedisSessionRepository repository) {
+    LazySession session = repository.createSession();
+    ShopFixtures.attributes().forEach(session::setAttribute);
+    repository.save(session);
+    return session.getId();
+  }
+
   /** A plain binary connection, to look at (or plant) what the repository stores. */
   static RedisCommands<byte[], byte[]> rawCommands(RedisClient client) {
     StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);

@@ -4,7 +4,9 @@ import io.lazysession.redis.DecodeFailurePolicy;
 import io.lazysession.redis.LazyRedisSessionRepository;
 import io.lazysession.serializer.AttributeSerializer;
 import io.lazysession.serializer.codec.ClassAllowList;
+import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.cluster.RedisClusterClient;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -57,17 +59,18 @@ public class LazyHttpSessionConfiguration extends SpringHttpSessionConfiguration
   }
 
   @Bean(destroyMethod = "close")
-  public LazyRedisSessionRepository sessionRepository(ObjectProvider<RedisClient> clients,
-      ObjectProvider<AttributeSerializer> serializers, ApplicationEventPublisher events) {
-    RedisClient client;
+  public LazyRedisSessionRepository sessionRepository(
+      ObjectProvider<AbstractRedisClient> clients, ObjectProvider<AttributeSerializer> serializers,
+      ApplicationEventPublisher events) {
+    AbstractRedisClient client;
     if (!redisUrl.isBlank()) {
       client = RedisClient.create(redisUrl);
-      ownedClient = client;
+      ownedClient = (RedisClient) client;
     } else {
       client = clients.getIfUnique();
-      if (client == null) {
+      if (!(client instanceof RedisClient) && !(client instanceof RedisClusterClient)) {
         throw new IllegalStateException("@EnableLazyHttpSession needs a redisUrl or exactly one "
-            + "io.lettuce.core.RedisClient bean");
+            + "io.lettuce.core.RedisClient or RedisClusterClient bean");
       }
     }
     AttributeSerializer serializer = serializers.getIfUnique(() -> {
@@ -78,7 +81,10 @@ public class LazyHttpSessionConfiguration extends SpringHttpSessionConfiguration
       }
       return builder.build();
     });
-    return LazyRedisSessionRepository.builder(client)
+    LazyRedisSessionRepository.Builder builder = client instanceof RedisClusterClient cluster
+        ? LazyRedisSessionRepository.builder(cluster)
+        : LazyRedisSessionRepository.builder((RedisClient) client);
+    return builder
         .serializer(serializer)
         .namespace(namespace)
         .defaultMaxInactiveInterval(maxInactiveInterval)

@@ -3,7 +3,9 @@ package io.lazysession.redis.config;
 import io.lazysession.redis.LazyRedisSessionRepository;
 import io.lazysession.redis.micrometer.LazySessionMetrics;
 import io.lazysession.serializer.AttributeSerializer;
+import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.cluster.RedisClusterClient;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,7 +29,8 @@ import org.springframework.util.ClassUtils;
 
 /**
  * Spring Boot auto-configuration: with redis-store on the class path, HTTP sessions live in Redis
- * through {@link LazyRedisSessionRepository}. The connection comes from {@code spring.data.redis.*},
+ * through {@link LazyRedisSessionRepository}. The connection comes from {@code spring.data.redis.*}
+ * (standalone, {@code sentinel.*} or {@code cluster.nodes}),
  * the session timeout from {@code spring.session.timeout} (else {@code server.servlet.session.timeout}),
  * lazysession's own settings from {@code lazysession.*} (see {@link LazySessionProperties}).
  *
@@ -48,10 +51,14 @@ import org.springframework.util.ClassUtils;
 public class LazySessionAutoConfiguration {
   static final String SPRING_SECURITY_PACKAGE = "org.springframework.security";
 
-  /** The client for the session store, from {@code spring.data.redis.*}. */
+  /**
+   * The client for the session store, from {@code spring.data.redis.*}: a {@link RedisClusterClient}
+   * when {@code spring.data.redis.cluster.nodes} is set, else a {@link RedisClient} (standalone, or
+   * Sentinel with {@code spring.data.redis.sentinel.*}).
+   */
   @Bean(destroyMethod = "shutdown")
-  @ConditionalOnMissingBean(RedisClient.class)
-  RedisClient lazySessionRedisClient(Environment environment) {
+  @ConditionalOnMissingBean(AbstractRedisClient.class)
+  AbstractRedisClient lazySessionRedisClient(Environment environment) {
     return RedisConnectionSettings.bind(environment).createClient();
   }
 
@@ -73,17 +80,19 @@ public class LazySessionAutoConfiguration {
   }
 
   @Bean(destroyMethod = "close")
-  LazyRedisSessionRepository sessionRepository(ObjectProvider<RedisClient> clients,
+  LazyRedisSessionRepository sessionRepository(ObjectProvider<AbstractRedisClient> clients,
       AttributeSerializer serializer, Environment environment, ApplicationEventPublisher events) {
-    RedisClient client = clients.getIfUnique();
-    if (client == null) {
+    AbstractRedisClient client = clients.getIfUnique();
+    if (!(client instanceof RedisClient) && !(client instanceof RedisClusterClient)) {
       throw new IllegalStateException("lazysession needs exactly one io.lettuce.core.RedisClient "
-          + "bean; define one, or none to have it built from spring.data.redis.*");
+          + "or RedisClusterClient bean; define one, or none to have it built from "
+          + "spring.data.redis.*");
     }
-    return RepositoryFactory.build(client,
-        RedisConnectionSettings.bind(environment).describe(), serializer,
-        LazySessionProperties.bind(environment), RepositoryFactory.sessionTimeout(environment),
-        events);
+    RedisConnectionSettings settings = RedisConnectionSettings.bind(environment);
+    LazySessionProperties properties = LazySessionProperties.bind(environment);
+    properties.checkDurabilityTimeout(settings.timeout());
+    return RepositoryFactory.build(client, settings.describe(), serializer, properties,
+        RepositoryFactory.sessionTimeout(environment), events);
   }
 
   /** The {@link SessionRepositoryFilter} (Spring Session's standard servlet wiring). */

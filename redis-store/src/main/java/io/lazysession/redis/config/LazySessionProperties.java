@@ -33,6 +33,8 @@ import org.springframework.util.unit.DataSize;
  *   <tr><td>{@code lazysession.touch-interval}</td><td>staleness allowed for the stored access time</td><td>1% of the timeout, at most 60s</td></tr>
  *   <tr><td>{@code lazysession.expiry-grace}</td><td>how long Redis keeps an expired hash</td><td>5m</td></tr>
  *   <tr><td>{@code lazysession.cleanup-interval}</td><td>how often each node sweeps for expired sessions</td><td>10s</td></tr>
+ *   <tr><td>{@code lazysession.durability.replicas}</td><td>replicas that must acknowledge each save (WAIT); 0 turns it off</td><td>0</td></tr>
+ *   <tr><td>{@code lazysession.durability.timeout}</td><td>how long a save waits for them; shorter than {@code spring.data.redis.timeout}</td><td>1s</td></tr>
  * </table>
  *
  * <p>{@code lazysession.compression} is both a value and the parent of {@code .level} and
@@ -53,6 +55,8 @@ public final class LazySessionProperties {
   private @Nullable Duration touchInterval;
   private Duration expiryGrace = LazyRedisSessionRepository.DEFAULT_EXPIRY_GRACE;
   private Duration cleanupInterval = LazyRedisSessionRepository.DEFAULT_CLEANUP_INTERVAL;
+  private int durabilityReplicas;
+  private Duration durabilityTimeout = LazyRedisSessionRepository.DEFAULT_DURABILITY_TIMEOUT;
 
   /** Binds {@code lazysession.*} from the environment; absent values keep their defaults. */
   public static LazySessionProperties bind(Environment environment) {
@@ -72,6 +76,8 @@ public final class LazySessionProperties {
     binder.bind(PREFIX + ".touch-interval", Duration.class).ifBound(p::setTouchInterval);
     binder.bind(PREFIX + ".expiry-grace", Duration.class).ifBound(p::setExpiryGrace);
     binder.bind(PREFIX + ".cleanup-interval", Duration.class).ifBound(p::setCleanupInterval);
+    binder.bind(PREFIX + ".durability.replicas", Integer.class).ifBound(p::setDurabilityReplicas);
+    binder.bind(PREFIX + ".durability.timeout", Duration.class).ifBound(p::setDurabilityTimeout);
     return p;
   }
 
@@ -112,6 +118,21 @@ public final class LazySessionProperties {
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("lazysession.compression.level / min-bytes: "
           + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Fails naming both properties when durability is on and its timeout is not shorter than the
+   * command timeout (the WAIT would time out as a command before it could answer).
+   */
+  public void checkDurabilityTimeout(Duration commandTimeout) {
+    if (durabilityReplicas < 0) {
+      throw new IllegalArgumentException("lazysession.durability.replicas must be >= 0, was "
+          + durabilityReplicas);
+    }
+    if (durabilityReplicas > 0 && durabilityTimeout.compareTo(commandTimeout) >= 0) {
+      throw new IllegalArgumentException("lazysession.durability.timeout (" + durabilityTimeout
+          + ") must be shorter than spring.data.redis.timeout (" + commandTimeout + ")");
     }
   }
 
@@ -202,6 +223,22 @@ public final class LazySessionProperties {
 
   public Duration getCleanupInterval() {
     return cleanupInterval;
+  }
+
+  public int getDurabilityReplicas() {
+    return durabilityReplicas;
+  }
+
+  public void setDurabilityReplicas(int durabilityReplicas) {
+    this.durabilityReplicas = durabilityReplicas;
+  }
+
+  public Duration getDurabilityTimeout() {
+    return durabilityTimeout;
+  }
+
+  public void setDurabilityTimeout(Duration durabilityTimeout) {
+    this.durabilityTimeout = durabilityTimeout;
   }
 
   public void setCleanupInterval(Duration cleanupInterval) {

@@ -1,11 +1,16 @@
 package io.lazysession.redis.config;
 
+import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.bind.Bindable;
@@ -15,7 +20,14 @@ import org.springframework.core.env.Environment;
 /**
  * The standard {@code spring.data.redis.*} connection properties, bound without depending on Spring
  * Data Redis (url, host, port, username, password, database, ssl.enabled, timeout, connect-timeout,
- * client-name, sentinel.master, sentinel.nodes, sentinel.username, sentinel.password). Immutable.
+ * client-name, sentinel.master, sentinel.nodes, sentinel.password, cluster.nodes). Immutable.
+ *
+ * <p>Every client built here fails fast when Redis is down: commands are refused while disconnected
+ * instead of queueing ({@code REJECT_COMMANDS}, with a bounded queue for commands in flight during a
+ * reconnect), every command times out after {@code spring.data.redis.timeout}, and the connection
+ * reconnects by itself. A Cluster client also refreshes its topology on MOVED/ASK answers, lost
+ * connections and uncovered slots, and every {@link #CLUSTER_REFRESH_PERIOD}, so that a promoted
+ * replica takes over its slots within seconds.
  */
 record RedisConnectionSettings(
     @Nullable String url,
@@ -38,6 +50,10 @@ record RedisConnectionSettings(
   static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
   /** Commands queued while disconnected before new ones are refused. */
   static final int REQUEST_QUEUE_SIZE = 10_000;
+  /** How often a Cluster client re-reads the topology even when nothing triggered it. */
+  static final Duration CLUSTER_REFRESH_PERIOD = Duration.ofSeconds(10);
+  /** The shortest interval between two topology refreshes triggered by failures. */
+  static final Duration CLUSTER_ADAPTIVE_REFRESH_RATE_LIMIT = Duration.ofSeconds(1);
 
   static RedisConnectionSettings bind(Environment environment) {
     Binder binder = Binder.get(environment);
@@ -58,12 +74,41 @@ record RedisConnectionSettings(
         binder.bind(PREFIX + ".cluster.nodes", Bindable.listOf(String.class)).orElse(List.of()));
   }
 
+  /** True when {@code spring.data.redis.cluster.nodes} is set: connect to a Redis Cluster. */
+  boolean isCluster() {
+    return !clusterNodes.isEmpty();
+  }
+
+  /** The seed nodes of the Cluster; fails naming the property when an entry is not host:port. */
+  List<RedisURI> toClusterUris() {
+    List<RedisURI> uris = new ArrayList<>();
+    for (String node : clusterNodes) {
+      RedisURI.Builder builder = hostAndPort(node, PREFIX + ".cluster.nodes");
+      applyCommon(builder, password != null);
+      uris.add(builder.build());
+    }
+    return uris;
+  }
+
+  private static RedisURI.Builder hostAndPort(String node, String property) {
+    int colon = node.lastIndexOf(':');
+    if (colon < 0) {
+      throw new IllegalStateException(property + " entries must be host:port, was '" + node + "'");
+    }
+    String host = node.substring(0, colon).trim();
+    try {
+      return RedisURI.Builder.redis(host, Integer.parseInt(node.substring(colon + 1).trim()));
+    } catch (NumberFormatException e) {
+      throw new IllegalStateException(property + " entries must be host:port, was '" + node
+          + "'", e);
+    }
+  }
+
   /** The URI to connect to; fails naming the property when the settings are not usable. */
   RedisURI toUri() {
-    if (!clusterNodes.isEmpty()) {
-      throw new IllegalStateException("spring.data.redis.cluster.nodes is set, but this version of "
-          + "lazysession connects to standalone and Sentinel-managed Redis only; remove "
-          + "spring.data.redis.cluster.nodes or use spring.data.redis.url");
+    if (isCluster()) {
+      throw new IllegalStateException("spring.data.redis.cluster.nodes is set: use the Cluster "
+          + "client (toClusterUris)");
     }
     RedisURI.Builder builder;
     boolean credentialsGiven = false;
@@ -108,7 +153,13 @@ record RedisConnectionSettings(
     } else {
       builder = RedisURI.Builder.redis(host, port).withDatabase(database);
     }
-    if (password != null && !credentialsGiven) {
+    applyCommon(builder, password != null && !credentialsGiven);
+    return builder.build();
+  }
+
+  /** Credentials (when {@code withPassword}), SSL, timeout and client name, for every node. */
+  private void applyCommon(RedisURI.Builder builder, boolean withPassword) {
+    if (withPassword) {
       if (username != null) {
         builder.withAuthentication(username, password);
       } else {
@@ -122,26 +173,43 @@ record RedisConnectionSettings(
     if (clientName != null) {
       builder.withClientName(clientName);
     }
-    return builder.build();
   }
 
   /**
-   * A client that fails fast when Redis is down: commands time out after {@link #timeout}, and are
-   * refused while disconnected instead of piling up.
+   * A client for these settings (a {@link RedisClusterClient} when {@code cluster.nodes} is set, else
+   * a {@link RedisClient}) that fails fast when Redis is down: commands time out after
+   * {@link #timeout}, and are refused while disconnected instead of piling up.
    */
-  RedisClient createClient() {
+  AbstractRedisClient createClient() {
+    if (isCluster()) {
+      ClusterClientOptions.Builder options = ClusterClientOptions.builder();
+      failFast(options);
+      options.topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+          .enableAllAdaptiveRefreshTriggers()
+          .adaptiveRefreshTriggersTimeout(CLUSTER_ADAPTIVE_REFRESH_RATE_LIMIT)
+          .enablePeriodicRefresh(CLUSTER_REFRESH_PERIOD)
+          .build());
+      RedisClusterClient client = RedisClusterClient.create(toClusterUris());
+      client.setOptions(options.build());
+      return client;
+    }
+    ClientOptions.Builder options = ClientOptions.builder();
+    failFast(options);
     RedisClient client = RedisClient.create(toUri());
+    client.setOptions(options.build());
+    return client;
+  }
+
+  private void failFast(ClientOptions.Builder options) {
     SocketOptions.Builder socket = SocketOptions.builder();
     if (connectTimeout != null) {
       socket.connectTimeout(connectTimeout);
     }
-    client.setOptions(ClientOptions.builder()
-        .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+    options.disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
         .requestQueueSize(REQUEST_QUEUE_SIZE)
         .timeoutOptions(TimeoutOptions.enabled(timeout))
         .socketOptions(socket.build())
-        .build());
-    return client;
+        .autoReconnect(true);
   }
 
   private static @Nullable String blankToNull(@Nullable String value) {
@@ -150,6 +218,9 @@ record RedisConnectionSettings(
 
   /** Where the settings point, without credentials, for error messages. */
   String describe() {
+    if (isCluster()) {
+      return "Redis Cluster via " + clusterNodes + " (spring.data.redis.cluster.nodes)";
+    }
     if (sentinelMaster != null) {
       return "Sentinel master '" + sentinelMaster + "' via " + sentinelNodes
           + " (spring.data.redis.sentinel.*)";

@@ -2,7 +2,9 @@ package io.lazysession.redis.config;
 
 import io.lazysession.redis.LazyRedisSessionRepository;
 import io.lazysession.serializer.AttributeSerializer;
+import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.cluster.RedisClusterClient;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.bind.Binder;
@@ -23,17 +25,20 @@ final class RepositoryFactory {
             .orElse(DEFAULT_TIMEOUT));
   }
 
-  static LazyRedisSessionRepository build(RedisClient client, @Nullable String where,
+  static LazyRedisSessionRepository build(AbstractRedisClient client, @Nullable String where,
       AttributeSerializer serializer, LazySessionProperties properties, Duration timeout,
       ApplicationEventPublisher events) {
-    LazyRedisSessionRepository.Builder builder = LazyRedisSessionRepository.builder(client)
-        .serializer(serializer)
+    LazyRedisSessionRepository.Builder builder = client instanceof RedisClusterClient cluster
+        ? LazyRedisSessionRepository.builder(cluster)
+        : LazyRedisSessionRepository.builder((RedisClient) client);
+    builder.serializer(serializer)
         .namespace(properties.getNamespace())
         .defaultMaxInactiveInterval(timeout)
         .onDecodeFailure(properties.decodeFailurePolicy())
         .expiryGrace(properties.getExpiryGrace())
         .cleanupInterval(properties.getCleanupInterval())
         .nearCacheMaxBytes(properties.getNearCacheMaxBytes().toBytes())
+        .durability(properties.getDurabilityReplicas(), properties.getDurabilityTimeout())
         .eventPublisher(events);
     if (properties.getTouchInterval() != null) {
       builder.touchInterval(properties.getTouchInterval());

@@ -25,6 +25,37 @@ class LazySessionPropertiesTest {
     assertThat(properties.decodeFailurePolicy()).isEqualTo(DecodeFailurePolicy.DROP_ATTRIBUTE);
     assertThat(properties.getNearCacheMaxBytes()).isEqualTo(DataSize.ofMegabytes(64));
     assertThat(properties.getTouchInterval()).isNull();
+    assertThat(properties.getDurabilityReplicas()).isZero();
+    assertThat(properties.getDurabilityTimeout()).isEqualTo(Duration.ofSeconds(1));
+  }
+
+  @Test
+  void bind_durability_isRead() {
+    LazySessionProperties properties = LazySessionProperties.bind(new MockEnvironment()
+        .withProperty("lazysession.durability.replicas", "1")
+        .withProperty("lazysession.durability.timeout", "250ms"));
+
+    assertThat(properties.getDurabilityReplicas()).isEqualTo(1);
+    assertThat(properties.getDurabilityTimeout()).isEqualTo(Duration.ofMillis(250));
+  }
+
+  @Test
+  void checkDurabilityTimeout_notShorterThanCommandTimeout_failsNamingBothProperties() {
+    LazySessionProperties properties = LazySessionProperties.bind(new MockEnvironment()
+        .withProperty("lazysession.durability.replicas", "1")
+        .withProperty("lazysession.durability.timeout", "2s"));
+
+    assertThatThrownBy(() -> properties.checkDurabilityTimeout(Duration.ofSeconds(2)))
+        .hasMessage("lazysession.durability.timeout (PT2S) must be shorter than "
+            + "spring.data.redis.timeout (PT2S)");
+  }
+
+  @Test
+  void checkDurabilityTimeout_durabilityOff_acceptsAnyTimeout() {
+    LazySessionProperties properties = LazySessionProperties.bind(new MockEnvironment()
+        .withProperty("lazysession.durability.timeout", "5s"));
+
+    properties.checkDurabilityTimeout(Duration.ofSeconds(2));
   }
 
   @Test

@@ -2,9 +2,16 @@ package io.lazysession.redis.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.springframework.mock.env.MockEnvironment;
 
@@ -59,10 +66,65 @@ class RedisConnectionSettingsTest {
   }
 
   @Test
-  void toUri_clusterNodes_failsSayingWhatToChange() {
+  void toClusterUris_clusterNodes_oneUriPerNodeWithTimeoutAndPassword() {
+    RedisConnectionSettings settings = RedisConnectionSettings.bind(new MockEnvironment()
+        .withProperty("spring.data.redis.cluster.nodes", "a:7000, b:7001")
+        .withProperty("spring.data.redis.password", "secret")
+        .withProperty("spring.data.redis.timeout", "500ms"));
+
+    List<RedisURI> uris = settings.toClusterUris();
+
+    assertThat(settings.isCluster()).isTrue();
+    assertThat(uris).extracting(RedisURI::getHost, RedisURI::getPort)
+        .containsExactly(tuple("a", 7000), tuple("b", 7001));
+    assertThat(uris).allSatisfy(uri -> {
+      assertThat(uri.getTimeout()).isEqualTo(Duration.ofMillis(500));
+      assertThat(uri.getCredentialsProvider()).isNotNull();
+    });
+    assertThat(settings.describe()).contains("spring.data.redis.cluster.nodes");
+  }
+
+  @Test
+  void toClusterUris_nodeWithoutPort_failsNamingTheProperty() {
     assertThatThrownBy(() -> RedisConnectionSettings.bind(new MockEnvironment()
-        .withProperty("spring.data.redis.cluster.nodes", "a:1,b:2")).toUri())
-        .hasMessageContaining("spring.data.redis.cluster.nodes");
+        .withProperty("spring.data.redis.cluster.nodes", "a:7000,b")).toClusterUris())
+        .hasMessage("spring.data.redis.cluster.nodes entries must be host:port, was 'b'");
+  }
+
+  @Test
+  void createClient_clusterNodes_isAFailFastClusterClientWithTopologyRefresh() {
+    AbstractRedisClient client = RedisConnectionSettings.bind(new MockEnvironment()
+        .withProperty("spring.data.redis.cluster.nodes", "127.0.0.1:7000")).createClient();
+    try {
+      assertThat(client).isInstanceOf(RedisClusterClient.class);
+      ClusterClientOptions options = (ClusterClientOptions) client.getOptions();
+      assertThat(options.getDisconnectedBehavior())
+          .isEqualTo(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS);
+      assertThat(options.getRequestQueueSize())
+          .isEqualTo(RedisConnectionSettings.REQUEST_QUEUE_SIZE);
+      assertThat(options.getTimeoutOptions().isTimeoutCommands()).isTrue();
+      assertThat(options.isAutoReconnect()).isTrue();
+      assertThat(options.getTopologyRefreshOptions().isPeriodicRefreshEnabled()).isTrue();
+      assertThat(options.getTopologyRefreshOptions().getAdaptiveRefreshTriggers()).isNotEmpty();
+    } finally {
+      client.shutdown();
+    }
+  }
+
+  @Test
+  void createClient_standalone_isAFailFastClient() {
+    AbstractRedisClient client = RedisConnectionSettings.bind(new MockEnvironment()).createClient();
+    try {
+      assertThat(client).isInstanceOf(RedisClient.class);
+      ClientOptions options = ((RedisClient) client).getOptions();
+      assertThat(options.getDisconnectedBehavior())
+          .isEqualTo(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS);
+      assertThat(options.getRequestQueueSize())
+          .isEqualTo(RedisConnectionSettings.REQUEST_QUEUE_SIZE);
+      assertThat(options.getTimeoutOptions().isTimeoutCommands()).isTrue();
+    } finally {
+      client.shutdown();
+    }
   }
 
   @Test

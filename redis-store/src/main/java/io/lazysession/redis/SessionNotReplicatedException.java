@@ -1,0 +1,33 @@
+package io.lazysession.redis;
+
+/**
+ * A save was applied by the primary, but fewer replicas than the configured
+ * {@linkplain LazyRedisSessionRepository.Builder#durability durability} acknowledged it within the
+ * timeout. The change is not rolled back: it may still reach the replicas, or it may be lost if the
+ * primary fails before they copy it. The application decides (retry, tell the user, carry on).
+ * Immutable, so thread-safe.
+ */
+public class SessionNotReplicatedException extends SessionStoreException {
+  private static final long serialVersionUID = 1L;
+
+  private final int required;
+  private final long acknowledged;
+
+  public SessionNotReplicatedException(String operation, String sessionId, int required,
+      long acknowledged) {
+    super(operation, sessionId, "the primary applied it but " + acknowledged + " of the "
+        + required + " required replicas acknowledged it within the durability timeout", null);
+    this.required = required;
+    this.acknowledged = acknowledged;
+  }
+
+  /** How many replicas had to acknowledge the write. */
+  public int required() {
+    return required;
+  }
+
+  /** How many did, within the timeout. */
+  public long acknowledged() {
+    return acknowledged;
+  }
+}
