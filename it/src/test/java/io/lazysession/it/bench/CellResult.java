@@ -8,7 +8,7 @@ import org.jspecify.annotations.Nullable;
  * where a figure does not apply. Immutable.
  *
  * @param store store name ({@link StoreSpec#name()}, or {@code redis-ping})
- * @param size session size label, or {@code -}
+ * @param size session size label; for PING, {@code start} or {@code end} of the run
  * @param workload workload label, or {@code PING}
  * @param threads request threads
  * @param requests measured requests

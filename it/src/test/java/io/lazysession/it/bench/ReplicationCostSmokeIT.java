@@ -27,8 +27,8 @@ class ReplicationCostSmokeIT {
     ReplicationCost.Outcome outcome = ReplicationCost.run(config, redis, System.out::println);
 
     List<CellResult> results = outcome.results();
-    assertThat(results).filteredOn(r -> r.store().equals("redis-ping"))
-        .hasSize(config.threads().size())
+    assertThat(results).filteredOn(r -> r.store().equals(ReplicationCostHarness.PING_STORE))
+        .hasSize(2 * config.threads().size())
         .allSatisfy(r -> assertThat(r.roundTripsPerRequest()).isEqualTo(1.0));
     for (StoreSpec store : Stores.all(Stores.trainDictionary())) {
       if (!store.available()) {

@@ -49,7 +49,7 @@ final class SvgChart {
     for (int s = 0; s < series.size(); s++) {
       rect(legendX, y, 10, 10, COLORS[s % COLORS.length]);
       text(legendX + 14, y + 9, series.get(s), "font-size:11px");
-      legendX += 24 + series.get(s).length() * 6;
+      legendX += 30 + series.get(s).length() * 7;
     }
     y += 18;
     int top = y;
@@ -76,13 +76,13 @@ final class SvgChart {
       body.append(String.format(Locale.ROOT,
           "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#333\" stroke-dasharray=\"4 3\"/>%n",
           x, top - 4, x, y));
-      text(x + 3, top - 6, reference.label() + " " + format(reference.value()) + " " + unit,
+      text(x + 3, y + 10, reference.label() + " " + format(reference.value()) + " " + unit,
           "font-size:10px;fill:#333");
     }
     body.append(String.format(Locale.ROOT,
         "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#999\"/>%n",
         LABEL_WIDTH, top - 2, LABEL_WIDTH, y));
-    y += 16;
+    y += references.isEmpty() ? 16 : 28;
     return this;
   }
 
