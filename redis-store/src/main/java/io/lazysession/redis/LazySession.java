@@ -287,7 +287,8 @@ public final class LazySession implements Session {
   /** The bytes to write for an entry when it changed, or null when Redis already holds them. */
   static byte @Nullable [] changedBytes(Entry entry) {
     if (entry.set) {
-      return entry.value.currentBytes();
+      // Encoded now, once (a value set by the application has no bytes before this).
+      return entry.value.originalBytes();
     }
     if (!entry.value.isInflated()) {
       return null; // never read: never re-encoded
@@ -298,7 +299,10 @@ public final class LazySession implements Session {
 
   /** The bytes that represent an entry in a full write (new session, new id). */
   static byte[] fullBytes(Entry entry) {
-    if (!entry.set && !entry.value.isInflated() && entry.stored != null) {
+    if (entry.set) {
+      return entry.value.originalBytes();
+    }
+    if (!entry.value.isInflated() && entry.stored != null) {
       return entry.stored;
     }
     return entry.value.currentBytes();

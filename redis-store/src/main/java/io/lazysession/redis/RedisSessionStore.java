@@ -51,7 +51,7 @@ final class RedisSessionStore {
   @Nullable List<byte[]> find(String id, @Nullable String cachedVersion) {
     List<Object> answer = eval(RedisScript.FIND, ScriptOutputType.MULTI, keys.session(id),
         (cachedVersion == null ? "" : cachedVersion).getBytes(UTF_8));
-    if (answer == null || answer.isEmpty()) {
+    if (isNil(answer)) {
       return null;
     }
     List<byte[]> fields = new ArrayList<>(answer.size());
@@ -81,7 +81,7 @@ final class RedisSessionStore {
   @Nullable List<byte[]> delete(String id, long nowMillis) {
     List<Object> answer = eval(RedisScript.DELETE, ScriptOutputType.MULTI, keys.session(id),
         Long.toString(nowMillis).getBytes(UTF_8));
-    if (answer == null || answer.isEmpty()) {
+    if (isNil(answer)) {
       return null;
     }
     List<byte[]> meta = new ArrayList<>(4);
@@ -171,6 +171,11 @@ final class RedisSessionStore {
       metrics.roundTrips.increment();
       return (T) commands.eval(script.source(), type, scriptKeys, arguments);
     }
+  }
+
+  /** A script's nil answer arrives as an empty list or a list holding one null. */
+  private static boolean isNil(@Nullable List<Object> answer) {
+    return answer == null || answer.isEmpty() || (answer.size() == 1 && answer.get(0) == null);
   }
 
   static byte[] utf8(String text) {

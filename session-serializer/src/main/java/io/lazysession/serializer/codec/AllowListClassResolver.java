@@ -21,7 +21,7 @@ final class AllowListClassResolver extends DefaultClassResolver {
   @Override
   protected Class<?> getTypeByName(String className) {
     if (!allowList.isAllowed(className)) {
-      throw new ClassNotAllowedException(className);
+      throw new ClassNotAllowedException(ClassAllowList.refusedName(className));
     }
     return super.getTypeByName(className);
   }
@@ -29,7 +29,7 @@ final class AllowListClassResolver extends DefaultClassResolver {
   @Override
   protected void writeName(Output output, Class type, Registration registration) {
     if (!allowList.isAllowed(type)) {
-      throw new ClassNotAllowedException(type.getName());
+      throw new ClassNotAllowedException(ClassAllowList.refusedName(type.getName()));
     }
     super.writeName(output, type, registration);
   }

@@ -26,6 +26,24 @@ final class BoundedInput extends Input {
     }
   }
 
+  /**
+   * Peeks at the unsigned varint count that follows (Kryo's count encoding, often count + 1 with 0 for
+   * null) and checks it against the bytes that remain, without consuming it.
+   */
+  void requireCountAhead() {
+    long count = 0;
+    for (int i = 0, p = position; i < 5 && p < limit; i++, p++) {
+      int b = buffer[p];
+      count |= (long) (b & 0x7F) << (7 * i);
+      if ((b & 0x80) == 0) {
+        break;
+      }
+    }
+    if (count > 0) {
+      require(count - 1, 1);
+    }
+  }
+
   @Override
   public byte[] readBytes(int length) {
     require(length, 1);

@@ -10,7 +10,8 @@ import java.util.Set;
  * parent package) was allowed. Immutable and thread-safe.
  *
  * <p>The JDK part is deliberately narrow: exactly the packages {@code java.lang}, {@code java.util},
- * {@code java.util.concurrent}, {@code java.util.concurrent.atomic}, {@code java.math} and
+ * {@code java.util.concurrent}, {@code java.util.concurrent.atomic}, {@code java.util.concurrent.locks} (a serialized
+ * {@code ConcurrentHashMap} names {@code ReentrantLock}), {@code java.math} and
  * {@code java.time} with its sub-packages, not their other sub-packages ({@code java.lang.reflect},
  * {@code java.lang.invoke}, {@code java.util.logging}, ... are refused), and within them the classes
  * that carry behaviour rather than data are refused too ({@code Thread}, {@code ClassLoader},
@@ -21,7 +22,8 @@ import java.util.Set;
  */
 public final class ClassAllowList {
   private static final Set<String> JDK_PACKAGES = Set.of(
-      "java.lang", "java.util", "java.util.concurrent", "java.util.concurrent.atomic", "java.math",
+      "java.lang", "java.util", "java.util.concurrent", "java.util.concurrent.atomic",
+      "java.util.concurrent.locks", "java.math",
       "java.time", "java.time.chrono", "java.time.format", "java.time.temporal", "java.time.zone");
 
   /** Top-level classes inside the JDK packages that are behaviour, not data. */
@@ -95,8 +97,14 @@ public final class ClassAllowList {
     return packages;
   }
 
+  /** The name to report when refusing a class: the element class of an array. */
+  static String refusedName(String className) {
+    String element = elementName(className);
+    return element == null || element.equals("int") ? className : element;
+  }
+
   /** The element class name of a binary or descriptor array name, or null if it is malformed. */
-  private static String elementName(String className) {
+  private static @org.jspecify.annotations.Nullable String elementName(String className) {
     int dims = 0;
     while (dims < className.length() && className.charAt(dims) == '[') {
       dims++;

@@ -11,6 +11,7 @@ import java.io.ObjectInputFilter;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
 import java.io.ObjectStreamClass;
+import java.io.OutputStream;
 import java.util.Arrays;
 import org.jspecify.annotations.Nullable;
 
@@ -49,8 +50,10 @@ final class JdkCodec implements Codec {
   @Override
   public byte[] encode(Object value) {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream(256);
-    try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
+    try (ObjectOutputStream out = new CheckedObjectOutputStream(bytes)) {
       out.writeObject(value);
+    } catch (ClassNotAllowedException e) {
+      throw e;
     } catch (IOException | RuntimeException | StackOverflowError e) {
       throw new SerializationException("cannot encode " + value.getClass().getName()
           + " with JDK serialization: " + e, e);
@@ -94,6 +97,25 @@ final class JdkCodec implements Codec {
     }
   }
 
+  /** Refuses to write what could not be read back: a value is never stored only to be lost. */
+  private final class CheckedObjectOutputStream extends ObjectOutputStream {
+    CheckedObjectOutputStream(OutputStream out) throws IOException {
+      super(out);
+    }
+
+    @Override
+    protected void annotateClass(Class<?> type) {
+      if (!allowList.isAllowed(type)) {
+        throw new ClassNotAllowedException(ClassAllowList.refusedName(type.getName()));
+      }
+    }
+
+    @Override
+    protected void annotateProxyClass(Class<?> type) {
+      throw new ClassNotAllowedException(type.getName());
+    }
+  }
+
   private final class FilteredObjectInputStream extends ObjectInputStream {
     private @Nullable String refusedClass;
 
@@ -109,7 +131,7 @@ final class JdkCodec implements Codec {
       }
       Class<?> type = info.serialClass();
       if (type != null && !allowList.isAllowed(type)) {
-        refusedClass = type.getName();
+        refusedClass = ClassAllowList.refusedName(type.getName());
         return ObjectInputFilter.Status.REJECTED;
       }
       return ObjectInputFilter.Status.UNDECIDED;
@@ -119,7 +141,7 @@ final class JdkCodec implements Codec {
     protected Class<?> resolveClass(ObjectStreamClass desc) throws IOException, ClassNotFoundException {
       String name = desc.getName();
       if (!allowList.isAllowed(name)) {
-        throw new ClassNotAllowedException(name);
+        throw new ClassNotAllowedException(ClassAllowList.refusedName(name));
       }
       try {
         return Class.forName(name, false, classLoader);

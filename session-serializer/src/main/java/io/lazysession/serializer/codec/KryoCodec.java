@@ -24,13 +24,18 @@ final class KryoCodec implements Codec {
   private final Pool<KryoFactory.PooledKryo> pool;
 
   KryoCodec(ClassAllowList allowList, ClassLoader classLoader, int maxPayloadBytes) {
+    this(allowList, classLoader, maxPayloadBytes, true);
+  }
+
+  /** See {@link KryoFactory#create(ClassAllowList, ClassLoader, int, boolean)}. */
+  KryoCodec(ClassAllowList allowList, ClassLoader classLoader, int maxPayloadBytes, boolean compatible) {
     this.allowList = allowList;
     this.maxPayloadBytes = maxPayloadBytes;
     int capacity = Math.max(4, 2 * Runtime.getRuntime().availableProcessors());
     this.pool = new Pool<>(true, false, capacity) {
       @Override
       protected KryoFactory.PooledKryo create() {
-        return KryoFactory.create(allowList, classLoader, maxPayloadBytes);
+        return KryoFactory.create(allowList, classLoader, maxPayloadBytes, compatible);
       }
     };
   }

@@ -7,7 +7,19 @@ import com.esotericsoftware.kryo.kryo5.serializers.CompatibleFieldSerializer;
 import com.esotericsoftware.kryo.kryo5.serializers.EnumNameSerializer;
 import com.esotericsoftware.kryo.kryo5.util.DefaultInstantiatorStrategy;
 import com.esotericsoftware.kryo.kryo5.util.MapReferenceResolver;
+import com.esotericsoftware.kryo.kryo5.Serializer;
 import com.esotericsoftware.kryo.kryo5.SerializerFactory;
+import com.esotericsoftware.kryo.kryo5.serializers.DefaultArraySerializers;
+import com.esotericsoftware.kryo.kryo5.serializers.DefaultSerializers;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.UUID;
 
 /**
  * Builds configured Kryo instances. The class ids registered here are part of the wire format: never
@@ -19,12 +31,35 @@ final class KryoFactory {
   /** Deepest object nesting accepted; deeper graphs fail instead of overflowing the stack. */
   static final int MAX_DEPTH = 512;
 
+  /**
+   * Class evolution: field names are written once per class per attribute and every field value with
+   * its class, so a reader skips fields it no longer has (reading them by their class) and leaves new
+   * ones at their default. Not chunked: chunked reads go through a separate {@code InputChunked} that
+   * would escape the {@link BoundedInput} checks.
+   */
+  private static final CompatibleFieldSerializer.CompatibleFieldSerializerConfig COMPATIBLE =
+      new CompatibleFieldSerializer.CompatibleFieldSerializerConfig();
+
+  static {
+    COMPATIBLE.setChunkedEncoding(false);
+    COMPATIBLE.setReadUnknownFieldData(true);
+  }
+
   private KryoFactory() {}
 
   /** A Kryo instance with its buffers; used by one thread at a time. */
   record PooledKryo(Kryo kryo, Output output, BoundedInput input) {}
 
   static PooledKryo create(ClassAllowList allowList, ClassLoader classLoader, int maxPayloadBytes) {
+    return create(allowList, classLoader, maxPayloadBytes, true);
+  }
+
+  /**
+   * @param compatible false only to measure what class evolution costs: plain {@code FieldSerializer},
+   *     whose bytes break when a field is added or removed
+   */
+  static PooledKryo create(ClassAllowList allowList, ClassLoader classLoader, int maxPayloadBytes,
+      boolean compatible) {
     Kryo kryo = new Kryo(new AllowListClassResolver(allowList), new MapReferenceResolver());
     kryo.setRegistrationRequired(false);
     kryo.setWarnUnregisteredClasses(false);
@@ -33,15 +68,67 @@ final class KryoFactory {
     kryo.setMaxDepth(MAX_DEPTH);
     kryo.setInstantiatorStrategy(new DefaultInstantiatorStrategy(new StdInstantiatorStrategy()));
 
-    CompatibleFieldSerializer.CompatibleFieldSerializerConfig config =
-        new CompatibleFieldSerializer.CompatibleFieldSerializerConfig();
-    config.setChunkedEncoding(true);
-    config.setReadUnknownFieldData(false);
-    kryo.setDefaultSerializer(new SerializerFactory.CompatibleFieldSerializerFactory(config));
+    if (compatible) {
+      kryo.setDefaultSerializer(new SerializerFactory.BaseSerializerFactory<>() {
+        @Override
+        public Serializer newSerializer(Kryo k, Class type) {
+          return new KryoSerializers.BoundedCompatibleFieldSerializer<>(k, type, COMPATIBLE);
+        }
+      });
+    }
     kryo.addDefaultSerializer(Enum.class, EnumNameSerializer.class);
+    if (compatible) {
+      kryo.addDefaultSerializer(Record.class, new SerializerFactory.BaseSerializerFactory<>() {
+        @Override
+        public Serializer newSerializer(Kryo k, Class type) {
+          return new CompatibleRecordSerializer<>(type);
+        }
+      });
+    }
+    kryo.addDefaultSerializer(Collection.class,
+        factory(KryoSerializers.BoundedCollectionSerializer::new));
+    kryo.addDefaultSerializer(Map.class, factory(KryoSerializers.BoundedMapSerializer::new));
+    // Kryo's own serializers for these, which the two general ones above would otherwise shadow.
+    kryo.addDefaultSerializer(EnumSet.class, DefaultSerializers.EnumSetSerializer.class);
+    kryo.addDefaultSerializer(TreeSet.class, DefaultSerializers.TreeSetSerializer.class);
+    kryo.addDefaultSerializer(TreeMap.class, DefaultSerializers.TreeMapSerializer.class);
+    kryo.addDefaultSerializer(ConcurrentSkipListMap.class,
+        DefaultSerializers.ConcurrentSkipListMapSerializer.class);
+    kryo.addDefaultSerializer(Collections.emptyList().getClass(),
+        DefaultSerializers.CollectionsEmptyListSerializer.class);
+    kryo.addDefaultSerializer(Collections.emptySet().getClass(),
+        DefaultSerializers.CollectionsEmptySetSerializer.class);
+    kryo.addDefaultSerializer(Collections.emptyMap().getClass(),
+        DefaultSerializers.CollectionsEmptyMapSerializer.class);
+    kryo.addDefaultSerializer(Collections.singletonList(1).getClass(),
+        DefaultSerializers.CollectionsSingletonListSerializer.class);
+    kryo.addDefaultSerializer(Collections.singleton(1).getClass(),
+        DefaultSerializers.CollectionsSingletonSetSerializer.class);
+    kryo.addDefaultSerializer(Collections.singletonMap(1, 1).getClass(),
+        DefaultSerializers.CollectionsSingletonMapSerializer.class);
+    kryo.addDefaultSerializer(PriorityQueue.class, factory(KryoSerializers.BoundedPriorityQueueSerializer::new));
+    kryo.addDefaultSerializer(Object[].class, new SerializerFactory.BaseSerializerFactory<>() {
+      @Override
+      public Serializer newSerializer(Kryo k, Class type) {
+        return new KryoSerializers.CountGuard<>(new DefaultArraySerializers.ObjectArraySerializer(k, type));
+      }
+    });
+    kryo.addDefaultSerializer(String[].class,
+        new KryoSerializers.CountGuard<>(new DefaultArraySerializers.StringArraySerializer()));
+    kryo.addDefaultSerializer(UUID.class, new DefaultSerializers.UUIDSerializer());
 
     KryoRegistrations.register(kryo);
     return new PooledKryo(kryo, newOutput(maxPayloadBytes), new BoundedInput());
+  }
+
+  /** A factory making a new serializer per class, from a package-private serializer type. */
+  private static SerializerFactory<Serializer> factory(java.util.function.Supplier<Serializer> supplier) {
+    return new SerializerFactory.BaseSerializerFactory<>() {
+      @Override
+      public Serializer newSerializer(Kryo k, Class type) {
+        return supplier.get();
+      }
+    };
   }
 
   static PooledKryo withFreshOutput(PooledKryo pooled, int maxPayloadBytes) {

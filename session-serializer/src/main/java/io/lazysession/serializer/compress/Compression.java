@@ -11,6 +11,11 @@ import org.jspecify.annotations.Nullable;
 public final class Compression {
   public static final int DEFAULT_LEVEL = 3;
   public static final int DEFAULT_MIN_BYTES = 256;
+  /**
+   * Suggested threshold with a dictionary: a trained dictionary shrinks even 50-byte payloads (class
+   * and field names are in it), and a value that does not shrink is stored raw anyway.
+   */
+  public static final int DEFAULT_MIN_BYTES_WITH_DICTIONARY = 32;
   public static final int MIN_LEVEL = 1;
   public static final int MAX_LEVEL = 22;
 

@@ -11,6 +11,51 @@ import org.jspecify.annotations.Nullable;
  */
 public record PayloadReport(List<AttributeReport> attributes, List<Totals> totals) {
 
+  /** The totals of the choice with this label. */
+  public Totals totals(String choice) {
+    for (Totals t : totals) {
+      if (t.choice().equals(choice)) {
+        return t;
+      }
+    }
+    throw new IllegalArgumentException("choice '" + choice + "' was not measured; measured: "
+        + totals.stream().map(Totals::choice).toList());
+  }
+
+  /**
+   * A plain-text table: one row per attribute with stored bytes per choice, then the totals (stored
+   * bytes, codec bytes, encode and decode microseconds).
+   */
+  public String toTable() {
+    StringBuilder out = new StringBuilder();
+    out.append(String.format("%-24s %-40s", "attribute", "type"));
+    for (Totals t : totals) {
+      out.append(String.format(" %16s", t.choice()));
+    }
+    out.append('\n');
+    for (AttributeReport a : attributes) {
+      String type = a.type().length() > 40 ? "..." + a.type().substring(a.type().length() - 37) : a.type();
+      out.append(String.format("%-24s %-40s", a.name(), type));
+      for (Figures f : a.figures()) {
+        out.append(String.format(" %16s", f.error() == null ? Integer.toString(f.storedBytes()) : "error"));
+      }
+      out.append('\n');
+    }
+    row(out, "total stored bytes", t -> t.storedBytes());
+    row(out, "total codec bytes", t -> t.codecBytes());
+    row(out, "encode us", t -> t.encodeNanos() / 1000);
+    row(out, "decode us", t -> t.decodeNanos() / 1000);
+    return out.toString();
+  }
+
+  private void row(StringBuilder out, String label, java.util.function.ToLongFunction<Totals> figure) {
+    out.append(String.format("%-65s", label));
+    for (Totals t : totals) {
+      out.append(String.format(" %16d", figure.applyAsLong(t)));
+    }
+    out.append('\n');
+  }
+
   /** One attribute: its name, the value's class name, and one figure set per choice. */
   public record AttributeReport(String name, String type, List<Figures> figures) {}
 

@@ -1,0 +1,70 @@
+package io.lazysession.redis.micrometer;
+
+import io.lazysession.redis.LazyRedisSessionRepository;
+import io.lazysession.redis.RepositoryMetrics;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import java.util.Objects;
+import java.util.function.ToDoubleFunction;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Publishes a {@link LazyRedisSessionRepository}'s {@linkplain LazyRedisSessionRepository#metrics()
+ * metrics} as Micrometer function counters named {@code lazysession.*}, tagged with the namespace.
+ * The counters read the repository's own counters when scraped; nothing is recorded twice.
+ *
+ * <pre>{@code
+ * new LazySessionMetrics(repository).bindTo(meterRegistry);
+ * }</pre>
+ *
+ * <p>Thread-safe.
+ */
+public final class LazySessionMetrics implements MeterBinder {
+  private final LazyRedisSessionRepository repository;
+
+  public LazySessionMetrics(LazyRedisSessionRepository repository) {
+    this.repository = Objects.requireNonNull(repository, "repository must not be null");
+  }
+
+  @Override
+  public void bindTo(MeterRegistry registry) {
+    Tags tags = Tags.of("namespace", repository.namespace());
+    counter(registry, tags, "lazysession.loads", "sessions loaded from Redis", null,
+        RepositoryMetrics::loads);
+    counter(registry, tags, "lazysession.saves", "sessions written to Redis", null,
+        RepositoryMetrics::saves);
+    counter(registry, tags, "lazysession.saves.skipped", "saves with nothing to write", null,
+        RepositoryMetrics::savesSkipped);
+    counter(registry, tags, "lazysession.round.trips", "commands sent to Redis", null,
+        RepositoryMetrics::roundTrips);
+    counter(registry, tags, "lazysession.bytes.read", "payload bytes read from Redis", "bytes",
+        RepositoryMetrics::bytesRead);
+    counter(registry, tags, "lazysession.bytes.written", "payload bytes written to Redis", "bytes",
+        RepositoryMetrics::bytesWritten);
+    counter(registry, tags, "lazysession.decode.failures", "attributes that could not be decoded",
+        null, RepositoryMetrics::decodeFailures);
+    counter(registry, tags.and("state", "inflated"), "lazysession.attributes",
+        "loaded attributes, by whether a request decoded them", null,
+        RepositoryMetrics::attributesInflated);
+    counter(registry, tags.and("state", "compressed"), "lazysession.attributes",
+        "loaded attributes, by whether a request decoded them", null,
+        RepositoryMetrics::attributesLeftCompressed);
+    counter(registry, tags, "lazysession.sessions.expired", "sessions reported as expired", null,
+        RepositoryMetrics::sessionsExpired);
+    counter(registry, tags, "lazysession.sessions.deleted", "sessions deleted", null,
+        RepositoryMetrics::sessionsDeleted);
+    counter(registry, tags, "lazysession.script.reloads", "scripts sent again after Redis lost them",
+        null, RepositoryMetrics::scriptReloads);
+  }
+
+  private void counter(MeterRegistry registry, Tags tags, String name, String description,
+      @Nullable String unit, ToDoubleFunction<RepositoryMetrics> value) {
+    FunctionCounter.builder(name, repository, r -> value.applyAsDouble(r.metrics()))
+        .description(description)
+        .baseUnit(unit)
+        .tags(tags)
+        .register(registry);
+  }
+}

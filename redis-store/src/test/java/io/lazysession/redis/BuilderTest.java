@@ -1,0 +1,72 @@
+package io.lazysession.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.lettuce.core.RedisClient;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+
+/** The builder's fail-fast checks; none of these connect to Redis. */
+class BuilderTest {
+  static final RedisClient client = RedisClient.create("redis://127.0.0.1:1");
+
+  @AfterAll
+  static void shutdown() {
+    client.shutdown();
+  }
+
+  @Test
+  void namespace_withBrace_failsNamingTheParameter() {
+    assertThatThrownBy(() -> LazyRedisSessionRepository.builder(client).namespace("a{b}"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("namespace must");
+  }
+
+  @Test
+  void touchInterval_negative_failsNamingTheParameter() {
+    assertThatThrownBy(() -> LazyRedisSessionRepository.builder(client)
+        .touchInterval(Duration.ofSeconds(-1)))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("touchInterval must");
+  }
+
+  @Test
+  void defaultMaxInactiveInterval_zero_failsNamingTheParameter() {
+    assertThatThrownBy(() -> LazyRedisSessionRepository.builder(client)
+        .defaultMaxInactiveInterval(Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("defaultMaxInactiveInterval must");
+  }
+
+  @Test
+  void cleanupIntervalAndGrace_negative_failNamingTheParameter() {
+    assertThatThrownBy(() -> LazyRedisSessionRepository.builder(client)
+        .cleanupInterval(Duration.ofMillis(-1))).hasMessageStartingWith("cleanupInterval must");
+    assertThatThrownBy(() -> LazyRedisSessionRepository.builder(client)
+        .expiryGrace(Duration.ofMillis(-1))).hasMessageStartingWith("expiryGrace must");
+  }
+
+  @Test
+  void builder_nullClient_failsNamingTheParameter() {
+    assertThatThrownBy(() -> LazyRedisSessionRepository.builder(null))
+        .isInstanceOf(NullPointerException.class).hasMessage("client must not be null");
+  }
+
+  @Test
+  void defaultTouchInterval_isOnePercentOfTimeoutCappedAtOneMinute() {
+    assertThat(LazyRedisSessionRepository.defaultTouchInterval(Duration.ofMinutes(30)))
+        .isEqualTo(Duration.ofSeconds(18));
+    assertThat(LazyRedisSessionRepository.defaultTouchInterval(Duration.ofHours(8)))
+        .isEqualTo(Duration.ofSeconds(60));
+    assertThat(LazyRedisSessionRepository.defaultTouchInterval(Duration.ofSeconds(-1)))
+        .isEqualTo(Duration.ofSeconds(60));
+  }
+
+  @Test
+  void build_redisUnreachable_failsSayingWhatToCheck() {
+    assertThatThrownBy(() -> LazyRedisSessionRepository.builder(client).build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("lazysession cannot connect to Redis")
+        .hasMessageContaining("127.0.0.1");
+  }
+}

@@ -1,0 +1,111 @@
+package io.lazysession.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lazysession.testing.RedisServerExtension;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Round trips per request, counted by Redis itself ({@code INFO commandstats}) on a server nothing
+ * else uses meanwhile. Each delta is asserted whole: the one command the client sent (EVALSHA) plus
+ * the commands the script ran inside Redis.
+ */
+class CommandCountIT {
+  @RegisterExtension
+  static final RedisServerExtension redis = RedisServerExtension.standalone();
+
+  static RedisClient client;
+  static StatefulRedisConnection<String, String> statsConnection;
+  static CommandStats stats;
+  static LazyRedisSessionRepository repository;
+  static final MutableClock clock = MutableClock.startingNow();
+
+  @BeforeAll
+  static void start() {
+    client = RedisClient.create(redis.uri());
+    statsConnection = client.connect();
+    stats = new CommandStats(statsConnection.sync());
+    repository = LazyRedisSessionRepository.builder(client)
+        .serializer(TestRedis.serializer())
+        .namespace(TestRedis.uniqueNamespace("commands"))
+        .clock(clock)
+        .cleanupInterval(Duration.ZERO)
+        .touchInterval(Duration.ofSeconds(30))
+        .build();
+  }
+
+  @AfterAll
+  static void stop() {
+    repository.close();
+    statsConnection.close();
+    client.shutdown();
+  }
+
+  static String storedSession() {
+    LazySession session = repository.createSession();
+    ShopFixtures.attributes().forEach(session::setAttribute);
+    repository.save(session);
+    return session.getId();
+  }
+
+  @Test
+  void findById_existingSession_isOneScriptCall() {
+    String id = storedSession();
+
+    Map<String, Long> delta = stats.during(() -> repository.findById(id));
+
+    assertThat(delta).isEqualTo(Map.of("evalsha", 1L, "hget", 1L, "hgetall", 1L));
+  }
+
+  @Test
+  void findById_missingSession_isOneScriptCall() {
+    Map<String, Long> delta = stats.during(() -> repository.findById("missing"));
+
+    assertThat(delta).isEqualTo(Map.of("evalsha", 1L, "hget", 1L));
+  }
+
+  @Test
+  void save_changedSession_isOneScriptCall() {
+    LazySession session = repository.findById(storedSession());
+    session.<ShopFixtures.Cart>getAttribute("cart").coupon = "CHANGED"; // in place
+    session.setAttribute("visits", 43);
+    session.removeAttribute("avatar");
+
+    Map<String, Long> delta = stats.during(() -> repository.save(session));
+
+    assertThat(delta).isEqualTo(Map.of(
+        "evalsha", 1L, "hmget", 1L, "hset", 2L, "hdel", 1L, "hincrby", 1L, "pexpire", 1L));
+  }
+
+  @Test
+  void save_unchangedSessionWithinTouchInterval_sendsNothing() {
+    LazySession session = repository.findById(storedSession());
+    session.getAttribute("cart");
+    session.getAttribute("customer");
+    clock.advance(Duration.ofSeconds(10));
+    session.setLastAccessedTime(clock.instant());
+
+    Map<String, Long> delta = stats.during(() -> repository.save(session));
+
+    assertThat(delta).isEmpty();
+  }
+
+  @Test
+  void save_unchangedSessionAfterTouchInterval_isOneScriptCall() {
+    LazySession session = repository.findById(storedSession());
+    clock.advance(Duration.ofSeconds(31));
+    session.setLastAccessedTime(clock.instant());
+
+    Map<String, Long> delta = stats.during(() -> repository.save(session));
+
+    assertThat(delta).isEqualTo(Map.of("evalsha", 1L, "hmget", 1L, "hset", 1L, "hincrby", 1L,
+        "pexpire", 1L));
+  }
+}

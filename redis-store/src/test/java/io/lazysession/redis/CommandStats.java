@@ -1,0 +1,49 @@
+package io.lazysession.redis;
+
+import io.lettuce.core.api.sync.RedisCommands;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Counts the commands a Redis server executed, from {@code INFO commandstats} deltas. Redis counts
+ * the commands a script runs as well as the script call itself, so a delta shows both; the
+ * {@code info} calls made to measure are left out.
+ */
+final class CommandStats {
+  private static final Pattern LINE = Pattern.compile("cmdstat_([^:]+):calls=(\\d+)");
+
+  private final RedisCommands<String, String> commands;
+
+  CommandStats(RedisCommands<String, String> commands) {
+    this.commands = commands;
+  }
+
+  Map<String, Long> snapshot() {
+    Map<String, Long> calls = new TreeMap<>();
+    Matcher matcher = LINE.matcher(commands.info("commandstats"));
+    while (matcher.find()) {
+      calls.put(matcher.group(1), Long.parseLong(matcher.group(2)));
+    }
+    return calls;
+  }
+
+  /** The commands executed while {@code action} ran, by name, without zero entries. */
+  Map<String, Long> during(Runnable action) {
+    Map<String, Long> before = snapshot();
+    action.run();
+    Map<String, Long> after = snapshot();
+    Map<String, Long> delta = new TreeMap<>();
+    after.forEach((name, count) -> {
+      long difference = count - before.getOrDefault(name, 0L);
+      if (name.equals("info")) {
+        difference -= 1; // the snapshot taken before the action
+      }
+      if (difference != 0) {
+        delta.put(name, difference);
+      }
+    });
+    return delta;
+  }
+}

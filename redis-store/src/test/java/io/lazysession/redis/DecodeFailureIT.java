@@ -1,0 +1,181 @@
+package io.lazysession.redis;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import io.lazysession.serializer.AttributeSerializer;
+import io.lazysession.serializer.codec.ClassAllowList;
+import io.lazysession.testing.RedisServerExtension;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.slf4j.LoggerFactory;
+import org.springframework.session.events.SessionDeletedEvent;
+
+/**
+ * One attribute field holds bytes the reader cannot decode; the session must stay usable according
+ * to the configured policy.
+ */
+class DecodeFailureIT {
+  @RegisterExtension
+  static final RedisServerExtension redis = RedisServerExtension.standalone();
+
+  /** What is planted in the "cart" field. */
+  enum Planted {
+    /** Bytes that are no envelope at all. */
+    CORRUPT_BYTES,
+    /** A valid envelope naming a class outside the reader's allow-list. */
+    DISALLOWED_CLASS
+  }
+
+  static RedisClient client;
+  static RedisCommands<byte[], byte[]> raw;
+  final RecordingEventPublisher events = new RecordingEventPublisher();
+  final ListAppender<ILoggingEvent> logs = new ListAppender<>();
+  final Logger repositoryLogger = (Logger) LoggerFactory.getLogger(LazyRedisSessionRepository.class);
+  String namespace;
+
+  @BeforeAll
+  static void connect() {
+    client = RedisClient.create(redis.uri());
+    raw = TestRedis.rawCommands(client);
+  }
+
+  @AfterAll
+  static void shutdown() {
+    client.shutdown();
+  }
+
+  @BeforeEach
+  void captureLogs() {
+    logs.start();
+    repositoryLogger.addAppender(logs);
+  }
+
+  @AfterEach
+  void releaseLogs() {
+    repositoryLogger.detachAppender(logs);
+  }
+
+  /** A node that only decodes JDK value types. */
+  LazyRedisSessionRepository reader(DecodeFailurePolicy policy) {
+    return LazyRedisSessionRepository.builder(client)
+        .serializer(AttributeSerializer.builder().allowList(ClassAllowList.jdkOnly()).build())
+        .namespace(namespace)
+        .cleanupInterval(Duration.ZERO)
+        .onDecodeFailure(policy)
+        .eventPublisher(events)
+        .build();
+  }
+
+  /** Stores a session with three readable attributes and the planted "cart" field. */
+  String plantedSession(LazyRedisSessionRepository repository, Planted planted) {
+    LazySession session = repository.createSession();
+    session.setAttribute("currency", "EUR");
+    session.setAttribute("visits", 42);
+    session.setAttribute("cart", "placeholder");
+    repository.save(session);
+    byte[] bad = switch (planted) {
+      case CORRUPT_BYTES -> new byte[] {(byte) 0xFF, 0x13, 0x37, 0x00, 0x42, 0x42};
+      case DISALLOWED_CLASS -> TestRedis.serializer().serialize(ShopFixtures.attributes().get("cart"));
+    };
+    raw.hset((namespace + ":s:{" + session.getId() + "}").getBytes(UTF_8), "cart".getBytes(UTF_8),
+        bad);
+    return session.getId();
+  }
+
+  @ParameterizedTest
+  @EnumSource(Planted.class)
+  void getAttribute_dropAttributePolicy_dropsOnlyThatAttributeAndWarns(Planted planted) {
+    namespace = TestRedis.uniqueNamespace("drop-" + planted);
+    try (LazyRedisSessionRepository repository = reader(DecodeFailurePolicy.DROP_ATTRIBUTE)) {
+      String id = plantedSession(repository, planted);
+
+      LazySession session = repository.findById(id);
+      assertThat(session).isNotNull();
+      assertThat((Object) session.getAttribute("cart")).isNull();
+      assertThat(session.<String>getAttribute("currency")).isEqualTo("EUR");
+      assertThat(session.<Integer>getAttribute("visits")).isEqualTo(42);
+      assertThat(session.getAttributeNames()).containsExactlyInAnyOrder("currency", "visits");
+      repository.save(session);
+
+      LazySession again = repository.findById(id);
+      assertThat(again.getAttributeNames()).containsExactlyInAnyOrder("currency", "visits");
+      assertThat(repository.metrics().decodeFailures()).isEqualTo(1);
+      assertThat(logs.list).singleElement().satisfies(event -> {
+        assertThat(event.getLevel()).isEqualTo(Level.WARN);
+        assertThat(event.getFormattedMessage()).contains(id).contains("'cart'");
+        if (planted == Planted.DISALLOWED_CLASS) {
+          assertThat(event.getFormattedMessage()).contains(ShopFixtures.Cart.class.getName());
+        }
+      });
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Planted.class)
+  void getAttribute_invalidateSessionPolicy_deletesTheSessionOnSave(Planted planted) {
+    namespace = TestRedis.uniqueNamespace("invalidate-" + planted);
+    try (LazyRedisSessionRepository repository = reader(DecodeFailurePolicy.INVALIDATE_SESSION)) {
+      String id = plantedSession(repository, planted);
+
+      LazySession session = repository.findById(id);
+      assertThat((Object) session.getAttribute("cart")).isNull();
+      assertThat(session.getAttributeNames()).isEmpty();
+      assertThat(session.isExpired()).isTrue();
+      repository.save(session);
+
+      assertThat(repository.findById(id)).isNull();
+      assertThat(events.ofType(SessionDeletedEvent.class)).singleElement()
+          .extracting(SessionDeletedEvent::getSessionId).isEqualTo(id);
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Planted.class)
+  void getAttribute_failPolicy_throwsForThatAttributeOnly(Planted planted) {
+    namespace = TestRedis.uniqueNamespace("fail-" + planted);
+    try (LazyRedisSessionRepository repository = reader(DecodeFailurePolicy.FAIL)) {
+      String id = plantedSession(repository, planted);
+
+      LazySession session = repository.findById(id);
+      assertThatThrownBy(() -> session.getAttribute("cart"))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("'cart'").hasMessageContaining(id);
+      assertThat(session.<String>getAttribute("currency")).isEqualTo("EUR");
+      repository.save(session);
+
+      assertThat(repository.findById(id).getAttributeNames())
+          .containsExactlyInAnyOrder("currency", "visits", "cart");
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Planted.class)
+  void findById_plantedAttribute_loadsWithoutDecodingAnything(Planted planted) {
+    namespace = TestRedis.uniqueNamespace("find-" + planted);
+    try (LazyRedisSessionRepository repository = reader(DecodeFailurePolicy.FAIL)) {
+      String id = plantedSession(repository, planted);
+
+      LazySession session = repository.findById(id);
+
+      assertThat(session.getAttributeNames()).containsExactlyInAnyOrder("currency", "visits", "cart");
+      assertThat(session.attributeInfo()).noneMatch(AttributeInfo::inflated);
+      assertThat(Map.of("failures", repository.metrics().decodeFailures()))
+          .containsEntry("failures", 0L);
+    }
+  }
+}

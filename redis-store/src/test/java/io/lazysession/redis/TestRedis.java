@@ -1,0 +1,46 @@
+package io.lazysession.redis;
+
+import io.lazysession.serializer.AttributeSerializer;
+import io.lazysession.serializer.codec.ClassAllowList;
+import io.lazysession.serializer.codec.CodecKind;
+import io.lazysession.serializer.reference.ReferenceSession;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** Helpers shared by the store's integration tests. */
+final class TestRedis {
+  private static final AtomicInteger NAMESPACES = new AtomicInteger();
+
+  private TestRedis() {}
+
+  /** A namespace no other test uses, so tests sharing a server stay independent. */
+  static String uniqueNamespace(String test) {
+    return "t" + ProcessHandle.current().pid() + "-" + NAMESPACES.incrementAndGet() + "-" + test;
+  }
+
+  static AttributeSerializer serializer(CodecKind codec) {
+    return AttributeSerializer.builder()
+        .codec(codec)
+        .allowList(ClassAllowList.builder().allowPackage("io.lazysession.redis")
+            .allowPackage(ReferenceSession.PACKAGE).build())
+        .build();
+  }
+
+  static AttributeSerializer serializer() {
+    return serializer(CodecKind.KRYO);
+  }
+
+  /** A plain binary connection, to look at (or plant) what the repository stores. */
+  static RedisCommands<byte[], byte[]> rawCommands(RedisClient client) {
+    StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
+    return connection.sync();
+  }
+
+  static RedisClient client(RedisURI uri) {
+    return RedisClient.create(uri);
+  }
+}
