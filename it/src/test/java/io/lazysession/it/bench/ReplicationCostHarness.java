@@ -60,7 +60,16 @@ final class ReplicationCostHarness {
       ZstdDictionary dictionary = Stores.trainDictionary();
       log.accept("trained a " + dictionary.size() + "-byte zstd dictionary on "
           + Stores.TRAINING_SESSIONS + " sessions");
-      for (StoreSpec spec : Stores.all(dictionary)) {
+      List<StoreSpec> stores = Stores.all(dictionary);
+      if (!config.globalWarmup().isZero()) {
+        for (StoreSpec spec : stores) {
+          if (config.runs(spec) && spec.available()) {
+            warmUp(spec, meter);
+          }
+        }
+        log.accept("warmed up every store");
+      }
+      for (StoreSpec spec : stores) {
         if (!config.runs(spec)) {
           continue;
         }
@@ -102,6 +111,29 @@ final class ReplicationCostHarness {
       client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
     }
     return results;
+  }
+
+  /** Runs every workload of one store on the reference session, unmeasured, for the JIT. */
+  private void warmUp(StoreSpec spec, RedisMeter meter) {
+    String pattern = spec.namespace() + ":*";
+    meter.delete(pattern);
+    List<Map<String, Object>> templates = new ArrayList<>();
+    for (int i = 0; i < TEMPLATES; i++) {
+      templates.add(ShopSessions.create(SessionSize.REFERENCE, MEASURED_SEED + 700_000 + i));
+    }
+    try (SessionStore store = spec.open(uri)) {
+      List<String> ids = new ArrayList<>();
+      for (Map<String, Object> template : templates) {
+        ids.add(store.node(0).create(template));
+      }
+      for (Workload workload : Workload.values()) {
+        LoadRunner.Batch batch = LoadRunner.run(1, config.globalWarmup(), config.maxRequests(),
+            request(store, workload, ids, templates));
+        batch.created().forEach(store.node(0)::delete);
+      }
+    } finally {
+      meter.delete(pattern);
+    }
   }
 
   private List<CellResult> runStore(StoreSpec spec, SessionSize size, RedisMeter meter) {

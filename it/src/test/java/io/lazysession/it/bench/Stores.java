@@ -78,6 +78,10 @@ final class Stores {
       stores.add(lazy("lazy-jdk" + suffix, "lazysession, JDK codec, no compression" + nearText,
           AttributeSerializer.builder().codec(CodecKind.JDK).compression(Compression.none()),
           near, unavailable));
+      stores.add(lazy("lazy-jdk-zstd" + suffix, "lazysession, JDK codec, zstd level 3 above 256 "
+          + "bytes (the bound of the design: never more than JDK serialization + zstd)" + nearText,
+          AttributeSerializer.builder().codec(CodecKind.JDK).compression(Compression.zstd(3, 256)),
+          near, unavailable));
       stores.add(lazy("lazy-kryo" + suffix, "lazysession, Kryo codec, no compression" + nearText,
           AttributeSerializer.builder().codec(CodecKind.KRYO).compression(Compression.none()),
           near, unavailable));
