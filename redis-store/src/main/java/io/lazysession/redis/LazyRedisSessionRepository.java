@@ -70,6 +70,8 @@ public final class LazyRedisSessionRepository
   public static final Duration DEFAULT_EXPIRY_GRACE = Duration.ofMinutes(5);
   /** Default {@link Builder#cleanupInterval}. */
   public static final Duration DEFAULT_CLEANUP_INTERVAL = Duration.ofSeconds(10);
+  /** Default {@link Builder#nearCacheMaxBytes}: 64 MB. */
+  public static final long DEFAULT_NEAR_CACHE_MAX_BYTES = 64L * 1024 * 1024;
   /** The longest default {@link Builder#touchInterval}. */
   public static final Duration MAX_DEFAULT_TOUCH_INTERVAL = Duration.ofSeconds(60);
 
@@ -89,6 +91,7 @@ public final class LazyRedisSessionRepository
   private final Clock clock;
   private final SessionIdGenerator idGenerator;
   private final MetricsRecorder metrics = new MetricsRecorder();
+  private final NearCache nearCache;
   private final PrincipalNameIndexResolver<LazySession> principalResolver =
       new PrincipalNameIndexResolver<>();
   private final @Nullable ScheduledExecutorService sweeper;
@@ -104,6 +107,7 @@ public final class LazyRedisSessionRepository
     this.eventPublisher = builder.eventPublisher;
     this.clock = builder.clock;
     this.idGenerator = builder.idGenerator;
+    this.nearCache = new NearCache(builder.nearCacheMaxBytes);
     this.store = new RedisSessionStore(connection, new SessionKeys(builder.namespace), metrics);
     store.loadScripts();
     if (builder.cleanupInterval.isZero()) {
@@ -143,7 +147,9 @@ public final class LazyRedisSessionRepository
 
   @Override
   public LazySession createSession() {
-    return new LazySession(this, newSessionId(), now(), defaultMaxInactiveInterval);
+    LazySession session = new LazySession(this, newSessionId(), now(), defaultMaxInactiveInterval);
+    CurrentRequest.expose(session);
+    return session;
   }
 
   /**
@@ -155,14 +161,19 @@ public final class LazyRedisSessionRepository
     if (id == null || id.isEmpty() || id.length() > MAX_ID_LENGTH) {
       return null;
     }
-    List<byte[]> fields = store.find(id, null);
+    NearCache.Snapshot cached = nearCache.get(id);
+    List<byte[]> fields = store.find(id, cached == null ? null : Long.toString(cached.version()));
     metrics.loads.increment();
-    if (fields == null) {
+    StoredSession stored = fields == null ? null : StoredSession.parse(fields, cached);
+    if (stored == null) {
+      nearCache.invalidate(id); // missing, or a hash without complete metadata
       return null;
     }
-    StoredSession stored = StoredSession.parse(fields);
-    if (stored == null) {
-      return null; // a hash without complete metadata counts as missing
+    if (stored.unchanged()) {
+      metrics.nearCacheHits.increment();
+    } else if (nearCache.enabled()) {
+      nearCache.put(id, new NearCache.Snapshot(stored.version(), stored.creation(),
+          Collections.unmodifiableMap(stored.attributes())));
     }
     LazySession session = new LazySession(this, id, Instant.ofEpochMilli(stored.creation()),
         Instant.ofEpochMilli(stored.lastAccess()), Duration.ofSeconds(stored.maxInactiveSeconds()),
@@ -171,6 +182,7 @@ public final class LazyRedisSessionRepository
       return null;
     }
     stored.attributes().forEach((name, bytes) -> session.loaded(name, serializer.lazy(bytes), bytes));
+    CurrentRequest.expose(session);
     return session;
   }
 
@@ -202,6 +214,7 @@ public final class LazyRedisSessionRepository
     if (id == null || id.isEmpty() || id.length() > MAX_ID_LENGTH) {
       return;
     }
+    nearCache.invalidate(id);
     List<byte[]> meta = store.delete(id, clock.millis());
     if (meta == null) {
       return;
@@ -278,6 +291,7 @@ public final class LazyRedisSessionRepository
       return false;
     }
     // Expired (or dropped by its TTL): whoever removes it from the schedule reports it, once.
+    nearCache.invalidate(id);
     if (!store.unscheduleExpiry(id)) {
       return false;
     }
@@ -328,13 +342,20 @@ public final class LazyRedisSessionRepository
     if (version <= 0) {
       // Deleted or expired since it was loaded: writing would resurrect a partial session.
       log.debug("session {} was deleted or expired meanwhile; not saved", session.getId());
+      nearCache.invalidate(session.getId());
       metrics.savesSkipped.increment();
       return;
     }
     metrics.saves.increment();
     String oldPrincipal = session.storedPrincipal();
     String newPrincipal = resolvedPrincipal(principalOp, oldPrincipal);
+    long loadedVersion = session.version();
     session.committed(version, writes, newPrincipal);
+    if (version == loadedVersion + 1) {
+      cache(session); // nobody wrote in between: this copy is exactly what Redis holds
+    } else {
+      nearCache.invalidate(session.getId());
+    }
     if (timeoutChanged) {
       scheduleExpiry(session);
     }
@@ -364,6 +385,7 @@ public final class LazyRedisSessionRepository
     metrics.saves.increment();
     String oldId = session.storedId();
     session.committed(version, writes, newPrincipal);
+    cache(session);
     scheduleExpiry(session);
     if (idChanged) {
       movePrincipal(oldId, oldPrincipal, session.getId(), newPrincipal);
@@ -382,6 +404,7 @@ public final class LazyRedisSessionRepository
    */
   private void changeId(LazySession session) {
     String oldId = session.storedId();
+    nearCache.invalidate(oldId);
     List<byte[]> deleted = store.delete(oldId, clock.millis());
     if (deleted == null) {
       log.debug("session {} was deleted or expired before its id changed; not saved", oldId);
@@ -450,6 +473,20 @@ public final class LazyRedisSessionRepository
     if (newPrincipal != null) {
       store.addToPrincipal(newPrincipal, newId);
     }
+  }
+
+  private void cache(LazySession session) {
+    if (!nearCache.enabled()) {
+      return;
+    }
+    Map<String, byte[]> attributes = new LinkedHashMap<>();
+    session.entries().forEach((name, entry) -> {
+      if (entry.stored != null) {
+        attributes.put(name, entry.stored);
+      }
+    });
+    nearCache.put(session.getId(), new NearCache.Snapshot(session.version(),
+        session.getCreationTime().toEpochMilli(), Collections.unmodifiableMap(attributes)));
   }
 
   private void scheduleExpiry(LazySession session) {
@@ -608,6 +645,7 @@ public final class LazyRedisSessionRepository
     private @Nullable ApplicationEventPublisher eventPublisher;
     private Clock clock = Clock.systemUTC();
     private SessionIdGenerator idGenerator = UuidSessionIdGenerator.getInstance();
+    private long nearCacheMaxBytes = DEFAULT_NEAR_CACHE_MAX_BYTES;
 
     private Builder(RedisClient client) {
       this.client = client;
@@ -636,8 +674,9 @@ public final class LazyRedisSessionRepository
      */
     public Builder defaultMaxInactiveInterval(Duration interval) {
       Objects.requireNonNull(interval, "defaultMaxInactiveInterval must not be null");
-      if (interval.isZero()) {
-        throw new IllegalArgumentException("defaultMaxInactiveInterval must not be zero");
+      if (!interval.isNegative() && interval.compareTo(Duration.ofSeconds(1)) < 0) {
+        throw new IllegalArgumentException("defaultMaxInactiveInterval must be at least one second "
+            + "(or negative: never expire), was " + interval);
       }
       this.defaultMaxInactiveInterval = interval;
       return this;
@@ -695,6 +734,19 @@ public final class LazyRedisSessionRepository
     /** The clock for creation, access and expiry times; default the system UTC clock. */
     public Builder clock(Clock clock) {
       this.clock = Objects.requireNonNull(clock, "clock must not be null");
+      return this;
+    }
+
+    /**
+     * Heap for this node's near cache of sessions it loaded or wrote (an estimate of the bytes held);
+     * default 64 MB; 0 turns it off. A cached session is used only after Redis confirmed, in the same
+     * single call that would otherwise load it, that its version is still current.
+     */
+    public Builder nearCacheMaxBytes(long maxBytes) {
+      if (maxBytes < 0) {
+        throw new IllegalArgumentException("nearCacheMaxBytes must be >= 0, was " + maxBytes);
+      }
+      this.nearCacheMaxBytes = maxBytes;
       return this;
     }
 

@@ -12,6 +12,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.springframework.session.FindByIndexNameSessionRepository;
@@ -29,6 +30,12 @@ import org.springframework.session.Session;
  * Concurrent requests each load their own instance.
  */
 public final class LazySession implements Session {
+  /**
+   * The request attribute under which, in a Spring web request, the repository leaves the session
+   * that the request loaded or created.
+   */
+  public static final String REQUEST_ATTRIBUTE = LazySession.class.getName() + ".CURRENT";
+
   static final String SPRING_SECURITY_CONTEXT = "SPRING_SECURITY_CONTEXT";
 
   private final LazyRedisSessionRepository repository;
@@ -199,6 +206,14 @@ public final class LazySession implements Session {
         entry.stored == null || entry.set ? -1 : entry.stored.length,
         entry.set || entry.value.isInflated(), entry.set)));
     return info;
+  }
+
+  /**
+   * The session the current Spring web request loaded or created through lazysession, if any: the
+   * object behind the request's {@code HttpSession}, for diagnostics such as {@link #attributeInfo()}.
+   */
+  public static Optional<LazySession> current() {
+    return Optional.ofNullable(CurrentRequest.current());
   }
 
   /** The version of the stored session this instance was loaded as or last saved as; 0 when new. */

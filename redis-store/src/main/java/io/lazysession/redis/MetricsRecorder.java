@@ -5,6 +5,7 @@ import java.util.concurrent.atomic.LongAdder;
 /** The counters behind {@link RepositoryMetrics}. Thread-safe; increments never block. */
 final class MetricsRecorder {
   final LongAdder loads = new LongAdder();
+  final LongAdder nearCacheHits = new LongAdder();
   final LongAdder saves = new LongAdder();
   final LongAdder savesSkipped = new LongAdder();
   final LongAdder roundTrips = new LongAdder();
@@ -20,6 +21,7 @@ final class MetricsRecorder {
   RepositoryMetrics snapshot() {
     return new RepositoryMetrics(
         loads.sum(),
+        nearCacheHits.sum(),
         saves.sum(),
         savesSkipped.sum(),
         roundTrips.sum(),

@@ -6,6 +6,8 @@ package io.lazysession.redis;
  * <p>Bytes are payload bytes (field names and values sent or received), not protocol bytes.
  *
  * @param loads {@code findById} calls that reached Redis
+ * @param nearCacheHits loads that Redis answered with "unchanged" because this node's near cache held
+ *     the current version (a few bytes on the wire instead of the whole session)
  * @param saves {@code save} calls that wrote to Redis
  * @param savesSkipped {@code save} calls that had nothing to write (read-only, touch not yet due)
  * @param roundTrips commands sent to Redis (a script call counts as one)
@@ -20,6 +22,7 @@ package io.lazysession.redis;
  */
 public record RepositoryMetrics(
     long loads,
+    long nearCacheHits,
     long saves,
     long savesSkipped,
     long roundTrips,

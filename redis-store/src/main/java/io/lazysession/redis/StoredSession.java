@@ -17,6 +17,14 @@ record StoredSession(long creation, long lastAccess, long maxInactiveSeconds, lo
 
   /** Parses alternating field names and values; null when a metadata field is missing or bad. */
   static @Nullable StoredSession parse(List<byte[]> fields) {
+    return parse(fields, null);
+  }
+
+  /**
+   * Parses a find answer. An "unchanged" answer carries no creation time nor attributes: they are
+   * taken from {@code cached}, the copy whose version the caller sent.
+   */
+  static @Nullable StoredSession parse(List<byte[]> fields, NearCache.@Nullable Snapshot cached) {
     Long creation = null;
     Long lastAccess = null;
     Long maxInactive = null;
@@ -45,6 +53,13 @@ record StoredSession(long creation, long lastAccess, long maxInactiveSeconds, lo
         case SessionKeys.UNCHANGED -> unchanged = true;
         default -> { } // metadata written by a later version: ignored
       }
+    }
+    if (unchanged) {
+      if (cached == null || version == null || cached.version() != version) {
+        return null;
+      }
+      creation = cached.creation();
+      attributes = cached.attributes();
     }
     if (creation == null || lastAccess == null || maxInactive == null || version == null) {
       return null;

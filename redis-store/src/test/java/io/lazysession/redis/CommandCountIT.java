@@ -25,6 +25,7 @@ class CommandCountIT {
   static StatefulRedisConnection<String, String> statsConnection;
   static CommandStats stats;
   static LazyRedisSessionRepository repository;
+  static LazyRedisSessionRepository cachingRepository;
   static final MutableClock clock = MutableClock.startingNow();
 
   @BeforeAll
@@ -38,12 +39,21 @@ class CommandCountIT {
         .clock(clock)
         .cleanupInterval(Duration.ZERO)
         .touchInterval(Duration.ofSeconds(30))
+        .nearCacheMaxBytes(0)
+        .build();
+    cachingRepository = LazyRedisSessionRepository.builder(client)
+        .serializer(TestRedis.serializer())
+        .namespace(repository.namespace())
+        .clock(clock)
+        .cleanupInterval(Duration.ZERO)
+        .touchInterval(Duration.ofSeconds(30))
         .build();
   }
 
   @AfterAll
   static void stop() {
     repository.close();
+    cachingRepository.close();
     statsConnection.close();
     client.shutdown();
   }
@@ -107,5 +117,33 @@ class CommandCountIT {
 
     assertThat(delta).isEqualTo(Map.of("evalsha", 1L, "hmget", 1L, "hset", 1L, "hincrby", 1L,
         "pexpire", 1L));
+  }
+
+  @Test
+  void findById_nearCacheHoldsCurrentVersion_isOneScriptCallAnsweredInAFewBytes() {
+    String id = storedSession();
+    cachingRepository.findById(id); // loads and caches
+    long bytesBefore = cachingRepository.metrics().bytesRead();
+
+    Map<String, Long> delta = stats.during(() -> cachingRepository.findById(id));
+
+    assertThat(delta).isEqualTo(Map.of("evalsha", 1L, "hget", 1L, "hmget", 1L));
+    assertThat(cachingRepository.metrics().bytesRead() - bytesBefore).isLessThan(64);
+    assertThat(cachingRepository.metrics().nearCacheHits()).isPositive();
+  }
+
+  @Test
+  void findById_nearCacheCopyOutdatedByOtherNode_loadsTheWholeHashInOneCall() {
+    String id = storedSession();
+    cachingRepository.findById(id);
+    LazySession elsewhere = repository.findById(id);
+    elsewhere.setAttribute("currency", "JPY");
+    repository.save(elsewhere);
+
+    LazySession[] loaded = new LazySession[1];
+    Map<String, Long> delta = stats.during(() -> loaded[0] = cachingRepository.findById(id));
+
+    assertThat(delta).isEqualTo(Map.of("evalsha", 1L, "hget", 1L, "hgetall", 1L));
+    assertThat(loaded[0].<String>getAttribute("currency")).isEqualTo("JPY");
   }
 }

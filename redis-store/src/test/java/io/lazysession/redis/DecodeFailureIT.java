@@ -92,8 +92,9 @@ class DecodeFailureIT {
       case CORRUPT_BYTES -> new byte[] {(byte) 0xFF, 0x13, 0x37, 0x00, 0x42, 0x42};
       case DISALLOWED_CLASS -> TestRedis.serializer().serialize(ShopFixtures.attributes().get("cart"));
     };
-    raw.hset((namespace + ":s:{" + session.getId() + "}").getBytes(UTF_8), "cart".getBytes(UTF_8),
-        bad);
+    byte[] key = (namespace + ":s:{" + session.getId() + "}").getBytes(UTF_8);
+    raw.hset(key, "cart".getBytes(UTF_8), bad);
+    raw.hincrby(key, "#v".getBytes(UTF_8), 1); // as every writer does, so near caches notice
     return session.getId();
   }
 

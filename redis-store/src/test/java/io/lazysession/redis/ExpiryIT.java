@@ -34,6 +34,7 @@ class ExpiryIT {
   static final RedisServerExtension redis = RedisServerExtension.standalone();
 
   static final Duration MAX_INACTIVE = Duration.ofMinutes(10);
+  static TestRedis.TwoClients clients;
   static RedisClient clientA;
   static RedisClient clientB;
   static RedisCommands<byte[], byte[]> raw;
@@ -47,15 +48,15 @@ class ExpiryIT {
 
   @BeforeAll
   static void connect() {
-    clientA = RedisClient.create(redis.uri());
-    clientB = RedisClient.create(redis.uri());
-    raw = TestRedis.rawCommands(clientA);
+    clients = TestRedis.TwoClients.open(redis.uri());
+    clientA = clients.a();
+    clientB = clients.b();
+    raw = clients.raw();
   }
 
   @AfterAll
   static void shutdown() {
-    clientA.shutdown();
-    clientB.shutdown();
+    clients.close();
   }
 
   @BeforeEach

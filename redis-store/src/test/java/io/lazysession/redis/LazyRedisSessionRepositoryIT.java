@@ -5,10 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lazysession.redis.ShopFixtures.Cart;
 import io.lazysession.redis.ShopFixtures.Product;
+import io.lazysession.redis.micrometer.LazySessionMetrics;
 import io.lazysession.serializer.codec.CodecKind;
 import io.lazysession.serializer.reference.ReferenceSession;
 import io.lazysession.testing.RedisServerExtension;
 import io.lettuce.core.RedisClient;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.math.BigDecimal;
 import java.time.Duration;
@@ -21,15 +23,28 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.session.FindByIndexNameSessionRepository;
 import org.springframework.session.events.SessionCreatedEvent;
 import org.springframework.session.events.SessionDeletedEvent;
 
-/** The repository on a real Redis, with two repository instances standing for two nodes. */
+/**
+ * The repository on a real Redis, with two repository instances standing for two nodes; every test
+ * runs with the near cache on and off.
+ */
+@ParameterizedClass(name = "nearCache={0}")
+@ValueSource(booleans = {true, false})
 class LazyRedisSessionRepositoryIT {
+  @Parameter
+  boolean nearCache;
+
+
   @RegisterExtension
   static final RedisServerExtension redis = RedisServerExtension.standalone();
 
+  static TestRedis.TwoClients clients;
   static RedisClient clientA;
   static RedisClient clientB;
   static RedisCommands<byte[], byte[]> raw;
@@ -43,15 +58,15 @@ class LazyRedisSessionRepositoryIT {
 
   @BeforeAll
   static void connect() {
-    clientA = RedisClient.create(redis.uri());
-    clientB = RedisClient.create(redis.uri());
-    raw = TestRedis.rawCommands(clientA);
+    clients = TestRedis.TwoClients.open(redis.uri());
+    clientA = clients.a();
+    clientB = clients.b();
+    raw = clients.raw();
   }
 
   @AfterAll
   static void shutdown() {
-    clientA.shutdown();
-    clientB.shutdown();
+    clients.close();
   }
 
   @BeforeEach
@@ -69,6 +84,7 @@ class LazyRedisSessionRepositoryIT {
         .clock(clock)
         .cleanupInterval(Duration.ZERO)
         .touchInterval(Duration.ofSeconds(10))
+        .nearCacheMaxBytes(nearCache ? 1 << 20 : 0)
         .eventPublisher(events)
         .build();
   }
@@ -406,4 +422,20 @@ class LazyRedisSessionRepositoryIT {
     assertThat(metrics.bytesWritten()).isPositive();
   }
 
+
+  @Test
+  void micrometerBinding_afterLoads_publishesTheRepositoryCounters() {
+    LazySession created = savedSession(nodeA, Map.of("a", "x"));
+    nodeA.findById(created.getId());
+    nodeA.findById(created.getId());
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+
+    new LazySessionMetrics(nodeA).bindTo(registry);
+
+    assertThat(registry.get("lazysession.loads").tag("namespace", namespace).functionCounter()
+        .count()).isEqualTo(2);
+    assertThat(registry.get("lazysession.saves").functionCounter().count()).isEqualTo(1);
+    assertThat(registry.get("lazysession.near.cache.hits").functionCounter().count())
+        .isEqualTo(nearCache ? 2 : 0);
+  }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class StoredSessionTest {
@@ -49,8 +50,25 @@ class StoredSessionTest {
   }
 
   @Test
-  void parse_unchangedAnswer_isFlagged() {
-    assertThat(StoredSession.parse(fields("#=", "1", "#c", "1", "#a", "2", "#m", "3", "#v", "4"))
-        .unchanged()).isTrue();
+  void parse_unchangedAnswerForCachedVersion_takesCreationAndAttributesFromTheCache() {
+    NearCache.Snapshot cached = new NearCache.Snapshot(4, 1000, Map.of("cart", new byte[] {7}));
+
+    StoredSession stored = StoredSession.parse(
+        fields("#=", "1", "#a", "2000", "#m", "1800", "#v", "4", "#p", "ada"), cached);
+
+    assertThat(stored.unchanged()).isTrue();
+    assertThat(stored.creation()).isEqualTo(1000);
+    assertThat(stored.lastAccess()).isEqualTo(2000);
+    assertThat(stored.principal()).isEqualTo("ada");
+    assertThat(stored.attributes()).containsOnlyKeys("cart");
+  }
+
+  @Test
+  void parse_unchangedAnswerForAnotherVersion_isTreatedAsMissing() {
+    NearCache.Snapshot cached = new NearCache.Snapshot(3, 1000, Map.of());
+
+    assertThat(StoredSession.parse(fields("#=", "1", "#a", "2", "#m", "3", "#v", "4"), cached))
+        .isNull();
+    assertThat(StoredSession.parse(fields("#=", "1", "#a", "2", "#m", "3", "#v", "4"))).isNull();
   }
 }

@@ -40,7 +40,18 @@ final class TestRedis {
     return connection.sync();
   }
 
-  static RedisClient client(RedisURI uri) {
-    return RedisClient.create(uri);
+  /** Two clients on one server, standing for two application nodes, and a raw connection. */
+  record TwoClients(RedisClient a, RedisClient b, RedisCommands<byte[], byte[]> raw)
+      implements AutoCloseable {
+    static TwoClients open(RedisURI uri) {
+      RedisClient a = RedisClient.create(uri);
+      return new TwoClients(a, RedisClient.create(uri), rawCommands(a));
+    }
+
+    @Override
+    public void close() {
+      a.shutdown();
+      b.shutdown();
+    }
   }
 }

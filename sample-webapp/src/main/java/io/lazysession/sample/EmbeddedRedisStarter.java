@@ -9,8 +9,12 @@ import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.event.ApplicationEnvironmentPreparedEvent;
+import org.springframework.boot.context.event.ApplicationFailedEvent;
+import org.springframework.context.ApplicationEvent;
 import org.springframework.context.ApplicationListener;
+import org.springframework.context.event.ContextClosedEvent;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.MapPropertySource;
 import redis.embedded.RedisServer;
@@ -24,15 +28,24 @@ import redis.embedded.RedisServer;
  * <p>The instance that started the embedded Redis stops it when it exits; run a real Redis (and set
  * {@code spring.data.redis.url}) when instances should come and go independently.
  */
-final class EmbeddedRedisStarter implements ApplicationListener<ApplicationEnvironmentPreparedEvent> {
+final class EmbeddedRedisStarter implements ApplicationListener<ApplicationEvent> {
   private static final Logger log = LoggerFactory.getLogger(EmbeddedRedisStarter.class);
   private static final String[] CONNECTION_PROPERTIES = {
       "spring.data.redis.url", "spring.data.redis.host", "spring.data.redis.port",
       "spring.data.redis.sentinel.master", "spring.data.redis.cluster.nodes"};
 
+  private @Nullable RedisServer started;
+
   @Override
-  public void onApplicationEvent(ApplicationEnvironmentPreparedEvent event) {
-    ConfigurableEnvironment environment = event.getEnvironment();
+  public void onApplicationEvent(ApplicationEvent event) {
+    if (event instanceof ApplicationEnvironmentPreparedEvent prepared) {
+      configure(prepared.getEnvironment());
+    } else if (event instanceof ContextClosedEvent || event instanceof ApplicationFailedEvent) {
+      stop();
+    }
+  }
+
+  private void configure(ConfigurableEnvironment environment) {
     for (String property : CONNECTION_PROPERTIES) {
       if (environment.containsProperty(property)) {
         log.info("Using the Redis configured by {}", property);
@@ -53,7 +66,7 @@ final class EmbeddedRedisStarter implements ApplicationListener<ApplicationEnvir
         new MapPropertySource("embeddedRedis", Map.of("spring.data.redis.url", url)));
   }
 
-  private static void start(int port) {
+  private synchronized void start(int port) {
     try {
       RedisServer server = RedisServer.newRedisServer()
           .port(port)
@@ -62,17 +75,24 @@ final class EmbeddedRedisStarter implements ApplicationListener<ApplicationEnvir
           .setting("appendonly no")
           .build();
       server.start();
-      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-        try {
-          server.stop();
-        } catch (IOException e) {
-          log.warn("Could not stop the embedded Redis on port {}", port, e);
-        }
-      }, "embedded-redis-stop"));
+      started = server;
+      Runtime.getRuntime().addShutdownHook(new Thread(this::stop, "embedded-redis-stop"));
     } catch (IOException e) {
       throw new IllegalStateException("Could not start an embedded Redis on 127.0.0.1:" + port
           + "; set spring.data.redis.url to a running Redis or sample.embedded-redis.port to a free "
           + "port", e);
+    }
+  }
+
+  private synchronized void stop() {
+    RedisServer server = started;
+    started = null;
+    if (server != null) {
+      try {
+        server.stop();
+      } catch (IOException e) {
+        log.warn("Could not stop the embedded Redis", e);
+      }
     }
   }
 

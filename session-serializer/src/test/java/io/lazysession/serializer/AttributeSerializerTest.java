@@ -43,6 +43,41 @@ class AttributeSerializerTest {
     assertThat(serializer.maxPayloadBytes()).isEqualTo(16 * 1024 * 1024);
   }
 
+  @Test
+  void toBuilder_everyOptionSurvivesCopy() {
+    io.lazysession.serializer.compress.ZstdDictionary dictionary = TestDictionaries.reference();
+    ClassLoader loader = new ClassLoader(getClass().getClassLoader()) {};
+    AttributeSerializer original = AttributeSerializer.builder().codec(CodecKind.JDK)
+        .compression(Compression.zstd(7, 100)).allowList(ClassAllowList.builder().allowPackage("a.b").build())
+        .dictionaries(List.of(dictionary)).classLoader(loader).maxPayloadBytes(4096).build();
+
+    AttributeSerializer copy = original.toBuilder().build();
+
+    assertThat(copy.codec()).isEqualTo(CodecKind.JDK);
+    assertThat(copy.compression()).isEqualTo(Compression.zstd(7, 100));
+    assertThat(copy.allowList().packages()).containsExactly("a.b");
+    assertThat(copy.dictionaries()).containsExactly(dictionary);
+    assertThat(copy.maxPayloadBytes()).isEqualTo(4096);
+  }
+
+  @Test
+  void maxPayloadBytes_tooSmall_throwsNamingParameter() {
+    assertThatThrownBy(() -> AttributeSerializer.builder().maxPayloadBytes(10))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("maxPayloadBytes must be >= 1024, was 10");
+  }
+
+  @ParameterizedTest
+  @MethodSource("matrix")
+  void serialize_valueLargerThanMaximum_refused(CodecKind codec, Compression compression) {
+    AttributeSerializer serializer = AttributeSerializer.builder().codec(codec).compression(compression)
+        .maxPayloadBytes(1024).build();
+
+    assertThatThrownBy(() -> serializer.serialize("x".repeat(5000)))
+        .isInstanceOf(SerializationException.class)
+        .hasMessageContaining("1024");
+  }
+
   @ParameterizedTest
   @MethodSource("matrix")
   void serialize_jdkValues_roundTrip(CodecKind codec, Compression compression) {

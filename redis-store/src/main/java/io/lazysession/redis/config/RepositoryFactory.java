@@ -33,6 +33,7 @@ final class RepositoryFactory {
         .onDecodeFailure(properties.decodeFailurePolicy())
         .expiryGrace(properties.getExpiryGrace())
         .cleanupInterval(properties.getCleanupInterval())
+        .nearCacheMaxBytes(properties.getNearCacheMaxBytes().toBytes())
         .eventPublisher(events);
     if (properties.getTouchInterval() != null) {
       builder.touchInterval(properties.getTouchInterval());

@@ -33,6 +33,9 @@ public final class LazySessionMetrics implements MeterBinder {
     Tags tags = Tags.of("namespace", repository.namespace());
     counter(registry, tags, "lazysession.loads", "sessions loaded from Redis", null,
         RepositoryMetrics::loads);
+    counter(registry, tags, "lazysession.near.cache.hits",
+        "loads answered from the near cache after Redis confirmed the version", null,
+        RepositoryMetrics::nearCacheHits);
     counter(registry, tags, "lazysession.saves", "sessions written to Redis", null,
         RepositoryMetrics::saves);
     counter(registry, tags, "lazysession.saves.skipped", "saves with nothing to write", null,

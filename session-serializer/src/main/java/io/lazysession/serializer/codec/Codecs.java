@@ -1,6 +1,6 @@
 package io.lazysession.serializer.codec;
 
-/** Static factories of the codecs. */
+/** Static factories of the codecs; every codec they return is thread-safe. */
 public final class Codecs {
   /** Largest payload a codec writes or reads, unless configured otherwise: 16 MiB. */
   public static final int DEFAULT_MAX_PAYLOAD_BYTES = 16 * 1024 * 1024;

@@ -28,7 +28,9 @@ public interface LazyValue {
 
   /**
    * For an inflated value: whether it now encodes to bytes different from those it came from (an
-   * in-place mutation). Never re-encodes a value that was not inflated; returns false for it.
+   * in-place mutation). Never re-encodes a value that was not inflated; returns false for it. Bytes
+   * written with another codec or compression than the serializer's count as modified once read, so
+   * saving them migrates the attribute to the configured encoding.
    */
   boolean isModified();
 }

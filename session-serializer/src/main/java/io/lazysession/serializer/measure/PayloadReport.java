@@ -4,7 +4,7 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What each attribute costs under each encoding choice, and the totals per choice.
+ * What each attribute costs under each encoding choice, and the totals per choice. Immutable.
  *
  * @param attributes one entry per attribute, in the order of the measured map
  * @param totals one entry per choice, summing the attributes (choice order)

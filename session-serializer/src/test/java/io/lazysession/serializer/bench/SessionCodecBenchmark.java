@@ -1,11 +1,8 @@
 package io.lazysession.serializer.bench;
 
-import io.lazysession.serializer.AttributeSerializer;
-import io.lazysession.serializer.lazy.LazyValue;
 import io.lazysession.serializer.reference.ReferenceSession;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -19,7 +16,7 @@ import org.openjdk.jmh.infra.Blackhole;
 
 /**
  * Encoding and decoding the twelve attributes of the reference session, one envelope each, under each
- * encoding; and, for the default encoding, reading one attribute lazily against decoding them all.
+ * encoding ({@link LazyReadBenchmark} measures lazy reading).
  * Run: {@code mvn -pl session-serializer -Pbench test-compile exec:exec} (see docs/serializer-benchmarks.md).
  */
 @State(Scope.Benchmark)
@@ -56,45 +53,6 @@ public class SessionCodecBenchmark {
   public void decodeSession(Blackhole bh) {
     for (byte[] bytes : stored) {
       bh.consume(codec.decode(bytes));
-    }
-  }
-
-  /** Lazy reading with the default encoding (Kryo + zstd): all twelve wrapped, one read. */
-  @State(Scope.Benchmark)
-  public static class LazyState {
-    @Param({"cart", "user"})
-    public String attribute;
-
-    AttributeSerializer serializer;
-    Map<String, byte[]> stored;
-
-    @Setup
-    public void setUp() {
-      serializer = AttributeSerializer.builder().allowList(Encodings.ALLOW).build();
-      stored = new java.util.LinkedHashMap<>();
-      ReferenceSession.create().forEach((name, value) -> stored.put(name, serializer.serialize(value)));
-    }
-  }
-
-  /** Wraps the twelve envelopes as lazy values and reads one. */
-  @Benchmark
-  public void lazyReadOneOfTwelve(LazyState state, Blackhole bh) {
-    LazyValue read = null;
-    for (Map.Entry<String, byte[]> e : state.stored.entrySet()) {
-      LazyValue lazy = state.serializer.lazy(e.getValue());
-      if (e.getKey().equals(state.attribute)) {
-        read = lazy;
-      }
-      bh.consume(lazy);
-    }
-    bh.consume(read.get());
-  }
-
-  /** Wraps the twelve envelopes as lazy values and reads them all: the eager cost, same encoding. */
-  @Benchmark
-  public void lazyReadAllTwelve(LazyState state, Blackhole bh) {
-    for (byte[] bytes : state.stored.values()) {
-      bh.consume(state.serializer.lazy(bytes).get());
     }
   }
 }

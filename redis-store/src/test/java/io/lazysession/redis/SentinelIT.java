@@ -1,0 +1,42 @@
+package io.lazysession.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lazysession.testing.RedisServerExtension;
+import io.lettuce.core.RedisClient;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** The repository on a Sentinel-managed primary, through a client given the Sentinel URI. */
+class SentinelIT {
+  @RegisterExtension
+  static final RedisServerExtension redis = RedisServerExtension.sentinel();
+
+  @Test
+  void saveAndFind_throughSentinel_workLikeStandalone() {
+    RedisClient client = RedisClient.create(redis.sentinelUri());
+    try (LazyRedisSessionRepository repository = LazyRedisSessionRepository.builder(client)
+        .serializer(TestRedis.serializer())
+        .namespace(TestRedis.uniqueNamespace("sentinel"))
+        .cleanupInterval(Duration.ZERO)
+        .build()) {
+      LazySession session = repository.createSession();
+      ShopFixtures.attributes().forEach(session::setAttribute);
+      repository.save(session);
+
+      LazySession loaded = repository.findById(session.getId());
+      loaded.setAttribute("currency", "SEK");
+      repository.save(loaded);
+
+      Map<String, Object> expected = ShopFixtures.attributes();
+      expected.put("currency", "SEK");
+      LazySession again = repository.findById(session.getId());
+      expected.forEach((name, value) ->
+          assertThat((Object) again.getAttribute(name)).as(name).isEqualTo(value));
+    } finally {
+      client.shutdown();
+    }
+  }
+}

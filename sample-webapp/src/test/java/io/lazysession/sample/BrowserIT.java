@@ -1,0 +1,115 @@
+package io.lazysession.sample;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lazysession.testing.RedisServerExtension;
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.openqa.selenium.By;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.TakesScreenshot;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/**
+ * Drives the shop in a real headless Chromium: sign in, add to cart, open the payload page. Needs a
+ * Chromium and a matching chromedriver ({@code CHROME_BINARY}, {@code CHROMEDRIVER_BINARY}, default
+ * {@code /usr/bin/chromium} and {@code /usr/bin/chromedriver}); skipped when they are absent. Screenshots
+ * go to {@code target/screenshots}.
+ */
+class BrowserIT {
+  @RegisterExtension
+  static final RedisServerExtension redis = RedisServerExtension.standalone();
+
+  private static final Path SCREENSHOTS = Path.of("target", "screenshots");
+
+  private SampleNode node;
+  private WebDriver driver;
+  private Path profile;
+
+  @BeforeEach
+  void startBrowser() throws IOException {
+    File chrome = new File(setting("CHROME_BINARY", "/usr/bin/chromium"));
+    File chromedriver = new File(setting("CHROMEDRIVER_BINARY", "/usr/bin/chromedriver"));
+    Assumptions.assumeTrue(chrome.canExecute() && chromedriver.canExecute(),
+        "needs Chromium and chromedriver (" + chrome + ", " + chromedriver + ")");
+    profile = Files.createTempDirectory("lazysession-chromium-");
+    ChromeOptions options = new ChromeOptions();
+    options.setBinary(chrome);
+    options.addArguments(List.of("--headless=new", "--no-sandbox", "--disable-gpu",
+        "--disable-dev-shm-usage", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        "--window-size=1280,1000", "--user-data-dir=" + profile));
+    ChromeDriverService service = new ChromeDriverService.Builder()
+        .usingDriverExecutable(chromedriver)
+        .usingAnyFreePort()
+        .build();
+    node = SampleNode.start("spring.data.redis.url=" + redis.url());
+    driver = new ChromeDriver(service, options);
+    driver.manage().timeouts().pageLoadTimeout(Duration.ofSeconds(30));
+    Files.createDirectories(SCREENSHOTS);
+  }
+
+  @AfterEach
+  void stop() {
+    if (driver != null) {
+      driver.quit();
+    }
+    if (node != null) {
+      node.close();
+    }
+  }
+
+  @Test
+  void signInAddToCartAndPayload_inHeadlessChromium_showTheSession() throws IOException {
+    String base = "http://localhost:" + node.port();
+    WebDriverWait wait = new WebDriverWait(driver, Duration.ofSeconds(15));
+
+    driver.get(base + "/signin");
+    driver.findElement(By.id("username")).sendKeys("margaret");
+    screenshot("1-signin");
+    driver.findElement(By.id("signin-submit")).click();
+    wait.until(ExpectedConditions.textToBe(By.id("signed-in-as"), "Margaret"));
+    screenshot("2-catalog");
+
+    List<WebElement> buttons = driver.findElements(By.cssSelector("button.add-to-cart"));
+    assertThat(buttons).isNotEmpty();
+    buttons.get(0).click();
+    wait.until(ExpectedConditions.presenceOfElementLocated(By.id("cart-table")));
+    assertThat(driver.findElements(By.cssSelector("tr.cart-line"))).hasSize(1);
+    screenshot("3-cart");
+
+    driver.findElement(By.id("nav-payload")).click();
+    wait.until(ExpectedConditions.presenceOfElementLocated(By.id("payload-table")));
+    List<WebElement> rows = driver.findElements(By.cssSelector("tr.payload-row"));
+    assertThat(rows).extracting(row -> row.getAttribute("data-attribute"))
+        .contains("user", "cart", "purchaseHistory");
+    assertThat(Long.parseLong(driver.findElement(By.id("payload-total")).getText())).isPositive();
+    screenshot("4-payload");
+  }
+
+  private void screenshot(String name) throws IOException {
+    File file = ((TakesScreenshot) driver).getScreenshotAs(OutputType.FILE);
+    Files.copy(file.toPath(), SCREENSHOTS.resolve(name + ".png"), StandardCopyOption.REPLACE_EXISTING);
+  }
+
+  private static String setting(String name, String defaultValue) {
+    String value = System.getenv(name);
+    return value == null || value.isBlank() ? defaultValue : value;
+  }
+}
