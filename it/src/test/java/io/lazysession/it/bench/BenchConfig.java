@@ -30,9 +30,9 @@ public record BenchConfig(Duration globalWarmup, Duration warmup, Duration measu
     int sessions, List<SessionSize> sizes, List<String> stores, List<Workload> workloads,
     long createBudgetBytes, Path outputDirectory) {
 
-  /** The full run: two seconds per cell; about nine minutes for the whole matrix on 2 cores. */
+  /** The full run: 1.5 seconds per cell; about ten minutes for the whole matrix on 2 cores. */
   public static BenchConfig full() {
-    return new BenchConfig(Duration.ofMillis(1000), Duration.ofMillis(500), Duration.ofMillis(1500),
+    return new BenchConfig(Duration.ofMillis(500), Duration.ofMillis(500), Duration.ofMillis(1000),
         200_000, List.of(1, 16),
         64, List.of(SessionSize.values()), List.of("all"), List.of(Workload.values()),
         256L << 20, Path.of("target", "benchmark"));

@@ -13,7 +13,6 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.event.command.CommandListener;
 import io.lettuce.core.event.command.CommandStartedEvent;
-import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -54,7 +53,7 @@ final class Stores {
   static final int DICTIONARY_BYTES = 16 * 1024;
   /** Seeds of the sessions the dictionary is trained on; measured sessions never use these. */
   static final int TRAINING_SESSIONS = 200;
-  /** Near cache heap for the stores with the near cache on (lazysession's default). */
+  /** Near cache heap of the stores with the near cache on: lazysession's default. */
   static final long NEAR_CACHE_BYTES = 64L << 20;
 
   private Stores() {}
@@ -69,30 +68,29 @@ final class Stores {
         + "RedisIndexedSessionRepository (@EnableRedisIndexedHttpSession), JDK serializer, "
         + "keyspace notifications and listener container on", true, null,
         (spec, uri) -> spring(spec, uri, true)));
-    String nearCache = nearCacheMethod() == null
-        ? "n/a (not implemented: the repository builder has no nearCacheMaxBytes option yet)" : null;
     for (boolean near : new boolean[] {false, true}) {
       String suffix = near ? "+near" : "";
-      String nearText = near ? ", near cache on (" + (NEAR_CACHE_BYTES >> 20) + " MB)" : "";
-      String unavailable = near ? nearCache : null;
+      String nearText = near ? ", near cache on (" + (NEAR_CACHE_BYTES >> 20) + " MB, the default)"
+          : ", near cache off";
       stores.add(lazy("lazy-jdk" + suffix, "lazysession, JDK codec, no compression" + nearText,
           AttributeSerializer.builder().codec(CodecKind.JDK).compression(Compression.none()),
-          near, unavailable));
+          near));
       stores.add(lazy("lazy-jdk-zstd" + suffix, "lazysession, JDK codec, zstd level 3 above 256 "
           + "bytes (the bound of the design: never more than JDK serialization + zstd)" + nearText,
           AttributeSerializer.builder().codec(CodecKind.JDK).compression(Compression.zstd(3, 256)),
-          near, unavailable));
+          near));
       stores.add(lazy("lazy-kryo" + suffix, "lazysession, Kryo codec, no compression" + nearText,
           AttributeSerializer.builder().codec(CodecKind.KRYO).compression(Compression.none()),
-          near, unavailable));
+          near));
       stores.add(lazy("lazy-kryo-zstd" + suffix, "lazysession, Kryo codec, zstd level 3 above 256 "
-          + "bytes (the defaults)" + nearText, AttributeSerializer.builder().codec(CodecKind.KRYO)
-          .compression(Compression.zstd(3, 256)), near, unavailable));
+          + "bytes (the default codec and compression)" + nearText,
+          AttributeSerializer.builder().codec(CodecKind.KRYO)
+              .compression(Compression.zstd(3, 256)), near));
       stores.add(lazy("lazy-kryo-zstd-dict" + suffix, "lazysession, Kryo codec, zstd level 3 above "
           + "32 bytes with a " + (DICTIONARY_BYTES >> 10) + " KiB dictionary trained on "
           + TRAINING_SESSIONS + " other sessions" + nearText,
           AttributeSerializer.builder().codec(CodecKind.KRYO)
-              .compression(Compression.zstd(3, 32, dictionary)), near, unavailable));
+              .compression(Compression.zstd(3, 32, dictionary)), near));
     }
     return stores;
   }
@@ -103,6 +101,15 @@ final class Stores {
    * sessions never use: the dictionary knows the shape of the data, not the data measured.
    */
   static ZstdDictionary trainDictionary() {
+    return TrainedDictionary.INSTANCE;
+  }
+
+  /** Trained once per JVM, on first use. */
+  private static final class TrainedDictionary {
+    static final ZstdDictionary INSTANCE = train();
+  }
+
+  private static ZstdDictionary train() {
     AttributeSerializer kryo = AttributeSerializer.builder().codec(CodecKind.KRYO)
         .compression(Compression.none()).allowList(ALLOW_LIST).build();
     List<byte[]> samples = new ArrayList<>();
@@ -117,9 +124,9 @@ final class Stores {
   }
 
   private static StoreSpec lazy(String name, String description,
-      AttributeSerializer.Builder serializer, boolean nearCache, @Nullable String unavailable) {
+      AttributeSerializer.Builder serializer, boolean nearCache) {
     AttributeSerializer built = serializer.allowList(ALLOW_LIST).build();
-    return new StoreSpec(name, description, false, unavailable,
+    return new StoreSpec(name, description, false, null,
         (spec, uri) -> lazy(spec, uri, built, nearCache));
   }
 
@@ -136,10 +143,8 @@ final class Stores {
         LazyRedisSessionRepository.Builder builder = LazyRedisSessionRepository.builder(client)
             .serializer(serializer)
             .namespace(spec.namespace())
-            .cleanupInterval(Duration.ZERO);
-        if (nearCache) {
-          enableNearCache(builder);
-        }
+            .cleanupInterval(Duration.ZERO)
+            .nearCacheMaxBytes(nearCache ? NEAR_CACHE_BYTES : 0);
         LazyRedisSessionRepository repository = builder.build();
         resources.add(repository::close);
         nodes.add(StoreNode.of(repository));
@@ -233,27 +238,6 @@ final class Stores {
         sent.increment();
       }
     };
-  }
-
-  /** The near cache option of the repository builder, when this version of redis-store has one. */
-  static @Nullable Method nearCacheMethod() {
-    try {
-      return LazyRedisSessionRepository.Builder.class.getMethod("nearCacheMaxBytes", long.class);
-    } catch (NoSuchMethodException e) {
-      return null;
-    }
-  }
-
-  private static void enableNearCache(LazyRedisSessionRepository.Builder builder) {
-    Method option = nearCacheMethod();
-    if (option == null) {
-      throw new IllegalStateException("this redis-store has no near cache option");
-    }
-    try {
-      option.invoke(builder, NEAR_CACHE_BYTES);
-    } catch (ReflectiveOperationException e) {
-      throw new IllegalStateException("cannot turn the near cache on", e);
-    }
   }
 
   static void closeAll(List<AutoCloseable> resources) {
