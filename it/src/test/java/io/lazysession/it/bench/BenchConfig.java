@@ -1,0 +1,111 @@
+package io.lazysession.it.bench;
+
+import io.lazysession.it.bench.shop.SessionSize;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Function;
+
+/**
+ * How long and how wide a benchmark run is. Every loop of the run is bounded both by a request count
+ * and by a duration. Immutable.
+ *
+ * @param globalWarmup time every store runs each workload once, before anything is measured, so that
+ *     the JIT has compiled the code of all stores alike (the first store measured is not penalised)
+ * @param warmup time each cell runs before it is measured
+ * @param measure time each cell is measured for (at most; the request cap may end it sooner)
+ * @param maxRequests request cap of one cell (warm-up and measurement each), shared by its threads
+ * @param threads the thread counts each cell runs with
+ * @param sessions sessions created per store and size; requests spread over them
+ * @param sizes the session sizes
+ * @param stores names of the stores to run ({@code all}, or names as {@link StoreSpec#name()})
+ * @param workloads the workloads
+ * @param createBudgetBytes bound on what the creation workload stores per cell (estimated from the
+ *     measured size of one session), so that large sessions do not fill Redis
+ * @param outputDirectory where the table, the CSV and the chart go
+ */
+public record BenchConfig(Duration globalWarmup, Duration warmup, Duration measure, int maxRequests, List<Integer> threads,
+    int sessions, List<SessionSize> sizes, List<String> stores, List<Workload> workloads,
+    long createBudgetBytes, Path outputDirectory) {
+
+  /** The full run: 1.5 seconds per cell; about ten minutes for the whole matrix on 2 cores. */
+  public static BenchConfig full() {
+    return new BenchConfig(Duration.ofMillis(500), Duration.ofMillis(500), Duration.ofMillis(1000),
+        200_000, List.of(1, 16),
+        64, List.of(SessionSize.values()), List.of("all"), List.of(Workload.values()),
+        256L << 20, Path.of("target", "benchmark"));
+  }
+
+  /** A run of about twenty requests per cell, for the smoke test. */
+  public static BenchConfig tiny() {
+    return new BenchConfig(Duration.ZERO, Duration.ofMillis(50), Duration.ofMillis(2000), 20,
+        List.of(1, 16), 16,
+        List.of(SessionSize.values()), List.of("all"), List.of(Workload.values()), 16L << 20,
+        Path.of("target", "benchmark-smoke"));
+  }
+
+  /**
+   * This configuration with every {@code bench.*} system property that is set applied:
+   * {@code bench.globalWarmupMillis}, {@code bench.warmupMillis}, {@code bench.measureMillis}, {@code bench.maxRequests},
+   * {@code bench.threads} (e.g. {@code 1,16}), {@code bench.sessions}, {@code bench.sizes} (e.g.
+   * {@code small,reference}), {@code bench.stores} (e.g. {@code spring,lazy-kryo-zstd}),
+   * {@code bench.workloads} (e.g. {@code read,write}), {@code bench.createBudgetMb},
+   * {@code bench.outputDir}.
+   */
+  public BenchConfig withSystemProperties() {
+    return new BenchConfig(
+        property("bench.globalWarmupMillis", globalWarmup,
+            v -> Duration.ofMillis(Long.parseLong(v))),
+        property("bench.warmupMillis", warmup, v -> Duration.ofMillis(Long.parseLong(v))),
+        property("bench.measureMillis", measure, v -> Duration.ofMillis(Long.parseLong(v))),
+        property("bench.maxRequests", maxRequests, Integer::parseInt),
+        property("bench.threads", threads, v -> list(v, Integer::parseInt)),
+        property("bench.sessions", sessions, Integer::parseInt),
+        property("bench.sizes", sizes,
+            v -> list(v, s -> SessionSize.valueOf(s.toUpperCase(Locale.ROOT)))),
+        property("bench.stores", stores, v -> list(v, s -> s)),
+        property("bench.workloads", workloads, v -> list(v, Workload::parse)),
+        property("bench.createBudgetMb", createBudgetBytes, v -> Long.parseLong(v) << 20),
+        property("bench.outputDir", outputDirectory, Path::of)).validated();
+  }
+
+  BenchConfig validated() {
+    if (measure.isNegative() || measure.isZero()) {
+      throw new IllegalArgumentException("bench.measureMillis must be > 0, was " + measure.toMillis());
+    }
+    if (maxRequests < 1) {
+      throw new IllegalArgumentException("bench.maxRequests must be >= 1, was " + maxRequests);
+    }
+    if (sessions < 1) {
+      throw new IllegalArgumentException("bench.sessions must be >= 1, was " + sessions);
+    }
+    if (threads.isEmpty() || threads.stream().anyMatch(t -> t < 1 || t > 256)) {
+      throw new IllegalArgumentException("bench.threads must be between 1 and 256, was " + threads);
+    }
+    return this;
+  }
+
+  boolean runs(StoreSpec store) {
+    return stores.contains("all") || stores.contains(store.name());
+  }
+
+  private static <T> T property(String name, T defaultValue, Function<String, T> parser) {
+    String value = System.getProperty(name);
+    if (value == null || value.isBlank()) {
+      return defaultValue;
+    }
+    try {
+      return parser.apply(value.trim());
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException(name + " cannot be read: '" + value + "' (" + e.getMessage()
+          + ")", e);
+    }
+  }
+
+  private static <T> List<T> list(String value, Function<String, T> parser) {
+    return Arrays.stream(value.split(",")).map(String::trim).filter(s -> !s.isEmpty()).map(parser)
+        .toList();
+  }
+}

@@ -1,0 +1,278 @@
+package io.lazysession.it.bench;
+
+import io.lazysession.it.bench.shop.SessionSize;
+import io.lazysession.it.bench.shop.ShopSessions;
+import io.lazysession.redis.LazyRedisSessionRepository;
+import io.lazysession.serializer.AttributeSerializer;
+import io.lazysession.serializer.codec.ClassAllowList;
+import io.lazysession.serializer.codec.CodecKind;
+import io.lazysession.serializer.compress.Compression;
+import io.lazysession.serializer.compress.ZstdDictionary;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.event.command.CommandListener;
+import io.lettuce.core.event.command.CommandStartedEvent;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.LongAdder;
+import org.jspecify.annotations.Nullable;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.RedisTemplate;
+import org.springframework.data.redis.listener.ChannelTopic;
+import org.springframework.data.redis.listener.PatternTopic;
+import org.springframework.data.redis.listener.RedisMessageListenerContainer;
+import org.springframework.data.redis.serializer.RedisSerializer;
+import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.session.data.redis.RedisIndexedSessionRepository;
+import org.springframework.session.data.redis.RedisSessionRepository;
+import org.springframework.session.data.redis.config.ConfigureNotifyKeyspaceEventsAction;
+
+/**
+ * The stores of the benchmark, each configured as its users get it by default unless said otherwise.
+ *
+ * <p>Spring Session Data Redis is built exactly as {@code @EnableRedisHttpSession} (and Spring Boot's
+ * default {@code spring.session.redis.repository-type=default}) builds it: a {@code RedisTemplate} with
+ * string keys and the JDK serializer for values, on a {@code LettuceConnectionFactory}. The indexed
+ * variant is what {@code @EnableRedisIndexedHttpSession} builds, with its message listener container
+ * and keyspace notifications. lazysession is built through its builder. Background expiry sweeps are
+ * turned off on both sides (Spring's cleanup cron, lazysession's cleanup interval): they are periodic
+ * per node, not per request, and would disturb the counters.
+ */
+final class Stores {
+  /** The package of the shop session classes, allowed to decode by lazysession. */
+  static final ClassAllowList ALLOW_LIST =
+      ClassAllowList.builder().allowPackage("io.lazysession.it.bench.shop").build();
+  /** Dictionary size for the kryo+zstd+dictionary store. */
+  static final int DICTIONARY_BYTES = 16 * 1024;
+  /** Seeds of the sessions the dictionary is trained on; measured sessions never use these. */
+  static final int TRAINING_SESSIONS = 200;
+  /** Near cache heap of the stores with the near cache on: lazysession's default. */
+  static final long NEAR_CACHE_BYTES = 64L << 20;
+
+  private Stores() {}
+
+  /** Every store, the peers first. */
+  static List<StoreSpec> all(ZstdDictionary dictionary) {
+    List<StoreSpec> stores = new ArrayList<>();
+    stores.add(new StoreSpec("spring", "Spring Session Data Redis RedisSessionRepository "
+        + "(the default of @EnableRedisHttpSession and Spring Boot), JDK serializer", true, null,
+        (spec, uri) -> spring(spec, uri, false)));
+    stores.add(new StoreSpec("spring-indexed", "Spring Session Data Redis "
+        + "RedisIndexedSessionRepository (@EnableRedisIndexedHttpSession), JDK serializer, "
+        + "keyspace notifications and listener container on", true, null,
+        (spec, uri) -> spring(spec, uri, true)));
+    for (boolean near : new boolean[] {false, true}) {
+      String suffix = near ? "+near" : "";
+      String nearText = near ? ", near cache on (" + (NEAR_CACHE_BYTES >> 20) + " MB, the default)"
+          : ", near cache off";
+      stores.add(lazy("lazy-jdk" + suffix, "lazysession, JDK codec, no compression" + nearText,
+          AttributeSerializer.builder().codec(CodecKind.JDK).compression(Compression.none()),
+          near));
+      stores.add(lazy("lazy-jdk-zstd" + suffix, "lazysession, JDK codec, zstd level 3 above 256 "
+          + "bytes (the bound of the design: never more than JDK serialization + zstd)" + nearText,
+          AttributeSerializer.builder().codec(CodecKind.JDK).compression(Compression.zstd(3, 256)),
+          near));
+      stores.add(lazy("lazy-kryo" + suffix, "lazysession, Kryo codec, no compression" + nearText,
+          AttributeSerializer.builder().codec(CodecKind.KRYO).compression(Compression.none()),
+          near));
+      stores.add(lazy("lazy-kryo-zstd" + suffix, "lazysession, Kryo codec, zstd level 3 above 256 "
+          + "bytes (the default codec and compression)" + nearText,
+          AttributeSerializer.builder().codec(CodecKind.KRYO)
+              .compression(Compression.zstd(3, 256)), near));
+      stores.add(lazy("lazy-kryo-zstd-dict" + suffix, "lazysession, Kryo codec, zstd level 3 above "
+          + "32 bytes with a " + (DICTIONARY_BYTES >> 10) + " KiB dictionary trained on "
+          + TRAINING_SESSIONS + " other sessions" + nearText,
+          AttributeSerializer.builder().codec(CodecKind.KRYO)
+              .compression(Compression.zstd(3, 32, dictionary)), near));
+    }
+    return stores;
+  }
+
+  /**
+   * Trains the dictionary of the kryo+zstd+dictionary store on the Kryo payloads of the attributes of
+   * sessions made from seeds 0 to {@link #TRAINING_SESSIONS} - 1 (all sizes), which the measured
+   * sessions never use: the dictionary knows the shape of the data, not the data measured.
+   */
+  static ZstdDictionary trainDictionary() {
+    return TrainedDictionary.INSTANCE;
+  }
+
+  /** Trained once per JVM, on first use. */
+  private static final class TrainedDictionary {
+    static final ZstdDictionary INSTANCE = train();
+  }
+
+  private static ZstdDictionary train() {
+    AttributeSerializer kryo = AttributeSerializer.builder().codec(CodecKind.KRYO)
+        .compression(Compression.none()).allowList(ALLOW_LIST).build();
+    List<byte[]> samples = new ArrayList<>();
+    for (int seed = 0; seed < TRAINING_SESSIONS; seed++) {
+      SessionSize size = seed % 10 == 0 ? SessionSize.LARGE
+          : seed % 2 == 0 ? SessionSize.REFERENCE : SessionSize.SMALL;
+      for (Object value : ShopSessions.create(size, seed).values()) {
+        samples.add(kryo.encodePayload(value));
+      }
+    }
+    return ZstdDictionary.train(samples, DICTIONARY_BYTES);
+  }
+
+  private static StoreSpec lazy(String name, String description,
+      AttributeSerializer.Builder serializer, boolean nearCache) {
+    AttributeSerializer built = serializer.allowList(ALLOW_LIST).build();
+    return new StoreSpec(name, description, false, null,
+        (spec, uri) -> lazy(spec, uri, built, nearCache));
+  }
+
+  private static SessionStore lazy(StoreSpec spec, RedisURI uri, AttributeSerializer serializer,
+      boolean nearCache) {
+    LongAdder sent = new LongAdder();
+    List<StoreNode<?>> nodes = new ArrayList<>();
+    List<AutoCloseable> resources = new ArrayList<>();
+    try {
+      for (int i = 0; i < 2; i++) {
+        RedisClient client = RedisClient.create(uri);
+        resources.add(() -> client.shutdown(Duration.ZERO, Duration.ofSeconds(2)));
+        client.addListener(counting(sent));
+        LazyRedisSessionRepository.Builder builder = LazyRedisSessionRepository.builder(client)
+            .serializer(serializer)
+            .namespace(spec.namespace())
+            .cleanupInterval(Duration.ZERO)
+            .nearCacheMaxBytes(nearCache ? NEAR_CACHE_BYTES : 0);
+        LazyRedisSessionRepository repository = builder.build();
+        resources.add(repository::close);
+        nodes.add(StoreNode.of(repository));
+      }
+    } catch (RuntimeException e) {
+      closeAll(resources);
+      throw e;
+    }
+    return new OpenStore(spec, nodes, spec.namespace() + ":*", sent, resources);
+  }
+
+  private static SessionStore spring(StoreSpec spec, RedisURI uri, boolean indexed) {
+    LongAdder sent = new LongAdder();
+    List<StoreNode<?>> nodes = new ArrayList<>();
+    List<AutoCloseable> resources = new ArrayList<>();
+    try {
+      if (indexed) {
+        // @EnableRedisIndexedHttpSession turns keyspace notifications on at start-up (below); the
+        // previous setting is restored when the store closes, so that other stores do not pay for them.
+        String previous = config(uri, null);
+        resources.add(() -> config(uri, previous));
+      }
+      for (int i = 0; i < 2; i++) {
+        LettuceConnectionFactory factory = new LettuceConnectionFactory(
+            new RedisStandaloneConfiguration(uri.getHost(), uri.getPort()));
+        factory.afterPropertiesSet();
+        factory.start();
+        // Connections are made lazily, on first use: the listener sees every command.
+        factory.getRequiredNativeClient().addListener(counting(sent));
+        resources.add(factory::destroy);
+        if (indexed && i == 0) {
+          try (RedisConnection connection = factory.getConnection()) {
+            new ConfigureNotifyKeyspaceEventsAction().configure(connection);
+          }
+        }
+        RedisTemplate<String, Object> template = new RedisTemplate<>();
+        template.setKeySerializer(RedisSerializer.string());
+        template.setHashKeySerializer(RedisSerializer.string());
+        template.setConnectionFactory(factory);
+        template.setBeanClassLoader(Stores.class.getClassLoader());
+        template.afterPropertiesSet();
+        if (indexed) {
+          RedisIndexedSessionRepository repository = new RedisIndexedSessionRepository(template);
+          repository.setRedisKeyNamespace(spec.namespace());
+          repository.setCleanupCron(Scheduled.CRON_DISABLED);
+          repository.afterPropertiesSet();
+          resources.add(repository::destroy);
+          RedisMessageListenerContainer container = new RedisMessageListenerContainer();
+          container.setConnectionFactory(factory);
+          container.addMessageListener(repository,
+              Arrays.asList(new ChannelTopic(repository.getSessionDeletedChannel()),
+                  new ChannelTopic(repository.getSessionExpiredChannel())));
+          container.addMessageListener(repository, Collections.singletonList(
+              new PatternTopic(repository.getSessionCreatedChannelPrefix() + "*")));
+          container.afterPropertiesSet();
+          container.start();
+          resources.add(container::destroy);
+          nodes.add(StoreNode.of(repository));
+        } else {
+          RedisSessionRepository repository = new RedisSessionRepository(template);
+          repository.setRedisKeyNamespace(spec.namespace());
+          nodes.add(StoreNode.of(repository));
+        }
+      }
+    } catch (RuntimeException e) {
+      closeAll(resources);
+      throw e;
+    }
+    return new OpenStore(spec, nodes, spec.namespace() + ":*", sent, resources);
+  }
+
+  /** Reads notify-keyspace-events (value null) or sets it; returns the value read or set. */
+  private static String config(RedisURI uri, @Nullable String value) {
+    RedisClient client = RedisClient.create(uri);
+    try (StatefulRedisConnection<String, String> connection = client.connect()) {
+      if (value == null) {
+        Map<String, String> current = connection.sync().configGet("notify-keyspace-events");
+        return current.getOrDefault("notify-keyspace-events", "");
+      }
+      connection.sync().configSet("notify-keyspace-events", value);
+      return value;
+    } finally {
+      client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    }
+  }
+
+  private static CommandListener counting(LongAdder sent) {
+    return new CommandListener() {
+      @Override
+      public void commandStarted(CommandStartedEvent event) {
+        sent.increment();
+      }
+    };
+  }
+
+  static void closeAll(List<AutoCloseable> resources) {
+    RuntimeException failure = null;
+    for (int i = resources.size() - 1; i >= 0; i--) {
+      try {
+        resources.get(i).close();
+      } catch (Exception e) {
+        if (failure == null) {
+          failure = new IllegalStateException("closing a store failed", e);
+        } else {
+          failure.addSuppressed(e);
+        }
+      }
+    }
+    if (failure != null) {
+      throw failure;
+    }
+  }
+
+  private record OpenStore(StoreSpec spec, List<StoreNode<?>> nodes, String keyPattern,
+      LongAdder sent, List<AutoCloseable> resources) implements SessionStore {
+    @Override
+    public StoreNode<?> node(int index) {
+      return nodes.get(index);
+    }
+
+    @Override
+    public long commandsSent() {
+      return sent.sum();
+    }
+
+    @Override
+    public void close() {
+      closeAll(resources);
+    }
+  }
+}
