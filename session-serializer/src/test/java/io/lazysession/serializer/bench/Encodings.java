@@ -5,6 +5,7 @@ import io.lazysession.serializer.codec.BenchCodecs;
 import io.lazysession.serializer.codec.ClassAllowList;
 import io.lazysession.serializer.codec.Codec;
 import io.lazysession.serializer.codec.CodecKind;
+import io.lazysession.serializer.compress.BuiltInDictionaryTrainer;
 import io.lazysession.serializer.compress.Compression;
 import io.lazysession.serializer.compress.ZstdDictionary;
 import io.lazysession.serializer.reference.ReferenceSession;
@@ -14,7 +15,9 @@ import java.util.Map;
 
 /** The encodings compared by the benchmarks, by name. */
 final class Encodings {
-  static final ClassAllowList ALLOW = ClassAllowList.builder().allowPackage(ReferenceSession.PACKAGE).build();
+  static final ClassAllowList ALLOW = ClassAllowList.builder().allowPackage(ReferenceSession.PACKAGE)
+      .allowPackage(UnlikeSession.PACKAGE).build();
+  private static ZstdDictionary builtIn;
 
   /** One encoding: value to stored bytes and back. */
   interface Encoding {
@@ -40,7 +43,25 @@ final class Encodings {
     return ZstdDictionary.train(samples, 16 * 1024);
   }
 
+  /**
+   * The generic candidate dictionary of {@link BuiltInDictionaryTrainer} (trained on a synthetic corpus,
+   * not on the reference session); {@code -Dlazysession.builtin.bytes=N} trains one of another size.
+   */
+  static synchronized ZstdDictionary builtInDictionary() {
+    if (builtIn == null) {
+      builtIn = ZstdDictionary.of(BuiltInDictionaryTrainer.train(BuiltInDictionaryTrainer.SEED,
+          Integer.getInteger("lazysession.builtin.bytes", BuiltInDictionaryTrainer.DICTIONARY_BYTES)));
+    }
+    return builtIn;
+  }
+
   static Encoding of(String name) {
+    if (name.startsWith("kryo+builtin")) {
+      int minBytes = Integer.parseInt(name.substring("kryo+builtin".length()));
+      AttributeSerializer base = AttributeSerializer.builder().allowList(ALLOW).build();
+      return serializer(base.toBuilder().compression(
+          Compression.zstd(Compression.DEFAULT_LEVEL, minBytes, builtInDictionary())));
+    }
     AttributeSerializer base = AttributeSerializer.builder().allowList(ALLOW).build();
     return switch (name) {
       case "jdk" -> serializer(base.toBuilder().codec(CodecKind.JDK).compression(Compression.none()));
@@ -52,6 +73,9 @@ final class Encodings {
               dictionary())));
       case "kryo-plain" -> plain(base.toBuilder().compression(Compression.none()).build());
       case "kryo-plain+zstd" -> plain(base);
+      // Plain zstd from a lower threshold: the control for the dictionary encodings above.
+      case "kryo+zstd64" -> serializer(base.toBuilder().compression(
+          Compression.zstd(Compression.DEFAULT_LEVEL, 64)));
       default -> throw new IllegalArgumentException("unknown encoding " + name);
     };
   }
