@@ -425,7 +425,7 @@ public final class LazyRedisSessionRepository
     String newPrincipal = resolvedPrincipal(principalOp, oldPrincipal);
     long loadedVersion = session.version();
     boolean sameEpoch = session.nearCacheEpoch == epoch;
-    session.committed(version, writes, newPrincipal);
+    session.committed(version, writes, removes, false, newPrincipal);
     session.nearCacheEpoch = epoch;
     if (version == loadedVersion + 1 && sameEpoch && replicated(result)) {
       cache(session, epoch); // nobody wrote in between: this copy is exactly what Redis holds
@@ -483,7 +483,7 @@ public final class LazyRedisSessionRepository
     }
     metrics.saves.increment();
     String oldId = session.storedId();
-    session.committed(version, writes, newPrincipal);
+    session.committed(version, writes, List.of(), true, newPrincipal);
     session.nearCacheEpoch = epoch;
     if (replicated(result)) {
       cache(session, epoch);

@@ -184,6 +184,33 @@ class LazyRedisSessionRepositoryIT {
   }
 
   @Test
+  void save_attributeRemovedSetAndRemovedAgain_deletesTheStoredField() {
+    LazySession created = savedSession(nodeA, Map.of("a", "x", "b", "y"));
+    LazySession loaded = nodeB.findById(created.getId());
+    loaded.removeAttribute("a");
+    loaded.setAttribute("a", "z");
+    loaded.removeAttribute("a");
+    nodeB.save(loaded);
+
+    assertThat(raw.hexists(sessionKey(created.getId()), "a".getBytes(UTF_8))).isFalse();
+    assertThat(nodeA.findById(created.getId()).getAttributeNames()).containsExactly("b");
+  }
+
+  @Test
+  void save_attributeWrittenBySameInstanceThenRemoved_deletesTheStoredField() {
+    LazySession session = savedSession(nodeA, Map.of("b", "y"));
+    session.setAttribute("a", "x");
+    nodeA.save(session);
+    session.removeAttribute("a");
+    session.setAttribute("a", "z");
+    session.removeAttribute("a");
+    nodeA.save(session);
+
+    assertThat(raw.hexists(sessionKey(session.getId()), "a".getBytes(UTF_8))).isFalse();
+    assertThat(nodeB.findById(session.getId()).getAttributeNames()).containsExactly("b");
+  }
+
+  @Test
   void save_attributeNeverRead_isNotReencoded() {
     LazySession created = savedSession(nodeA, ShopFixtures.attributes());
     byte[] customerBefore = raw.hget(sessionKey(created.getId()), "customer".getBytes(UTF_8));
