@@ -37,6 +37,9 @@ import org.springframework.util.unit.DataSize;
  *   <tr><td>{@code lazysession.durability.timeout}</td><td>how long a save waits for them; shorter than {@code spring.data.redis.timeout}</td><td>1s</td></tr>
  * </table>
  *
+ * <p>Durations take a unit ({@code 250ms}, {@code 30s}, {@code 5m}) or ISO-8601 ({@code PT5M}); a bare
+ * number is in seconds, like Spring Boot's session timeouts.
+ *
  * <p>{@code lazysession.compression} is both a value and the parent of {@code .level} and
  * {@code .min-bytes}, which a {@code @ConfigurationProperties} bean cannot express; so the values are
  * bound one by one with {@link Binder} and checked when bound. Mutable; not thread-safe.
@@ -73,11 +76,11 @@ public final class LazySessionProperties {
     binder.bind(PREFIX + ".on-decode-failure", String.class).ifBound(p::setOnDecodeFailure);
     binder.bind(PREFIX + ".near-cache.max-bytes", DataSize.class)
         .ifBound(p::setNearCacheMaxBytes);
-    binder.bind(PREFIX + ".touch-interval", Duration.class).ifBound(p::setTouchInterval);
-    binder.bind(PREFIX + ".expiry-grace", Duration.class).ifBound(p::setExpiryGrace);
-    binder.bind(PREFIX + ".cleanup-interval", Duration.class).ifBound(p::setCleanupInterval);
+    binder.bind(PREFIX + ".touch-interval", DurationProperties.SECONDS).ifBound(p::setTouchInterval);
+    binder.bind(PREFIX + ".expiry-grace", DurationProperties.SECONDS).ifBound(p::setExpiryGrace);
+    binder.bind(PREFIX + ".cleanup-interval", DurationProperties.SECONDS).ifBound(p::setCleanupInterval);
     binder.bind(PREFIX + ".durability.replicas", Integer.class).ifBound(p::setDurabilityReplicas);
-    binder.bind(PREFIX + ".durability.timeout", Duration.class).ifBound(p::setDurabilityTimeout);
+    binder.bind(PREFIX + ".durability.timeout", DurationProperties.SECONDS).ifBound(p::setDurabilityTimeout);
     return p;
   }
 
