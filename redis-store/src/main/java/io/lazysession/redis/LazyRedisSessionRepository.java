@@ -411,7 +411,7 @@ public final class LazyRedisSessionRepository
     }
     long epoch = nearCache.epoch();
     RedisSessionStore.SaveResult result = write(session.getId(),
-        saveArguments("u", session, principalOp, writes, removes));
+        saveArguments("u", session, principalOp, timeoutChanged, writes, removes));
     long version = result.version();
     if (version <= 0) {
       // Deleted or expired since it was loaded: writing would resurrect a partial session.
@@ -475,7 +475,7 @@ public final class LazyRedisSessionRepository
     }
     long epoch = nearCache.epoch();
     RedisSessionStore.SaveResult result = write(session.getId(),
-        saveArguments("n", session, principalOp, writes, List.of()));
+        saveArguments("n", session, principalOp, true, writes, List.of()));
     long version = result.version();
     if (version < 0) {
       throw new IllegalStateException("a session with the new id already exists in Redis; "
@@ -518,14 +518,20 @@ public final class LazyRedisSessionRepository
     writeFull(session, true);
   }
 
+  /**
+   * The save script's arguments. The max inactive interval is sent only when {@code withTimeout}
+   * (created, or changed by this request): otherwise the script keeps the stored one, which another
+   * node may have changed since this request loaded the session.
+   */
   private List<byte[]> saveArguments(String mode, LazySession session, String principalOp,
-      Map<String, byte[]> writes, List<String> removes) {
+      boolean withTimeout, Map<String, byte[]> writes, List<String> removes) {
     List<byte[]> arguments = new ArrayList<>(8 + writes.size() * 2 + removes.size());
     arguments.add(utf8(mode));
     arguments.add(utf8(Long.toString(clock.millis())));
     arguments.add(utf8(Long.toString(session.getCreationTime().toEpochMilli())));
     arguments.add(utf8(Long.toString(session.getLastAccessedTime().toEpochMilli())));
-    arguments.add(utf8(Long.toString(maxInactiveSeconds(session.getMaxInactiveInterval()))));
+    arguments.add(withTimeout
+        ? utf8(Long.toString(maxInactiveSeconds(session.getMaxInactiveInterval()))) : new byte[0]);
     arguments.add(utf8(Long.toString(expiryGrace.toMillis())));
     arguments.add(utf8(principalOp));
     arguments.add(utf8(Integer.toString(writes.size())));

@@ -4,7 +4,8 @@
 -- ARGV[2]: now, epoch milliseconds (the application's clock)
 -- ARGV[3]: creation time, epoch milliseconds (used when creating)
 -- ARGV[4]: last access time, epoch milliseconds (the stored one only ever moves forward)
--- ARGV[5]: max inactive interval, seconds; negative means never expires
+-- ARGV[5]: max inactive interval, seconds; negative means never expires; '' (update only) keeps the
+--          stored one, so a request that did not change it never undoes another node's change
 -- ARGV[6]: grace, milliseconds, kept on top of the inactive interval before Redis drops the hash
 -- ARGV[7]: principal: '' unchanged, '-' none, '=' followed by the name to store
 -- ARGV[8]: number N of fields to set; then N field/value pairs; then the fields to delete
@@ -15,7 +16,7 @@ local now = tonumber(ARGV[2])
 -- Numbers are written back as the strings they came in: Lua would print large ones in %.14g.
 local lastAccessText = ARGV[4]
 local lastAccess = tonumber(lastAccessText)
-local maxInactive = tonumber(ARGV[5])
+local maxInactiveText = ARGV[5]
 if ARGV[1] == 'u' then
   local meta = redis.call('HMGET', key, '#a', '#m', '#v')
   if not meta[1] or not meta[2] or not meta[3] then
@@ -30,13 +31,17 @@ if ARGV[1] == 'u' then
     lastAccess = storedAccess
     lastAccessText = meta[1]
   end
+  if maxInactiveText == '' then
+    maxInactiveText = meta[2]
+  end
 else
   if redis.call('EXISTS', key) == 1 then
     return -1
   end
   redis.call('HSET', key, '#c', ARGV[3])
 end
-redis.call('HSET', key, '#a', lastAccessText, '#m', ARGV[5])
+local maxInactive = tonumber(maxInactiveText)
+redis.call('HSET', key, '#a', lastAccessText, '#m', maxInactiveText)
 local principal = ARGV[7]
 if principal == '-' then
   redis.call('HDEL', key, '#p')

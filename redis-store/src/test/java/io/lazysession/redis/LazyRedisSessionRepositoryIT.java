@@ -211,6 +211,28 @@ class LazyRedisSessionRepositoryIT {
   }
 
   @Test
+  void save_timeoutChangedOnOtherNodeMeanwhile_keepsTheChangedTimeoutAndTtl() {
+    LazySession created = savedSession(nodeA, Map.of("a", "x"));
+    LazySession onA = nodeA.findById(created.getId());
+    LazySession onB = nodeB.findById(created.getId());
+    onA.setMaxInactiveInterval(Duration.ofMinutes(5));
+    nodeA.save(onA);
+    onB.setAttribute("b", "y");
+
+    nodeB.save(onB);
+
+    assertThat(nodeA.findById(created.getId()).getMaxInactiveInterval())
+        .isEqualTo(Duration.ofMinutes(5));
+    assertThat(raw.hget(sessionKey(created.getId()), "#m".getBytes(UTF_8)))
+        .asString(UTF_8).isEqualTo("300");
+    assertThat(raw.pttl(sessionKey(created.getId()))).isLessThanOrEqualTo(
+        Duration.ofMinutes(5).plus(LazyRedisSessionRepository.DEFAULT_EXPIRY_GRACE).toMillis());
+    assertThat(raw.zscore((namespace + ":expirations").getBytes(UTF_8),
+        created.getId().getBytes(UTF_8)))
+        .isEqualTo((double) created.getLastAccessedTime().plus(Duration.ofMinutes(5)).toEpochMilli());
+  }
+
+  @Test
   void save_attributeNeverRead_isNotReencoded() {
     LazySession created = savedSession(nodeA, ShopFixtures.attributes());
     byte[] customerBefore = raw.hget(sessionKey(created.getId()), "customer".getBytes(UTF_8));
