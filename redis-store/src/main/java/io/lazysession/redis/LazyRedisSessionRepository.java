@@ -362,13 +362,39 @@ public final class LazyRedisSessionRepository
       store.rescheduleExpiry(id, lastAccess + maxInactive * 1000); // touched since it was scheduled
       return false;
     }
-    // Expired (or dropped by its TTL): whoever removes it from the schedule reports it, once.
+    return expireClaimed(id, now);
+  }
+
+  /**
+   * Claims an id that looked expired and reports it, unless a save made it live again meanwhile.
+   * Whoever removes the id from the schedule goes on, once; the hash is then deleted by a script that
+   * checks again, atomically, that it has expired. A session found live again (another node saved it
+   * between the first look and the claim) is put back on the schedule at its new due time, and
+   * nothing is published.
+   *
+   * @return true when this call deleted and reported the session
+   */
+  boolean expireClaimed(String id, long now) {
     nearCache.invalidate(id);
     if (!store.unscheduleExpiry(id)) {
       return false;
     }
-    if (!gone) {
-      store.deleteKey(id);
+    List<byte @Nullable []> answer = store.expire(id, now);
+    String outcome = answer.isEmpty() ? "gone" : text(answer.get(0));
+    if ("never".equals(outcome)) {
+      return false;
+    }
+    if ("live".equals(outcome)) {
+      Long lastAccess = number(answer.get(1));
+      Long maxInactive = number(answer.get(2));
+      if (lastAccess != null && maxInactive != null) {
+        store.scheduleExpiry(id, lastAccess + maxInactive * 1000);
+      }
+      return false;
+    }
+    List<byte @Nullable []> meta = new ArrayList<>(4);
+    for (int i = 1; i <= 4; i++) {
+      meta.add(i < answer.size() ? answer.get(i) : null);
     }
     String principal = text(meta.get(3));
     if (principal != null) {

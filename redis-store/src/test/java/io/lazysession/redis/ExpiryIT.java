@@ -161,6 +161,28 @@ class ExpiryIT {
   }
 
   @Test
+  void expireClaimed_sessionSavedAfterTheSweepFoundItExpired_staysAliveAndIsRescheduled() {
+    LazySession session = nodeA.createSession();
+    nodeA.save(session);
+    clock.advance(MAX_INACTIVE.minusMinutes(1));
+    // A sweeping node whose clock runs 2 minutes ahead has just found the session expired; before
+    // it claims the id, another node saves the session.
+    long sweeperNow = clock.instant().plus(Duration.ofMinutes(2)).toEpochMilli();
+    LazySession loaded = nodeB.findById(session.getId());
+    loaded.setLastAccessedTime(clock.instant());
+    nodeB.save(loaded);
+
+    boolean reported = nodeA.expireClaimed(session.getId(), sweeperNow);
+
+    assertThat(reported).isFalse();
+    assertThat(destroyed()).isEmpty();
+    assertThat(nodeB.findById(session.getId())).isNotNull();
+    assertThat(raw.zscore((namespace + ":expirations").getBytes(UTF_8),
+        session.getId().getBytes(UTF_8)))
+        .isEqualTo((double) clock.instant().plus(MAX_INACTIVE).toEpochMilli());
+  }
+
+  @Test
   void sweep_hashAlreadyDroppedByRedis_stillReportsItOnce() {
     LazySession session = nodeA.createSession();
     nodeA.save(session);
