@@ -101,6 +101,7 @@ public final class LazyRedisSessionRepository
   private final RedisSessionStore store;
   private final Duration defaultMaxInactiveInterval;
   private final Duration touchInterval;
+  private final @Nullable Duration configuredTouchInterval;
   private final Duration expiryGrace;
   private final DecodeFailurePolicy decodeFailurePolicy;
   private final @Nullable ApplicationEventPublisher eventPublisher;
@@ -119,8 +120,8 @@ public final class LazyRedisSessionRepository
     this.serializer = Objects.requireNonNull(builder.serializer);
     this.connection = connection;
     this.defaultMaxInactiveInterval = builder.defaultMaxInactiveInterval;
-    this.touchInterval = builder.touchInterval != null
-        ? builder.touchInterval : defaultTouchInterval(defaultMaxInactiveInterval);
+    this.configuredTouchInterval = builder.touchInterval;
+    this.touchInterval = touchIntervalFor(configuredTouchInterval, defaultMaxInactiveInterval);
     this.expiryGrace = builder.expiryGrace;
     this.decodeFailurePolicy = builder.decodeFailurePolicy;
     this.eventPublisher = builder.eventPublisher;
@@ -172,6 +173,23 @@ public final class LazyRedisSessionRepository
     Duration onePercent = maxInactive.dividedBy(100);
     return onePercent.compareTo(MAX_DEFAULT_TOUCH_INTERVAL) > 0
         ? MAX_DEFAULT_TOUCH_INTERVAL : onePercent;
+  }
+
+  /**
+   * The touch interval of a session with {@code maxInactive}: without a configured one, 1% of the
+   * session's own timeout, at most 60 s; a configured one is capped at a tenth of the session's
+   * timeout, so that a session with a shorter timeout of its own is still touched by read-only
+   * requests well before it expires.
+   */
+  static Duration touchIntervalFor(@Nullable Duration configured, Duration maxInactive) {
+    if (configured == null) {
+      return defaultTouchInterval(maxInactive);
+    }
+    if (maxInactive.isNegative() || maxInactive.isZero()) {
+      return configured;
+    }
+    Duration cap = maxInactive.dividedBy(10);
+    return configured.compareTo(cap) > 0 ? cap : configured;
   }
 
   // ---- SessionRepository ------------------------------------------------------------------------
@@ -427,8 +445,10 @@ public final class LazyRedisSessionRepository
     String principalOp = principalOperation(session);
     boolean timeoutChanged =
         !session.getMaxInactiveInterval().equals(session.storedMaxInactiveInterval());
+    Duration sessionTouchInterval =
+        touchIntervalFor(configuredTouchInterval, session.getMaxInactiveInterval());
     boolean touchDue = !session.getLastAccessedTime()
-        .isBefore(session.storedLastAccessedTime().plus(touchInterval))
+        .isBefore(session.storedLastAccessedTime().plus(sessionTouchInterval))
         && session.getLastAccessedTime().isAfter(session.storedLastAccessedTime());
     if (writes.isEmpty() && removes.isEmpty() && principalOp.isEmpty() && !timeoutChanged
         && !touchDue) {
@@ -681,7 +701,10 @@ public final class LazyRedisSessionRepository
     return store.keys().namespace();
   }
 
-  /** How stale the stored last-access time may get before a read-only request writes it. */
+  /**
+   * How stale the stored last-access time of a session with the default timeout may get before a
+   * read-only request writes it (a session with a shorter timeout of its own is touched sooner).
+   */
   public Duration touchInterval() {
     return touchInterval;
   }
@@ -826,8 +849,10 @@ public final class LazyRedisSessionRepository
 
     /**
      * How stale the stored last-access time may get before a request that changes nothing writes it
-     * (one small write). Default: 1% of the default max inactive interval, at most 60 seconds. Zero:
-     * every request writes its access time.
+     * (one small write). Default: 1% of each session's max inactive interval, at most 60 seconds.
+     * A configured value must be shorter than the {@linkplain #defaultMaxInactiveInterval default
+     * max inactive interval}, and is capped at a tenth of the timeout of a session whose own timeout
+     * is shorter. Zero: every request writes its access time.
      */
     public Builder touchInterval(Duration touchInterval) {
       Objects.requireNonNull(touchInterval, "touchInterval must not be null");
@@ -928,6 +953,12 @@ public final class LazyRedisSessionRepository
      * @throws IllegalStateException when Redis cannot be reached, saying what to check
      */
     public LazyRedisSessionRepository build() {
+      if (touchInterval != null && !defaultMaxInactiveInterval.isNegative()
+          && touchInterval.compareTo(defaultMaxInactiveInterval) >= 0) {
+        throw new IllegalArgumentException("touchInterval (" + touchInterval + ") must be shorter "
+            + "than defaultMaxInactiveInterval (" + defaultMaxInactiveInterval + "), or sessions "
+            + "expire while in use");
+      }
       if (serializer == null) {
         serializer = AttributeSerializer.builder().build();
       }

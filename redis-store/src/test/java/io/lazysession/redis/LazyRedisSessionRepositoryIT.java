@@ -291,6 +291,20 @@ class LazyRedisSessionRepositoryIT {
   }
 
   @Test
+  void save_readOnlySessionWithShorterOwnTimeout_isTouchedWithinATenthOfIt() {
+    LazySession created = nodeA.createSession();
+    created.setMaxInactiveInterval(Duration.ofSeconds(60)); // nodes: touch interval 10s
+    nodeA.save(created);
+    clock.advance(Duration.ofSeconds(7));
+
+    LazySession loaded = nodeB.findById(created.getId());
+    loaded.setLastAccessedTime(clock.instant());
+    nodeB.save(loaded);
+
+    assertThat(nodeA.findById(created.getId()).getLastAccessedTime()).isEqualTo(clock.instant());
+  }
+
+  @Test
   void save_sessionDeletedMeanwhile_doesNotResurrectIt() {
     LazySession created = savedSession(nodeA, Map.of("a", "x"));
     LazySession loaded = nodeB.findById(created.getId());

@@ -43,6 +43,7 @@ final class RepositoryFactory {
         .nearCacheMaxBytes(properties.getNearCacheMaxBytes().toBytes())
         .durability(properties.getDurabilityReplicas(), properties.getDurabilityTimeout())
         .eventPublisher(events);
+    properties.checkTouchInterval(timeout);
     if (properties.getTouchInterval() != null) {
       builder.touchInterval(properties.getTouchInterval());
     }

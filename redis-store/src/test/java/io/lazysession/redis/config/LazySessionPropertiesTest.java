@@ -112,6 +112,18 @@ class LazySessionPropertiesTest {
   }
 
   @Test
+  void checkTouchInterval_notShorterThanSessionTimeout_failsNamingTheProperty() {
+    LazySessionProperties properties = LazySessionProperties.bind(new MockEnvironment()
+        .withProperty("lazysession.touch-interval", "30m"));
+
+    assertThatThrownBy(() -> properties.checkTouchInterval(Duration.ofMinutes(30)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("lazysession.touch-interval (PT30M) must be shorter than the "
+            + "session timeout");
+    properties.checkTouchInterval(Duration.ofMinutes(31));
+  }
+
+  @Test
   void compression_unknownKind_failsNamingTheProperty() {
     LazySessionProperties properties = LazySessionProperties.bind(new MockEnvironment()
         .withProperty("lazysession.compression", "gzip"));
