@@ -423,11 +423,19 @@ public final class LazyRedisSessionRepository
     return true;
   }
 
+  /**
+   * The background sweep. Nothing may escape it: a scheduled task that throws is never run again, so
+   * one failure (even an {@link Error} from a listener or a codec) would end expiry events for good.
+   */
   private void sweepQuietly() {
     try {
       cleanUpExpiredSessions();
+    } catch (VirtualMachineError e) {
+      throw e;
     } catch (RuntimeException e) {
       log.warn("lazysession expiry sweep failed; it will run again: {}", e.toString());
+    } catch (Throwable e) {
+      log.error("lazysession expiry sweep failed; it will run again", e);
     }
   }
 
@@ -741,7 +749,9 @@ public final class LazyRedisSessionRepository
     }
     try {
       eventPublisher.publishEvent(event);
-    } catch (RuntimeException e) {
+    } catch (VirtualMachineError e) {
+      throw e;
+    } catch (Throwable e) {
       log.warn("a listener of {} failed; the session store is not affected", event.getClass()
           .getSimpleName(), e);
     }

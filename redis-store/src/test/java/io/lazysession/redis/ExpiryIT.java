@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -19,6 +20,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.context.ApplicationEvent;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.session.FindByIndexNameSessionRepository;
 import org.springframework.session.Session;
 import org.springframework.session.events.SessionDeletedEvent;
@@ -180,6 +183,38 @@ class ExpiryIT {
     assertThat(raw.zscore((namespace + ":expirations").getBytes(UTF_8),
         session.getId().getBytes(UTF_8)))
         .isEqualTo((double) clock.instant().plus(MAX_INACTIVE).toEpochMilli());
+  }
+
+  @Test
+  void sweep_listenerThrowsAnError_keepsSweepingAndReporting() {
+    nodeA.close();
+    nodeB.close();
+    List<ApplicationEvent> seen = new CopyOnWriteArrayList<>();
+    ApplicationEventPublisher failingOnce = event -> {
+      seen.add((ApplicationEvent) event);
+      if (seen.size() == 1) {
+        throw new LinkageError("a listener failed with an Error");
+      }
+    };
+    nodeA = LazyRedisSessionRepository.builder(clientA).serializer(TestRedis.serializer())
+        .namespace(namespace).clock(clock).defaultMaxInactiveInterval(MAX_INACTIVE)
+        .cleanupInterval(Duration.ofMillis(20)).eventPublisher(failingOnce).build();
+    nodeB = LazyRedisSessionRepository.builder(clientB).serializer(TestRedis.serializer())
+        .namespace(namespace).clock(clock).defaultMaxInactiveInterval(MAX_INACTIVE)
+        .cleanupInterval(Duration.ZERO).build();
+    LazySession first = nodeB.createSession();
+    nodeB.save(first);
+    clock.advance(Duration.ofMinutes(1));
+    LazySession second = nodeB.createSession();
+    nodeB.save(second);
+
+    clock.advance(MAX_INACTIVE.minusSeconds(30)); // only the first is due
+    await().atMost(Duration.ofSeconds(30)).until(() -> seen.size() == 1);
+    clock.advance(Duration.ofMinutes(1));
+    await().atMost(Duration.ofSeconds(30)).until(() -> seen.size() == 2);
+
+    assertThat(seen).extracting(event -> ((SessionExpiredEvent) event).getSessionId())
+        .containsExactly(first.getId(), second.getId());
   }
 
   @Test
