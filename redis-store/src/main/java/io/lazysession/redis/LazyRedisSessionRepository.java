@@ -253,6 +253,9 @@ public final class LazyRedisSessionRepository
   @Override
   public void save(LazySession session) {
     Objects.requireNonNull(session, "session must not be null");
+    // First, because resolving the principal may decode attributes, and a decode failure may drop
+    // one or invalidate the session: what is written below must already reflect that.
+    String principalOp = session.invalidated() ? "" : principalOperation(session);
     countInflation(session);
     if (session.invalidated()) {
       if (!session.isNew()) {
@@ -264,11 +267,11 @@ public final class LazyRedisSessionRepository
     String storedId = session.storedId();
     try {
       if (session.isNew()) {
-        writeFull(session, false);
+        writeFull(session, false, principalOp);
       } else if (!id.equals(storedId)) {
-        changeId(session);
+        changeId(session, principalOp);
       } else {
-        writeChanges(session);
+        writeChanges(session, principalOp);
       }
     } catch (RedisException e) {
       nearCache.invalidate(id);
@@ -441,7 +444,7 @@ public final class LazyRedisSessionRepository
 
   // ---- writing ----------------------------------------------------------------------------------
 
-  private void writeChanges(LazySession session) {
+  private void writeChanges(LazySession session, String principalOp) {
     Map<String, byte[]> writes = new LinkedHashMap<>();
     session.entries().forEach((name, entry) -> {
       byte[] bytes = LazySession.changedBytes(entry);
@@ -450,7 +453,6 @@ public final class LazyRedisSessionRepository
       }
     });
     List<String> removes = new ArrayList<>(session.removedNames());
-    String principalOp = principalOperation(session);
     boolean timeoutChanged =
         !session.getMaxInactiveInterval().equals(session.storedMaxInactiveInterval());
     Duration sessionTouchInterval =
@@ -518,10 +520,10 @@ public final class LazyRedisSessionRepository
   /**
    * Writes every field of the session under its current id: a new session, or one whose id changed.
    */
-  private void writeFull(LazySession session, boolean idChanged) {
+  private void writeFull(LazySession session, boolean idChanged, String resolvedPrincipalOp) {
     Map<String, byte[]> writes = new LinkedHashMap<>();
     session.entries().forEach((name, entry) -> writes.put(name, LazySession.fullBytes(entry)));
-    String principalOp = principalOperation(session);
+    String principalOp = resolvedPrincipalOp;
     String oldPrincipal = session.storedPrincipal();
     String newPrincipal = resolvedPrincipal(principalOp, oldPrincipal);
     if (principalOp.isEmpty() && newPrincipal != null) {
@@ -559,7 +561,7 @@ public final class LazyRedisSessionRepository
    * written under the new id. If the second step fails, the session is lost (the user signs in
    * again) rather than left reachable under the old id.
    */
-  private void changeId(LazySession session) {
+  private void changeId(LazySession session, String principalOp) {
     String oldId = session.storedId();
     nearCache.invalidate(oldId);
     List<byte[]> deleted = store.delete(oldId, clock.millis());
@@ -569,7 +571,7 @@ public final class LazyRedisSessionRepository
       return;
     }
     store.unscheduleExpiry(oldId);
-    writeFull(session, true);
+    writeFull(session, true, principalOp);
   }
 
   /**

@@ -19,10 +19,12 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.slf4j.LoggerFactory;
+import org.springframework.session.FindByIndexNameSessionRepository;
 import org.springframework.session.events.SessionDeletedEvent;
 
 /**
@@ -123,6 +125,56 @@ class DecodeFailureIT {
           assertThat(event.getFormattedMessage()).contains(ShopFixtures.Cart.class.getName());
         }
       });
+    }
+  }
+
+  /**
+   * Stores a logged-in session whose security context field holds corrupt bytes; returns its id.
+   * The principal index attribute names the user, so loading it decodes nothing.
+   */
+  String sessionWithCorruptSecurityContext(LazyRedisSessionRepository repository) {
+    LazySession session = repository.createSession();
+    session.setAttribute("currency", "EUR");
+    session.setAttribute(FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME, "ada");
+    session.setAttribute(LazySession.SPRING_SECURITY_CONTEXT, "placeholder");
+    repository.save(session);
+    byte[] key = (namespace + ":s:{" + session.getId() + "}").getBytes(UTF_8);
+    raw.hset(key, LazySession.SPRING_SECURITY_CONTEXT.getBytes(UTF_8),
+        new byte[] {(byte) 0xFF, 0x13, 0x37, 0x00, 0x42, 0x42});
+    raw.hincrby(key, "#v".getBytes(UTF_8), 1);
+    return session.getId();
+  }
+
+  @Test
+  void save_principalResolutionMeetsCorruptContext_dropAttributePolicy_deletesTheField() {
+    namespace = TestRedis.uniqueNamespace("principal-drop");
+    try (LazyRedisSessionRepository repository = reader(DecodeFailurePolicy.DROP_ATTRIBUTE)) {
+      String id = sessionWithCorruptSecurityContext(repository);
+      LazySession session = repository.findById(id);
+      session.removeAttribute(FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME);
+
+      repository.save(session); // resolving the principal now decodes the security context
+
+      byte[] key = (namespace + ":s:{" + id + "}").getBytes(UTF_8);
+      assertThat(raw.hexists(key, LazySession.SPRING_SECURITY_CONTEXT.getBytes(UTF_8))).isFalse();
+      assertThat(repository.findById(id).getAttributeNames()).containsExactly("currency");
+    }
+  }
+
+  @Test
+  void save_principalResolutionMeetsCorruptContext_invalidateSessionPolicy_deletesTheSession() {
+    namespace = TestRedis.uniqueNamespace("principal-invalidate");
+    try (LazyRedisSessionRepository repository = reader(DecodeFailurePolicy.INVALIDATE_SESSION)) {
+      String id = sessionWithCorruptSecurityContext(repository);
+      LazySession session = repository.findById(id);
+      session.removeAttribute(FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME);
+
+      repository.save(session);
+
+      assertThat(repository.findById(id)).isNull();
+      assertThat(events.ofType(SessionDeletedEvent.class)).singleElement()
+          .extracting(SessionDeletedEvent::getSessionId).isEqualTo(id);
+      assertThat(repository.findByPrincipalName("ada")).isEmpty();
     }
   }
 
