@@ -238,7 +238,7 @@ public final class LazyRedisSessionRepository
       return null;
     }
     stored.attributes().forEach((name, bytes) -> session.loaded(name, serializer.lazy(bytes), bytes));
-    CurrentRequest.expose(session);
+    CurrentRequest.exposeIfAbsent(session);
     return session;
   }
 

@@ -216,6 +216,8 @@ public final class LazySession implements Session {
   /**
    * The session the current Spring web request loaded or created through lazysession, if any: the
    * object behind the request's {@code HttpSession}, for diagnostics such as {@link #attributeInfo()}.
+   * That is the first session the request loaded, or the last one it created; sessions looked up
+   * later in the request (such as by {@code findByPrincipalName}) are never returned here.
    */
   public static Optional<LazySession> current() {
     return Optional.ofNullable(CurrentRequest.current());

@@ -26,9 +26,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.springframework.mock.web.MockHttpServletRequest;
 import org.springframework.session.FindByIndexNameSessionRepository;
 import org.springframework.session.events.SessionCreatedEvent;
 import org.springframework.session.events.SessionDeletedEvent;
+import org.springframework.web.context.request.RequestContextHolder;
+import org.springframework.web.context.request.ServletRequestAttributes;
 
 /**
  * The repository on a real Redis, with two repository instances standing for two nodes; every test
@@ -315,6 +318,24 @@ class LazyRedisSessionRepositoryIT {
 
     assertThat(raw.exists(sessionKey(created.getId()))).isZero();
     assertThat(nodeA.findById(created.getId())).isNull();
+  }
+
+  @Test
+  void current_otherSessionsLookedUpLaterInTheRequest_staysTheRequestsOwnSession() {
+    String principal = FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME;
+    LazySession mine = savedSession(nodeA, Map.of(principal, "ada"));
+    LazySession other = savedSession(nodeA, Map.of(principal, "ada"));
+    RequestContextHolder.setRequestAttributes(
+        new ServletRequestAttributes(new MockHttpServletRequest()));
+    try {
+      LazySession loaded = nodeA.findById(mine.getId());
+      nodeA.findByPrincipalName("ada");
+      nodeA.findById(other.getId());
+
+      assertThat(LazySession.current()).containsSame(loaded);
+    } finally {
+      RequestContextHolder.resetRequestAttributes();
+    }
   }
 
   @Test
