@@ -523,6 +523,7 @@ public final class LazyRedisSessionRepository
   private void writeFull(LazySession session, boolean idChanged, String resolvedPrincipalOp) {
     Map<String, byte[]> writes = new LinkedHashMap<>();
     session.entries().forEach((name, entry) -> writes.put(name, LazySession.fullBytes(entry)));
+    writes.putAll(session.hiddenAttributes()); // moved to a new id as they are, never re-encoded
     String principalOp = resolvedPrincipalOp;
     String oldPrincipal = session.storedPrincipal();
     String newPrincipal = resolvedPrincipal(principalOp, oldPrincipal);
@@ -650,6 +651,7 @@ public final class LazyRedisSessionRepository
         attributes.put(name, entry.stored);
       }
     });
+    attributes.putAll(session.hiddenAttributes());
     nearCache.put(session.getId(), new NearCache.Snapshot(session.version(),
         session.getCreationTime().toEpochMilli(), Collections.unmodifiableMap(attributes), epoch));
   }
@@ -686,8 +688,16 @@ public final class LazyRedisSessionRepository
         : failure.getClass().getSimpleName() + ": " + failure.getMessage();
     switch (decodeFailurePolicy) {
       case DROP_ATTRIBUTE -> {
-        log.warn("Dropped attribute '{}' of session {}: {}", attributeName, session.getId(), what);
-        session.dropAttribute(attributeName);
+        if (DecodeFailurePolicy.readableElsewhere(failure)) {
+          log.warn("Hid attribute '{}' of session {} from this request: {}; its bytes stay in "
+              + "Redis untouched (a node that can read them, such as a newer version during a "
+              + "rolling deploy, still does)", attributeName, session.getId(), what);
+          session.hideAttribute(attributeName);
+        } else {
+          log.warn("Dropped attribute '{}' of session {} (its stored bytes are corrupt and are "
+              + "deleted at the next save): {}", attributeName, session.getId(), what);
+          session.dropAttribute(attributeName);
+        }
       }
       case INVALIDATE_SESSION -> {
         log.warn("Invalidated session {}: its attribute '{}' cannot be decoded ({})",

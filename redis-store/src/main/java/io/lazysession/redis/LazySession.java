@@ -47,6 +47,12 @@ public final class LazySession implements Session {
    * however often it was set and removed in between.
    */
   private final Set<String> storedNames = new LinkedHashSet<>();
+  /**
+   * Attributes this node cannot decode but another node may (see {@link
+   * DecodeFailurePolicy#DROP_ATTRIBUTE}): hidden from the application, their stored bytes are kept
+   * in Redis as they are, neither deleted nor re-encoded.
+   */
+  private final Map<String, byte[]> hidden = new LinkedHashMap<>();
   private final Instant creationTime;
   private String id;
   private String storedId;
@@ -156,12 +162,14 @@ public final class LazySession implements Session {
     Entry previous = attributes.get(attributeName);
     attributes.put(attributeName, new Entry(repository.serializer().ofValue(attributeValue),
         previous == null ? null : previous.stored, true));
+    hidden.remove(attributeName);
     notePrincipal(attributeName);
   }
 
   @Override
   public void removeAttribute(String attributeName) {
     attributes.remove(attributeName);
+    hidden.remove(attributeName);
     notePrincipal(attributeName);
   }
 
@@ -246,9 +254,23 @@ public final class LazySession implements Session {
     removeAttribute(attributeName);
   }
 
+  /** Hides an attribute this node cannot decode, keeping its stored bytes in Redis unchanged. */
+  void hideAttribute(String attributeName) {
+    Entry entry = attributes.remove(attributeName);
+    if (entry != null && entry.stored != null && !entry.set) {
+      hidden.put(attributeName, entry.stored);
+    }
+  }
+
+  /** The attributes hidden by {@link #hideAttribute}, with the bytes Redis holds for them. */
+  Map<String, byte[]> hiddenAttributes() {
+    return hidden;
+  }
+
   void invalidate() {
     invalidated = true;
     attributes.clear();
+    hidden.clear();
   }
 
   boolean invalidated() {
@@ -301,6 +323,7 @@ public final class LazySession implements Session {
   Set<String> removedNames() {
     Set<String> removedNames = new LinkedHashSet<>(storedNames);
     removedNames.removeAll(attributes.keySet());
+    removedNames.removeAll(hidden.keySet());
     return removedNames;
   }
 
