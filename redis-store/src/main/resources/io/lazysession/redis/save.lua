@@ -48,18 +48,21 @@ if principal == '-' then
 elseif principal ~= '' then
   redis.call('HSET', key, '#p', string.sub(principal, 2))
 end
-local setCount = tonumber(ARGV[8])
+-- HSET and HDEL in chunks: unpack fails beyond Lua's stack limit (about 8000 values), and a
+-- session may hold thousands of attributes. A chunk is an even number of arguments, so the field /
+-- value pairs stay together.
+local chunk = 1000
+local setEnd = 8 + tonumber(ARGV[8]) * 2
 local i = 9
-if setCount > 0 then
-  local fields = {}
-  for j = 1, setCount * 2 do
-    fields[j] = ARGV[i]
-    i = i + 1
-  end
-  redis.call('HSET', key, unpack(fields))
+while i <= setEnd do
+  local last = math.min(i + chunk - 1, setEnd)
+  redis.call('HSET', key, unpack(ARGV, i, last))
+  i = last + 1
 end
-if i <= #ARGV then
-  redis.call('HDEL', key, unpack(ARGV, i, #ARGV))
+while i <= #ARGV do
+  local last = math.min(i + chunk - 1, #ARGV)
+  redis.call('HDEL', key, unpack(ARGV, i, last))
+  i = last + 1
 end
 local version = redis.call('HINCRBY', key, '#v', 1)
 if maxInactive < 0 then

@@ -236,6 +236,26 @@ class LazyRedisSessionRepositoryIT {
   }
 
   @Test
+  void save_thousandsOfAttributes_areWrittenAndRemovedInOneSave() {
+    LazySession created = nodeA.createSession();
+    for (int i = 0; i < 6_000; i++) {
+      created.setAttribute("attribute-" + i, i);
+    }
+    nodeA.save(created);
+    LazySession loaded = nodeB.findById(created.getId());
+    assertThat(loaded.getAttributeNames()).hasSize(6_000);
+    assertThat(loaded.<Integer>getAttribute("attribute-5999")).isEqualTo(5_999);
+
+    for (int i = 0; i < 6_000; i++) {
+      loaded.removeAttribute("attribute-" + i);
+    }
+    nodeB.save(loaded);
+
+    assertThat(nodeA.findById(created.getId()).getAttributeNames()).isEmpty();
+    assertThat(raw.hlen(sessionKey(created.getId()))).isEqualTo(4); // #c #a #m #v
+  }
+
+  @Test
   void save_attributeNeverRead_isNotReencoded() {
     LazySession created = savedSession(nodeA, ShopFixtures.attributes());
     byte[] customerBefore = raw.hget(sessionKey(created.getId()), "customer".getBytes(UTF_8));
