@@ -202,7 +202,37 @@ record RedisConnectionSettings(
     return client;
   }
 
+  /**
+   * A {@link RedisClient} for a Redis URL with the same fail-fast options as the clients built from
+   * properties. The command timeout is the URL's {@code timeout} parameter, else
+   * {@link #DEFAULT_TIMEOUT}.
+   *
+   * @throws IllegalStateException naming {@code what} when the URL is not valid
+   */
+  static RedisClient createClient(String url, String what) {
+    RedisURI uri;
+    try {
+      uri = RedisURI.create(url);
+    } catch (RuntimeException e) {
+      throw new IllegalStateException(what + " is not a valid Redis URL ('" + url + "'): "
+          + e.getMessage(), e);
+    }
+    if (!url.contains("timeout=")) {
+      uri.setTimeout(DEFAULT_TIMEOUT);
+    }
+    ClientOptions.Builder options = ClientOptions.builder();
+    failFast(options, uri.getTimeout(), null);
+    RedisClient client = RedisClient.create(uri);
+    client.setOptions(options.build());
+    return client;
+  }
+
   private void failFast(ClientOptions.Builder options) {
+    failFast(options, timeout, connectTimeout);
+  }
+
+  private static void failFast(ClientOptions.Builder options, Duration timeout,
+      @Nullable Duration connectTimeout) {
     SocketOptions.Builder socket = SocketOptions.builder();
     if (connectTimeout != null) {
       socket.connectTimeout(connectTimeout);
