@@ -292,14 +292,26 @@ public final class LazyRedisSessionRepository
     nearCache.invalidate(id);
     List<byte[]> meta;
     try {
-      meta = store.delete(id, clock.millis());
+      long now = clock.millis();
+      // Claim first, as the sweep does: of a delete and a sweep racing on one id, only the one whose
+      // ZREM removed it reports the session, so it is never reported twice.
+      boolean claimed = store.unscheduleExpiry(id);
+      meta = store.delete(id, now);
       if (meta == null) {
+        if (claimed) {
+          store.scheduleExpiry(id, now); // expired or gone: the sweep reports it, as expired
+        }
         return;
       }
-      store.unscheduleExpiry(id);
       String principal = text(meta.get(3));
       if (principal != null) {
         store.removeFromPrincipal(principal, id);
+      }
+      Long maxInactive = number(meta.get(2));
+      if (!claimed && maxInactive != null && maxInactive >= 0) {
+        // A sweep claimed the id first; it finds the hash gone and reports the session once.
+        metrics.sessionsDeleted.increment();
+        return;
       }
     } catch (RedisException e) {
       throw StoreFailures.translate("deleteById", id, e);
@@ -400,6 +412,11 @@ public final class LazyRedisSessionRepository
     if (!store.unscheduleExpiry(id)) {
       return false;
     }
+    return expireAfterClaim(id, now);
+  }
+
+  /** The part of {@link #expireClaimed} after this node won the claim on {@code id}. */
+  boolean expireAfterClaim(String id, long now) {
     List<byte @Nullable []> answer = store.expire(id, now);
     String outcome = answer.isEmpty() ? "gone" : text(answer.get(0));
     if ("never".equals(outcome)) {
@@ -565,13 +582,19 @@ public final class LazyRedisSessionRepository
   private void changeId(LazySession session, String principalOp) {
     String oldId = session.storedId();
     nearCache.invalidate(oldId);
-    List<byte[]> deleted = store.delete(oldId, clock.millis());
+    long now = clock.millis();
+    // Claim the old id first (as deleteById does), so that no sweep reports it as expired once its
+    // hash is gone: the session lives on under the new id.
+    boolean claimed = store.unscheduleExpiry(oldId);
+    List<byte[]> deleted = store.delete(oldId, now);
     if (deleted == null) {
+      if (claimed) {
+        store.scheduleExpiry(oldId, now); // expired or gone: left for the sweep
+      }
       log.debug("session {} was deleted or expired before its id changed; not saved", oldId);
       metrics.savesSkipped.increment();
       return;
     }
-    store.unscheduleExpiry(oldId);
     writeFull(session, true, principalOp);
   }
 

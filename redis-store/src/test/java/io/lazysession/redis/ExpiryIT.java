@@ -218,6 +218,33 @@ class ExpiryIT {
   }
 
   @Test
+  void deleteById_whileASweepHoldsTheClaim_reportsTheSessionOnce() {
+    LazySession session = nodeA.createSession();
+    nodeA.save(session);
+    byte[] schedule = (namespace + ":expirations").getBytes(UTF_8);
+    raw.zrem(schedule, session.getId().getBytes(UTF_8)); // a sweep on node B claims the id
+
+    nodeA.deleteById(session.getId());
+    nodeB.expireAfterClaim(session.getId(), clock.millis()); // then the sweep goes on
+
+    assertThat(destroyed()).singleElement()
+        .extracting(SessionDestroyedEvent::getSessionId).isEqualTo(session.getId());
+    assertThat(nodeA.findById(session.getId())).isNull();
+  }
+
+  @Test
+  void deleteById_sessionThatNeverExpires_isReportedAsDeleted() {
+    LazySession session = nodeA.createSession();
+    session.setMaxInactiveInterval(Duration.ofSeconds(-1));
+    nodeA.save(session);
+
+    nodeB.deleteById(session.getId());
+
+    assertThat(destroyed()).singleElement().isInstanceOf(SessionDeletedEvent.class)
+        .extracting(SessionDestroyedEvent::getSessionId).isEqualTo(session.getId());
+  }
+
+  @Test
   void sweep_hashAlreadyDroppedByRedis_stillReportsItOnce() {
     LazySession session = nodeA.createSession();
     nodeA.save(session);
