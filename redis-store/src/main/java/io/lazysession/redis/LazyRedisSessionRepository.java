@@ -547,29 +547,43 @@ public final class LazyRedisSessionRepository
     if (principalOp.isEmpty() && newPrincipal != null) {
       principalOp = "=" + newPrincipal; // a full write states the principal explicitly
     }
+    // Index entries first: a hash that exists is always on the schedule and in its principal set,
+    // even if the connection drops right after the script ran (an entry without its hash is
+    // harmless: the sweep and findByPrincipalName clean it up).
+    String id = session.getId();
+    scheduleExpiry(id, session.getLastAccessedTime(), session.getMaxInactiveInterval());
+    boolean principalAdded = newPrincipal != null && store.addToPrincipal(newPrincipal, id);
     long epoch = nearCache.epoch();
-    RedisSessionStore.SaveResult result = write(session.getId(),
+    RedisSessionStore.SaveResult result = write(id,
         saveArguments("n", session, principalOp, true, writes, List.of()));
     long version = result.version();
     if (version < 0) {
+      if (principalAdded) {
+        store.removeFromPrincipal(newPrincipal, id); // not ours: the id belongs to another session
+      }
       throw new IllegalStateException("a session with the new id already exists in Redis; "
           + "the session id generator produced a duplicate");
     }
+    // 0: an earlier attempt of this very write was applied and other writes followed it.
+    boolean writtenSince = version == 0;
     metrics.saves.increment();
     String oldId = session.storedId();
     session.committed(version, writes, List.of(), true, newPrincipal);
     session.nearCacheEpoch = epoch;
-    if (replicated(result)) {
+    if (!writtenSince && replicated(result)) {
       cache(session, epoch);
-    }
-    scheduleExpiry(session);
-    if (idChanged) {
-      movePrincipal(oldId, oldPrincipal, session.getId(), newPrincipal);
     } else {
-      movePrincipal(session.getId(), null, session.getId(), newPrincipal);
+      nearCache.invalidate(id);
+    }
+    if (idChanged && oldPrincipal != null) {
+      store.removeFromPrincipal(oldPrincipal, oldId);
+    }
+    if (!idChanged) {
       publish(new SessionCreatedEvent(this, session));
     }
-    requireReplicated(session.getId(), result);
+    if (!writtenSince) {
+      requireReplicated(id, result);
+    }
   }
 
   /**
@@ -680,12 +694,15 @@ public final class LazyRedisSessionRepository
   }
 
   private void scheduleExpiry(LazySession session) {
-    Duration maxInactive = session.getMaxInactiveInterval();
+    scheduleExpiry(session.getId(), session.storedLastAccessedTime(),
+        session.getMaxInactiveInterval());
+  }
+
+  private void scheduleExpiry(String id, Instant lastAccess, Duration maxInactive) {
     if (maxInactive.isNegative()) {
-      store.unscheduleExpiry(session.getId());
+      store.unscheduleExpiry(id);
     } else {
-      store.scheduleExpiry(session.getId(),
-          session.storedLastAccessedTime().toEpochMilli() + maxInactive.toMillis());
+      store.scheduleExpiry(id, lastAccess.toEpochMilli() + maxInactive.toMillis());
     }
   }
 

@@ -198,9 +198,11 @@ final class RedisSessionStore {
     return result;
   }
 
-  void addToPrincipal(String principalName, String id) {
+  /** Adds an id to a principal's set; true when it was not there yet. */
+  boolean addToPrincipal(String principalName, String id) {
     metrics.roundTrips.increment();
-    connection.commands().sadd(keys.principal(principalName), utf8(id));
+    Long added = connection.commands().sadd(keys.principal(principalName), utf8(id));
+    return added != null && added > 0;
   }
 
   void removeFromPrincipal(String principalName, String id) {

@@ -10,7 +10,9 @@
 -- ARGV[7]: principal: '' unchanged, '-' none, '=' followed by the name to store
 -- ARGV[8]: number N of fields to set; then N field/value pairs; then the fields to delete
 -- Returns the new version; 0 when an update finds the session missing, partial or expired (nothing
--- is written, so a session deleted meanwhile is not resurrected); -1 when creating over an existing key.
+-- is written, so a session deleted meanwhile is not resurrected); -1 when creating over an existing key
+-- of another creation time. A create whose key exists with the same creation time was already applied
+-- (a re-send): 1 when nothing was written since, 0 when something was.
 local key = KEYS[1]
 local now = tonumber(ARGV[2])
 -- Numbers are written back as the strings they came in: Lua would print large ones in %.14g.
@@ -36,6 +38,15 @@ if ARGV[1] == 'u' then
   end
 else
   if redis.call('EXISTS', key) == 1 then
+    -- The same create arriving twice (Lettuce re-sends a command whose answer a dropped connection
+    -- lost) finds its own creation time: success, never a duplicate id. Version 1 means nothing was
+    -- written since, so the hash is exactly this create's; 0 means other writes followed.
+    if redis.call('HGET', key, '#c') == ARGV[3] then
+      if redis.call('HGET', key, '#v') == '1' then
+        return 1
+      end
+      return 0
+    end
     return -1
   end
   redis.call('HSET', key, '#c', ARGV[3])

@@ -2,6 +2,7 @@ package io.lazysession.redis;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lazysession.redis.ShopFixtures.Cart;
 import io.lazysession.redis.ShopFixtures.Product;
@@ -355,6 +356,55 @@ class LazyRedisSessionRepositoryIT {
       assertThat(LazySession.current()).containsSame(loaded);
     } finally {
       RequestContextHolder.resetRequestAttributes();
+    }
+  }
+
+  /** A node whose every new session gets the id {@code fixed}, standing for a re-sent create. */
+  LazyRedisSessionRepository fixedIdNode() {
+    return LazyRedisSessionRepository.builder(clientA)
+        .serializer(TestRedis.serializer())
+        .namespace(namespace)
+        .clock(clock)
+        .cleanupInterval(Duration.ZERO)
+        .nearCacheMaxBytes(nearCache ? 1 << 20 : 0)
+        .sessionIdGenerator(() -> "fixed")
+        .build();
+  }
+
+  @Test
+  void save_sameCreateArrivingTwice_succeedsOnce() {
+    try (LazyRedisSessionRepository node = fixedIdNode()) {
+      LazySession first = node.createSession();
+      first.setAttribute("a", "x");
+      node.save(first);
+      // The same create again, as Lettuce re-sends it after a reconnect that lost its answer.
+      LazySession again = node.createSession();
+      again.setAttribute("a", "x");
+
+      node.save(again);
+
+      LazySession stored = nodeB.findById("fixed");
+      assertThat(stored.<String>getAttribute("a")).isEqualTo("x");
+      assertThat(stored.version()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void save_newSessionOverAnotherSessionsId_failsAndLeavesTheIndexesAlone() {
+    try (LazyRedisSessionRepository node = fixedIdNode()) {
+      String principal = FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME;
+      LazySession first = node.createSession();
+      first.setAttribute(principal, "ada");
+      node.save(first);
+      clock.advance(Duration.ofSeconds(1));
+      LazySession duplicate = node.createSession();
+      duplicate.setAttribute(principal, "bob");
+
+      assertThatThrownBy(() -> node.save(duplicate)).isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("already exists");
+      assertThat(nodeB.findByPrincipalName("bob")).isEmpty();
+      assertThat(raw.exists((namespace + ":principal:bob").getBytes(UTF_8))).isZero();
+      assertThat(nodeB.findByPrincipalName("ada")).containsOnlyKeys("fixed");
     }
   }
 
