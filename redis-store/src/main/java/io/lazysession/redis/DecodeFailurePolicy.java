@@ -1,5 +1,8 @@
 package io.lazysession.redis;
 
+import io.lazysession.serializer.CorruptDataException;
+import io.lazysession.serializer.SerializationException;
+import java.io.InvalidClassException;
 import java.util.Locale;
 
 /**
@@ -8,9 +11,17 @@ import java.util.Locale;
  */
 public enum DecodeFailurePolicy {
   /**
-   * The attribute is removed from the session (and from Redis on the next save), {@code getAttribute}
-   * returns null, a warning names the session id, the attribute and the class; the other attributes
-   * keep working. The default.
+   * {@code getAttribute} returns null, the attribute leaves the session for this request
+   * ({@code getAttributeNames} no longer lists it), a warning names the session id, the attribute
+   * and the reason; the other attributes keep working. The default.
+   *
+   * <p>What happens to the stored bytes depends on why they could not be decoded. When they are
+   * corrupt ({@code CorruptDataException}), the field is deleted from Redis on the next save. When
+   * this node merely cannot read them (a class outside its allow-list, a class it does not have, a
+   * JDK class whose serialVersionUID differs, a zstd dictionary it does not know), the bytes stay in
+   * Redis untouched, neither deleted nor rewritten: during a rolling deploy they were probably
+   * written by a newer node, which still reads them. Only an explicit {@code removeAttribute} or
+   * {@code setAttribute} of that name changes them.
    */
   DROP_ATTRIBUTE("drop-attribute"),
 
@@ -24,6 +35,25 @@ public enum DecodeFailurePolicy {
   FAIL("fail");
 
   private final String propertyValue;
+
+  /**
+   * Whether bytes that failed to decode are probably fine for another node (so they must be kept):
+   * a class refused by the allow-list or missing from the class path (Kryo and the JDK codec report
+   * it as corrupt data caused by a {@code ClassNotFoundException}), a JDK class of another
+   * serialVersionUID, an unknown zstd dictionary. Anything else reported as corrupt data is corrupt.
+   */
+  static boolean readableElsewhere(SerializationException failure) {
+    if (!(failure instanceof CorruptDataException)) {
+      return true; // ClassNotAllowedException, UnknownDictionaryException, and any future kind
+    }
+    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+      if (cause instanceof ClassNotFoundException || cause instanceof NoClassDefFoundError
+          || cause instanceof InvalidClassException) {
+        return true;
+      }
+    }
+    return false;
+  }
 
   DecodeFailurePolicy(String propertyValue) {
     this.propertyValue = propertyValue;

@@ -101,6 +101,7 @@ public final class LazyRedisSessionRepository
   private final RedisSessionStore store;
   private final Duration defaultMaxInactiveInterval;
   private final Duration touchInterval;
+  private final @Nullable Duration configuredTouchInterval;
   private final Duration expiryGrace;
   private final DecodeFailurePolicy decodeFailurePolicy;
   private final @Nullable ApplicationEventPublisher eventPublisher;
@@ -119,8 +120,8 @@ public final class LazyRedisSessionRepository
     this.serializer = Objects.requireNonNull(builder.serializer);
     this.connection = connection;
     this.defaultMaxInactiveInterval = builder.defaultMaxInactiveInterval;
-    this.touchInterval = builder.touchInterval != null
-        ? builder.touchInterval : defaultTouchInterval(defaultMaxInactiveInterval);
+    this.configuredTouchInterval = builder.touchInterval;
+    this.touchInterval = touchIntervalFor(configuredTouchInterval, defaultMaxInactiveInterval);
     this.expiryGrace = builder.expiryGrace;
     this.decodeFailurePolicy = builder.decodeFailurePolicy;
     this.eventPublisher = builder.eventPublisher;
@@ -174,6 +175,23 @@ public final class LazyRedisSessionRepository
         ? MAX_DEFAULT_TOUCH_INTERVAL : onePercent;
   }
 
+  /**
+   * The touch interval of a session with {@code maxInactive}: without a configured one, 1% of the
+   * session's own timeout, at most 60 s; a configured one is capped at a tenth of the session's
+   * timeout, so that a session with a shorter timeout of its own is still touched by read-only
+   * requests well before it expires.
+   */
+  static Duration touchIntervalFor(@Nullable Duration configured, Duration maxInactive) {
+    if (configured == null) {
+      return defaultTouchInterval(maxInactive);
+    }
+    if (maxInactive.isNegative() || maxInactive.isZero()) {
+      return configured;
+    }
+    Duration cap = maxInactive.dividedBy(10);
+    return configured.compareTo(cap) > 0 ? cap : configured;
+  }
+
   // ---- SessionRepository ------------------------------------------------------------------------
 
   @Override
@@ -220,7 +238,7 @@ public final class LazyRedisSessionRepository
       return null;
     }
     stored.attributes().forEach((name, bytes) -> session.loaded(name, serializer.lazy(bytes), bytes));
-    CurrentRequest.expose(session);
+    CurrentRequest.exposeIfAbsent(session);
     return session;
   }
 
@@ -235,6 +253,9 @@ public final class LazyRedisSessionRepository
   @Override
   public void save(LazySession session) {
     Objects.requireNonNull(session, "session must not be null");
+    // First, because resolving the principal may decode attributes, and a decode failure may drop
+    // one or invalidate the session: what is written below must already reflect that.
+    String principalOp = session.invalidated() ? "" : principalOperation(session);
     countInflation(session);
     if (session.invalidated()) {
       if (!session.isNew()) {
@@ -246,11 +267,11 @@ public final class LazyRedisSessionRepository
     String storedId = session.storedId();
     try {
       if (session.isNew()) {
-        writeFull(session, false);
+        writeFull(session, false, principalOp);
       } else if (!id.equals(storedId)) {
-        changeId(session);
+        changeId(session, principalOp);
       } else {
-        writeChanges(session);
+        writeChanges(session, principalOp);
       }
     } catch (RedisException e) {
       nearCache.invalidate(id);
@@ -271,14 +292,26 @@ public final class LazyRedisSessionRepository
     nearCache.invalidate(id);
     List<byte[]> meta;
     try {
-      meta = store.delete(id, clock.millis());
+      long now = clock.millis();
+      // Claim first, as the sweep does: of a delete and a sweep racing on one id, only the one whose
+      // ZREM removed it reports the session, so it is never reported twice.
+      boolean claimed = store.unscheduleExpiry(id);
+      meta = store.delete(id, now);
       if (meta == null) {
+        if (claimed) {
+          store.scheduleExpiry(id, now); // expired or gone: the sweep reports it, as expired
+        }
         return;
       }
-      store.unscheduleExpiry(id);
       String principal = text(meta.get(3));
       if (principal != null) {
         store.removeFromPrincipal(principal, id);
+      }
+      Long maxInactive = number(meta.get(2));
+      if (!claimed && maxInactive != null && maxInactive >= 0) {
+        // A sweep claimed the id first; it finds the hash gone and reports the session once.
+        metrics.sessionsDeleted.increment();
+        return;
       }
     } catch (RedisException e) {
       throw StoreFailures.translate("deleteById", id, e);
@@ -362,13 +395,44 @@ public final class LazyRedisSessionRepository
       store.rescheduleExpiry(id, lastAccess + maxInactive * 1000); // touched since it was scheduled
       return false;
     }
-    // Expired (or dropped by its TTL): whoever removes it from the schedule reports it, once.
+    return expireClaimed(id, now);
+  }
+
+  /**
+   * Claims an id that looked expired and reports it, unless a save made it live again meanwhile.
+   * Whoever removes the id from the schedule goes on, once; the hash is then deleted by a script that
+   * checks again, atomically, that it has expired. A session found live again (another node saved it
+   * between the first look and the claim) is put back on the schedule at its new due time, and
+   * nothing is published.
+   *
+   * @return true when this call deleted and reported the session
+   */
+  boolean expireClaimed(String id, long now) {
     nearCache.invalidate(id);
     if (!store.unscheduleExpiry(id)) {
       return false;
     }
-    if (!gone) {
-      store.deleteKey(id);
+    return expireAfterClaim(id, now);
+  }
+
+  /** The part of {@link #expireClaimed} after this node won the claim on {@code id}. */
+  boolean expireAfterClaim(String id, long now) {
+    List<byte @Nullable []> answer = store.expire(id, now);
+    String outcome = answer.isEmpty() ? "gone" : text(answer.get(0));
+    if ("never".equals(outcome)) {
+      return false;
+    }
+    if ("live".equals(outcome)) {
+      Long lastAccess = number(answer.get(1));
+      Long maxInactive = number(answer.get(2));
+      if (lastAccess != null && maxInactive != null) {
+        store.scheduleExpiry(id, lastAccess + maxInactive * 1000);
+      }
+      return false;
+    }
+    List<byte @Nullable []> meta = new ArrayList<>(4);
+    for (int i = 1; i <= 4; i++) {
+      meta.add(i < answer.size() ? answer.get(i) : null);
     }
     String principal = text(meta.get(3));
     if (principal != null) {
@@ -379,17 +443,25 @@ public final class LazyRedisSessionRepository
     return true;
   }
 
+  /**
+   * The background sweep. Nothing may escape it: a scheduled task that throws is never run again, so
+   * one failure (even an {@link Error} from a listener or a codec) would end expiry events for good.
+   */
   private void sweepQuietly() {
     try {
       cleanUpExpiredSessions();
+    } catch (VirtualMachineError e) {
+      throw e;
     } catch (RuntimeException e) {
       log.warn("lazysession expiry sweep failed; it will run again: {}", e.toString());
+    } catch (Throwable e) {
+      log.error("lazysession expiry sweep failed; it will run again", e);
     }
   }
 
   // ---- writing ----------------------------------------------------------------------------------
 
-  private void writeChanges(LazySession session) {
+  private void writeChanges(LazySession session, String principalOp) {
     Map<String, byte[]> writes = new LinkedHashMap<>();
     session.entries().forEach((name, entry) -> {
       byte[] bytes = LazySession.changedBytes(entry);
@@ -398,11 +470,12 @@ public final class LazyRedisSessionRepository
       }
     });
     List<String> removes = new ArrayList<>(session.removedNames());
-    String principalOp = principalOperation(session);
     boolean timeoutChanged =
         !session.getMaxInactiveInterval().equals(session.storedMaxInactiveInterval());
+    Duration sessionTouchInterval =
+        touchIntervalFor(configuredTouchInterval, session.getMaxInactiveInterval());
     boolean touchDue = !session.getLastAccessedTime()
-        .isBefore(session.storedLastAccessedTime().plus(touchInterval))
+        .isBefore(session.storedLastAccessedTime().plus(sessionTouchInterval))
         && session.getLastAccessedTime().isAfter(session.storedLastAccessedTime());
     if (writes.isEmpty() && removes.isEmpty() && principalOp.isEmpty() && !timeoutChanged
         && !touchDue) {
@@ -411,7 +484,7 @@ public final class LazyRedisSessionRepository
     }
     long epoch = nearCache.epoch();
     RedisSessionStore.SaveResult result = write(session.getId(),
-        saveArguments("u", session, principalOp, writes, removes));
+        saveArguments("u", session, principalOp, timeoutChanged, writes, removes));
     long version = result.version();
     if (version <= 0) {
       // Deleted or expired since it was loaded: writing would resurrect a partial session.
@@ -425,7 +498,7 @@ public final class LazyRedisSessionRepository
     String newPrincipal = resolvedPrincipal(principalOp, oldPrincipal);
     long loadedVersion = session.version();
     boolean sameEpoch = session.nearCacheEpoch == epoch;
-    session.committed(version, writes, newPrincipal);
+    session.committed(version, writes, removes, false, newPrincipal);
     session.nearCacheEpoch = epoch;
     if (version == loadedVersion + 1 && sameEpoch && replicated(result)) {
       cache(session, epoch); // nobody wrote in between: this copy is exactly what Redis holds
@@ -464,38 +537,53 @@ public final class LazyRedisSessionRepository
   /**
    * Writes every field of the session under its current id: a new session, or one whose id changed.
    */
-  private void writeFull(LazySession session, boolean idChanged) {
+  private void writeFull(LazySession session, boolean idChanged, String resolvedPrincipalOp) {
     Map<String, byte[]> writes = new LinkedHashMap<>();
     session.entries().forEach((name, entry) -> writes.put(name, LazySession.fullBytes(entry)));
-    String principalOp = principalOperation(session);
+    writes.putAll(session.hiddenAttributes()); // moved to a new id as they are, never re-encoded
+    String principalOp = resolvedPrincipalOp;
     String oldPrincipal = session.storedPrincipal();
     String newPrincipal = resolvedPrincipal(principalOp, oldPrincipal);
     if (principalOp.isEmpty() && newPrincipal != null) {
       principalOp = "=" + newPrincipal; // a full write states the principal explicitly
     }
+    // Index entries first: a hash that exists is always on the schedule and in its principal set,
+    // even if the connection drops right after the script ran (an entry without its hash is
+    // harmless: the sweep and findByPrincipalName clean it up).
+    String id = session.getId();
+    scheduleExpiry(id, session.getLastAccessedTime(), session.getMaxInactiveInterval());
+    boolean principalAdded = newPrincipal != null && store.addToPrincipal(newPrincipal, id);
     long epoch = nearCache.epoch();
-    RedisSessionStore.SaveResult result = write(session.getId(),
-        saveArguments("n", session, principalOp, writes, List.of()));
+    RedisSessionStore.SaveResult result = write(id,
+        saveArguments("n", session, principalOp, true, writes, List.of()));
     long version = result.version();
     if (version < 0) {
+      if (principalAdded) {
+        store.removeFromPrincipal(newPrincipal, id); // not ours: the id belongs to another session
+      }
       throw new IllegalStateException("a session with the new id already exists in Redis; "
           + "the session id generator produced a duplicate");
     }
+    // 0: an earlier attempt of this very write was applied and other writes followed it.
+    boolean writtenSince = version == 0;
     metrics.saves.increment();
     String oldId = session.storedId();
-    session.committed(version, writes, newPrincipal);
+    session.committed(version, writes, List.of(), true, newPrincipal);
     session.nearCacheEpoch = epoch;
-    if (replicated(result)) {
+    if (!writtenSince && replicated(result)) {
       cache(session, epoch);
-    }
-    scheduleExpiry(session);
-    if (idChanged) {
-      movePrincipal(oldId, oldPrincipal, session.getId(), newPrincipal);
     } else {
-      movePrincipal(session.getId(), null, session.getId(), newPrincipal);
+      nearCache.invalidate(id);
+    }
+    if (idChanged && oldPrincipal != null) {
+      store.removeFromPrincipal(oldPrincipal, oldId);
+    }
+    if (!idChanged) {
       publish(new SessionCreatedEvent(this, session));
     }
-    requireReplicated(session.getId(), result);
+    if (!writtenSince) {
+      requireReplicated(id, result);
+    }
   }
 
   /**
@@ -505,27 +593,39 @@ public final class LazyRedisSessionRepository
    * written under the new id. If the second step fails, the session is lost (the user signs in
    * again) rather than left reachable under the old id.
    */
-  private void changeId(LazySession session) {
+  private void changeId(LazySession session, String principalOp) {
     String oldId = session.storedId();
     nearCache.invalidate(oldId);
-    List<byte[]> deleted = store.delete(oldId, clock.millis());
+    long now = clock.millis();
+    // Claim the old id first (as deleteById does), so that no sweep reports it as expired once its
+    // hash is gone: the session lives on under the new id.
+    boolean claimed = store.unscheduleExpiry(oldId);
+    List<byte[]> deleted = store.delete(oldId, now);
     if (deleted == null) {
+      if (claimed) {
+        store.scheduleExpiry(oldId, now); // expired or gone: left for the sweep
+      }
       log.debug("session {} was deleted or expired before its id changed; not saved", oldId);
       metrics.savesSkipped.increment();
       return;
     }
-    store.unscheduleExpiry(oldId);
-    writeFull(session, true);
+    writeFull(session, true, principalOp);
   }
 
+  /**
+   * The save script's arguments. The max inactive interval is sent only when {@code withTimeout}
+   * (created, or changed by this request): otherwise the script keeps the stored one, which another
+   * node may have changed since this request loaded the session.
+   */
   private List<byte[]> saveArguments(String mode, LazySession session, String principalOp,
-      Map<String, byte[]> writes, List<String> removes) {
+      boolean withTimeout, Map<String, byte[]> writes, List<String> removes) {
     List<byte[]> arguments = new ArrayList<>(8 + writes.size() * 2 + removes.size());
     arguments.add(utf8(mode));
     arguments.add(utf8(Long.toString(clock.millis())));
     arguments.add(utf8(Long.toString(session.getCreationTime().toEpochMilli())));
     arguments.add(utf8(Long.toString(session.getLastAccessedTime().toEpochMilli())));
-    arguments.add(utf8(Long.toString(maxInactiveSeconds(session.getMaxInactiveInterval()))));
+    arguments.add(withTimeout
+        ? utf8(Long.toString(maxInactiveSeconds(session.getMaxInactiveInterval()))) : new byte[0]);
     arguments.add(utf8(Long.toString(expiryGrace.toMillis())));
     arguments.add(utf8(principalOp));
     arguments.add(utf8(Integer.toString(writes.size())));
@@ -588,17 +688,21 @@ public final class LazyRedisSessionRepository
         attributes.put(name, entry.stored);
       }
     });
+    attributes.putAll(session.hiddenAttributes());
     nearCache.put(session.getId(), new NearCache.Snapshot(session.version(),
         session.getCreationTime().toEpochMilli(), Collections.unmodifiableMap(attributes), epoch));
   }
 
   private void scheduleExpiry(LazySession session) {
-    Duration maxInactive = session.getMaxInactiveInterval();
+    scheduleExpiry(session.getId(), session.storedLastAccessedTime(),
+        session.getMaxInactiveInterval());
+  }
+
+  private void scheduleExpiry(String id, Instant lastAccess, Duration maxInactive) {
     if (maxInactive.isNegative()) {
-      store.unscheduleExpiry(session.getId());
+      store.unscheduleExpiry(id);
     } else {
-      store.scheduleExpiry(session.getId(),
-          session.storedLastAccessedTime().toEpochMilli() + maxInactive.toMillis());
+      store.scheduleExpiry(id, lastAccess.toEpochMilli() + maxInactive.toMillis());
     }
   }
 
@@ -624,8 +728,16 @@ public final class LazyRedisSessionRepository
         : failure.getClass().getSimpleName() + ": " + failure.getMessage();
     switch (decodeFailurePolicy) {
       case DROP_ATTRIBUTE -> {
-        log.warn("Dropped attribute '{}' of session {}: {}", attributeName, session.getId(), what);
-        session.dropAttribute(attributeName);
+        if (DecodeFailurePolicy.readableElsewhere(failure)) {
+          log.warn("Hid attribute '{}' of session {} from this request: {}; its bytes stay in "
+              + "Redis untouched (a node that can read them, such as a newer version during a "
+              + "rolling deploy, still does)", attributeName, session.getId(), what);
+          session.hideAttribute(attributeName);
+        } else {
+          log.warn("Dropped attribute '{}' of session {} (its stored bytes are corrupt and are "
+              + "deleted at the next save): {}", attributeName, session.getId(), what);
+          session.dropAttribute(attributeName);
+        }
       }
       case INVALIDATE_SESSION -> {
         log.warn("Invalidated session {}: its attribute '{}' cannot be decoded ({})",
@@ -649,7 +761,10 @@ public final class LazyRedisSessionRepository
     return store.keys().namespace();
   }
 
-  /** How stale the stored last-access time may get before a read-only request writes it. */
+  /**
+   * How stale the stored last-access time of a session with the default timeout may get before a
+   * read-only request writes it (a session with a shorter timeout of its own is touched sooner).
+   */
   public Duration touchInterval() {
     return touchInterval;
   }
@@ -686,7 +801,9 @@ public final class LazyRedisSessionRepository
     }
     try {
       eventPublisher.publishEvent(event);
-    } catch (RuntimeException e) {
+    } catch (VirtualMachineError e) {
+      throw e;
+    } catch (Throwable e) {
       log.warn("a listener of {} failed; the session store is not affected", event.getClass()
           .getSimpleName(), e);
     }
@@ -794,8 +911,10 @@ public final class LazyRedisSessionRepository
 
     /**
      * How stale the stored last-access time may get before a request that changes nothing writes it
-     * (one small write). Default: 1% of the default max inactive interval, at most 60 seconds. Zero:
-     * every request writes its access time.
+     * (one small write). Default: 1% of each session's max inactive interval, at most 60 seconds.
+     * A configured value must be shorter than the {@linkplain #defaultMaxInactiveInterval default
+     * max inactive interval}, and is capped at a tenth of the timeout of a session whose own timeout
+     * is shorter. Zero: every request writes its access time.
      */
     public Builder touchInterval(Duration touchInterval) {
       Objects.requireNonNull(touchInterval, "touchInterval must not be null");
@@ -896,6 +1015,12 @@ public final class LazyRedisSessionRepository
      * @throws IllegalStateException when Redis cannot be reached, saying what to check
      */
     public LazyRedisSessionRepository build() {
+      if (touchInterval != null && !defaultMaxInactiveInterval.isNegative()
+          && touchInterval.compareTo(defaultMaxInactiveInterval) >= 0) {
+        throw new IllegalArgumentException("touchInterval (" + touchInterval + ") must be shorter "
+            + "than defaultMaxInactiveInterval (" + defaultMaxInactiveInterval + "), or sessions "
+            + "expire while in use");
+      }
       if (serializer == null) {
         serializer = AttributeSerializer.builder().build();
       }

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -40,7 +41,18 @@ public final class LazySession implements Session {
 
   private final LazyRedisSessionRepository repository;
   private final Map<String, Entry> attributes = new LinkedHashMap<>();
-  private final Set<String> removed = new LinkedHashSet<>();
+  /**
+   * The attribute names Redis holds for this session, as far as this instance knows (loaded, or
+   * written by its last save). At save, every one of them that the session no longer has is deleted,
+   * however often it was set and removed in between.
+   */
+  private final Set<String> storedNames = new LinkedHashSet<>();
+  /**
+   * Attributes this node cannot decode but another node may (see {@link
+   * DecodeFailurePolicy#DROP_ATTRIBUTE}): hidden from the application, their stored bytes are kept
+   * in Redis as they are, neither deleted nor re-encoded.
+   */
+  private final Map<String, byte[]> hidden = new LinkedHashMap<>();
   private final Instant creationTime;
   private String id;
   private String storedId;
@@ -101,6 +113,7 @@ public final class LazySession implements Session {
 
   void loaded(String name, LazyValue value, byte[] stored) {
     attributes.put(name, new Entry(value, stored, false));
+    storedNames.add(name);
   }
 
   @Override
@@ -149,16 +162,14 @@ public final class LazySession implements Session {
     Entry previous = attributes.get(attributeName);
     attributes.put(attributeName, new Entry(repository.serializer().ofValue(attributeValue),
         previous == null ? null : previous.stored, true));
-    removed.remove(attributeName);
+    hidden.remove(attributeName);
     notePrincipal(attributeName);
   }
 
   @Override
   public void removeAttribute(String attributeName) {
-    Entry previous = attributes.remove(attributeName);
-    if (previous != null && previous.stored != null) {
-      removed.add(attributeName);
-    }
+    attributes.remove(attributeName);
+    hidden.remove(attributeName);
     notePrincipal(attributeName);
   }
 
@@ -213,6 +224,8 @@ public final class LazySession implements Session {
   /**
    * The session the current Spring web request loaded or created through lazysession, if any: the
    * object behind the request's {@code HttpSession}, for diagnostics such as {@link #attributeInfo()}.
+   * That is the first session the request loaded, or the last one it created; sessions looked up
+   * later in the request (such as by {@code findByPrincipalName}) are never returned here.
    */
   public static Optional<LazySession> current() {
     return Optional.ofNullable(CurrentRequest.current());
@@ -241,14 +254,23 @@ public final class LazySession implements Session {
     removeAttribute(attributeName);
   }
 
+  /** Hides an attribute this node cannot decode, keeping its stored bytes in Redis unchanged. */
+  void hideAttribute(String attributeName) {
+    Entry entry = attributes.remove(attributeName);
+    if (entry != null && entry.stored != null && !entry.set) {
+      hidden.put(attributeName, entry.stored);
+    }
+  }
+
+  /** The attributes hidden by {@link #hideAttribute}, with the bytes Redis holds for them. */
+  Map<String, byte[]> hiddenAttributes() {
+    return hidden;
+  }
+
   void invalidate() {
     invalidated = true;
-    for (String name : attributes.keySet()) {
-      if (attributes.get(name).stored != null) {
-        removed.add(name);
-      }
-    }
     attributes.clear();
+    hidden.clear();
   }
 
   boolean invalidated() {
@@ -297,8 +319,12 @@ public final class LazySession implements Session {
     return attributes;
   }
 
+  /** The names Redis holds that this session no longer has: to be deleted (HDEL) at save. */
   Set<String> removedNames() {
-    return removed;
+    Set<String> removedNames = new LinkedHashSet<>(storedNames);
+    removedNames.removeAll(attributes.keySet());
+    removedNames.removeAll(hidden.keySet());
+    return removedNames;
   }
 
   /** The bytes to write for an entry when it changed, or null when Redis already holds them. */
@@ -325,8 +351,14 @@ public final class LazySession implements Session {
     return entry.value.currentBytes();
   }
 
-  /** Records a successful write: Redis now holds what this instance holds. */
-  void committed(long newVersion, Map<String, byte[]> written, @Nullable String principal) {
+  /**
+   * Records a successful write: Redis now holds what this instance holds.
+   *
+   * @param full whether the write replaced the whole hash (a new session or a new id), so that Redis
+   *     holds exactly {@code written}
+   */
+  void committed(long newVersion, Map<String, byte[]> written, Collection<String> deleted,
+      boolean full, @Nullable String principal) {
     for (Map.Entry<String, byte[]> write : written.entrySet()) {
       Entry entry = attributes.get(write.getKey());
       if (entry != null) {
@@ -334,7 +366,11 @@ public final class LazySession implements Session {
         entry.set = false;
       }
     }
-    removed.clear();
+    if (full) {
+      storedNames.clear();
+    }
+    storedNames.removeAll(deleted);
+    storedNames.addAll(written.keySet());
     isNew = false;
     storedId = id;
     storedLastAccessedTime = lastAccessedTime;

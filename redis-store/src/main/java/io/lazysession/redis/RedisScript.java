@@ -12,6 +12,7 @@ final class RedisScript {
   static final RedisScript FIND = load("find");
   static final RedisScript SAVE = load("save");
   static final RedisScript DELETE = load("delete");
+  static final RedisScript EXPIRE = load("expire");
 
   private final String name;
   private final byte[] source;

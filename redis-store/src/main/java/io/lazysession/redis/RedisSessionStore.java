@@ -45,7 +45,8 @@ final class RedisSessionStore {
    */
   void loadScripts() {
     RedisClusterCommands<byte[], byte[]> commands = connection.commands();
-    for (RedisScript script : List.of(RedisScript.FIND, RedisScript.SAVE, RedisScript.DELETE)) {
+    for (RedisScript script : List.of(RedisScript.FIND, RedisScript.SAVE, RedisScript.DELETE,
+        RedisScript.EXPIRE)) {
       String sha = commands.scriptLoad(script.source());
       metrics.roundTrips.increment();
       if (!script.sha().equalsIgnoreCase(sha)) {
@@ -181,14 +182,27 @@ final class RedisSessionStore {
     return result;
   }
 
-  void deleteKey(String id) {
-    metrics.roundTrips.increment();
-    connection.commands().del(keys.session(id));
+  /**
+   * Runs the expire script: deletes the hash only if it has expired by {@code nowMillis}; see
+   * expire.lua for the answer (the outcome first, then metadata; missing values are null).
+   */
+  List<byte @Nullable []> expire(String id, long nowMillis) {
+    List<Object> answer = eval(connection.commands(), RedisScript.EXPIRE, ScriptOutputType.MULTI,
+        keys.session(id), Long.toString(nowMillis).getBytes(UTF_8));
+    List<byte @Nullable []> result = new ArrayList<>(5);
+    if (answer != null) {
+      for (Object element : answer) {
+        result.add(element instanceof byte[] b ? b : null);
+      }
+    }
+    return result;
   }
 
-  void addToPrincipal(String principalName, String id) {
+  /** Adds an id to a principal's set; true when it was not there yet. */
+  boolean addToPrincipal(String principalName, String id) {
     metrics.roundTrips.increment();
-    connection.commands().sadd(keys.principal(principalName), utf8(id));
+    Long added = connection.commands().sadd(keys.principal(principalName), utf8(id));
+    return added != null && added > 0;
   }
 
   void removeFromPrincipal(String principalName, String id) {

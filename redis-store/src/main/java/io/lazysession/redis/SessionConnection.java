@@ -2,8 +2,11 @@ package io.lazysession.redis;
 
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.RedisClusterClient;
@@ -11,12 +14,16 @@ import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.lettuce.core.cluster.event.ClusterTopologyChangedEvent;
+import io.lettuce.core.cluster.models.partitions.Partitions;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.event.connection.ConnectionDeactivatedEvent;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -57,27 +64,37 @@ interface SessionConnection extends AutoCloseable {
    * Connects with the client's own URI (standalone or Sentinel).
    *
    * @param durable also open the connection that writes followed by WAIT use
-   * @param onReset called after any connection of the client's resources dropped (a failover, a
-   *     restart, a network cut), from a Lettuce thread
+   * @param onReset called after one of this repository's own connections dropped (a failover, a
+   *     restart, a network cut), from a Lettuce thread; other connections of the client do not count
    * @throws IllegalStateException naming the cause when Redis cannot be reached
    */
   static SessionConnection connect(RedisClient client, boolean durable, Runnable onReset) {
     warnUnlessFailFast(client, client.getOptions());
-    Disposable resets = subscribe(client, onReset);
     StatefulRedisConnection<byte[], byte[]> connection = null;
     StatefulRedisConnection<byte[], byte[]> writer;
     try {
       connection = client.connect(ByteArrayCodec.INSTANCE);
       writer = durable ? client.connect(ByteArrayCodec.INSTANCE) : null;
     } catch (RedisException e) {
-      resets.dispose();
       if (connection != null) {
         connection.close();
       }
       throw cannotConnect(e);
     }
+    // Only this repository's own connections count: other connections of the same client (or of
+    // other clients sharing its resources) open and close without affecting the near cache.
+    RedisConnectionStateListener listener = new RedisConnectionStateListener() {
+      @Override
+      public void onRedisDisconnected(RedisChannelHandler<?, ?> dropped) {
+        onReset.run();
+      }
+    };
+    connection.addListener(listener);
+    if (writer != null) {
+      writer.addListener(listener);
+    }
     return new Lettuce(connection.sync(), writer == null ? null : key -> writer.sync(), () -> {},
-        resets, connection, writer);
+        () -> {}, connection, writer);
   }
 
   /**
@@ -86,19 +103,18 @@ interface SessionConnection extends AutoCloseable {
    */
   static SessionConnection connect(RedisClusterClient client, boolean durable, Runnable onReset) {
     warnUnlessFailFast(client, client.getOptions());
-    Disposable resets = subscribe(client, onReset);
     StatefulRedisClusterConnection<byte[], byte[]> connection = null;
     StatefulRedisClusterConnection<byte[], byte[]> writer;
     try {
       connection = client.connect(ByteArrayCodec.INSTANCE);
       writer = durable ? client.connect(ByteArrayCodec.INSTANCE) : null;
     } catch (RedisException e) {
-      resets.dispose();
       if (connection != null) {
         connection.close();
       }
       throw cannotConnect(e);
     }
+    Disposable resets = subscribe(client, client::getPartitions, onReset);
     return new Lettuce(connection.sync(), writer == null ? null : key -> {
       int slot = SlotHash.getSlot(key);
       RedisClusterNode primary = writer.getPartitions().getMasterBySlot(slot);
@@ -157,13 +173,36 @@ interface SessionConnection extends AutoCloseable {
     }
   }
 
-  private static Disposable subscribe(AbstractRedisClient client, Runnable onReset) {
+  /**
+   * Resets on every topology change of the Cluster and every dropped connection to one of its nodes.
+   * The node connections a cluster connection opens are internal to Lettuce, so a drop is recognised
+   * by its remote address: a connection of another client to the same nodes counts too, one of
+   * another Redis does not.
+   */
+  private static Disposable subscribe(RedisClusterClient client,
+      Supplier<Partitions> partitions, Runnable onReset) {
     return client.getResources().eventBus().get()
-        .filter(event -> event instanceof ConnectionDeactivatedEvent
-            || event instanceof ClusterTopologyChangedEvent)
+        .filter(event -> event instanceof ClusterTopologyChangedEvent
+            || (event instanceof ConnectionDeactivatedEvent deactivated
+                && isNodeOf(partitions.get(), deactivated.remoteAddress())))
         .subscribe(event -> onReset.run(),
             error -> log.warn("lazysession stopped listening to connection events: {}",
                 error.toString()));
+  }
+
+  private static boolean isNodeOf(Partitions partitions, @Nullable SocketAddress remote) {
+    if (!(remote instanceof InetSocketAddress address)) {
+      return true; // cannot tell: reset, which is always safe
+    }
+    for (RedisClusterNode node : partitions) {
+      RedisURI uri = node.getUri();
+      if (uri != null && uri.getPort() == address.getPort()
+          && (uri.getHost().equals(address.getHostString()) || (address.getAddress() != null
+              && uri.getHost().equals(address.getAddress().getHostAddress())))) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static void warnUnlessFailFast(AbstractRedisClient client, ClientOptions options) {

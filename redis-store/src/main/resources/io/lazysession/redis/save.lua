@@ -4,18 +4,21 @@
 -- ARGV[2]: now, epoch milliseconds (the application's clock)
 -- ARGV[3]: creation time, epoch milliseconds (used when creating)
 -- ARGV[4]: last access time, epoch milliseconds (the stored one only ever moves forward)
--- ARGV[5]: max inactive interval, seconds; negative means never expires
+-- ARGV[5]: max inactive interval, seconds; negative means never expires; '' (update only) keeps the
+--          stored one, so a request that did not change it never undoes another node's change
 -- ARGV[6]: grace, milliseconds, kept on top of the inactive interval before Redis drops the hash
 -- ARGV[7]: principal: '' unchanged, '-' none, '=' followed by the name to store
 -- ARGV[8]: number N of fields to set; then N field/value pairs; then the fields to delete
 -- Returns the new version; 0 when an update finds the session missing, partial or expired (nothing
--- is written, so a session deleted meanwhile is not resurrected); -1 when creating over an existing key.
+-- is written, so a session deleted meanwhile is not resurrected); -1 when creating over an existing key
+-- of another creation time. A create whose key exists with the same creation time was already applied
+-- (a re-send): 1 when nothing was written since, 0 when something was.
 local key = KEYS[1]
 local now = tonumber(ARGV[2])
 -- Numbers are written back as the strings they came in: Lua would print large ones in %.14g.
 local lastAccessText = ARGV[4]
 local lastAccess = tonumber(lastAccessText)
-local maxInactive = tonumber(ARGV[5])
+local maxInactiveText = ARGV[5]
 if ARGV[1] == 'u' then
   local meta = redis.call('HMGET', key, '#a', '#m', '#v')
   if not meta[1] or not meta[2] or not meta[3] then
@@ -30,31 +33,47 @@ if ARGV[1] == 'u' then
     lastAccess = storedAccess
     lastAccessText = meta[1]
   end
+  if maxInactiveText == '' then
+    maxInactiveText = meta[2]
+  end
 else
   if redis.call('EXISTS', key) == 1 then
+    -- The same create arriving twice (Lettuce re-sends a command whose answer a dropped connection
+    -- lost) finds its own creation time: success, never a duplicate id. Version 1 means nothing was
+    -- written since, so the hash is exactly this create's; 0 means other writes followed.
+    if redis.call('HGET', key, '#c') == ARGV[3] then
+      if redis.call('HGET', key, '#v') == '1' then
+        return 1
+      end
+      return 0
+    end
     return -1
   end
   redis.call('HSET', key, '#c', ARGV[3])
 end
-redis.call('HSET', key, '#a', lastAccessText, '#m', ARGV[5])
+local maxInactive = tonumber(maxInactiveText)
+redis.call('HSET', key, '#a', lastAccessText, '#m', maxInactiveText)
 local principal = ARGV[7]
 if principal == '-' then
   redis.call('HDEL', key, '#p')
 elseif principal ~= '' then
   redis.call('HSET', key, '#p', string.sub(principal, 2))
 end
-local setCount = tonumber(ARGV[8])
+-- HSET and HDEL in chunks: unpack fails beyond Lua's stack limit (about 8000 values), and a
+-- session may hold thousands of attributes. A chunk is an even number of arguments, so the field /
+-- value pairs stay together.
+local chunk = 1000
+local setEnd = 8 + tonumber(ARGV[8]) * 2
 local i = 9
-if setCount > 0 then
-  local fields = {}
-  for j = 1, setCount * 2 do
-    fields[j] = ARGV[i]
-    i = i + 1
-  end
-  redis.call('HSET', key, unpack(fields))
+while i <= setEnd do
+  local last = math.min(i + chunk - 1, setEnd)
+  redis.call('HSET', key, unpack(ARGV, i, last))
+  i = last + 1
 end
-if i <= #ARGV then
-  redis.call('HDEL', key, unpack(ARGV, i, #ARGV))
+while i <= #ARGV do
+  local last = math.min(i + chunk - 1, #ARGV)
+  redis.call('HDEL', key, unpack(ARGV, i, last))
+  i = last + 1
 end
 local version = redis.call('HINCRBY', key, '#v', 1)
 if maxInactive < 0 then

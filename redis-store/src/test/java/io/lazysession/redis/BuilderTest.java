@@ -82,6 +82,29 @@ class BuilderTest {
   }
 
   @Test
+  void touchIntervalFor_sessionWithShorterTimeout_staysWellBelowItsTimeout() {
+    assertThat(LazyRedisSessionRepository.touchIntervalFor(null, Duration.ofSeconds(60)))
+        .isEqualTo(Duration.ofMillis(600));
+    assertThat(LazyRedisSessionRepository.touchIntervalFor(Duration.ofSeconds(10),
+        Duration.ofSeconds(60))).isEqualTo(Duration.ofSeconds(6));
+    assertThat(LazyRedisSessionRepository.touchIntervalFor(Duration.ofSeconds(10),
+        Duration.ofMinutes(30))).isEqualTo(Duration.ofSeconds(10));
+    assertThat(LazyRedisSessionRepository.touchIntervalFor(Duration.ofSeconds(10),
+        Duration.ofSeconds(-1))).isEqualTo(Duration.ofSeconds(10));
+  }
+
+  @Test
+  void build_touchIntervalNotShorterThanTimeout_failsNamingBothParameters() {
+    assertThatThrownBy(() -> LazyRedisSessionRepository.builder(client)
+        .defaultMaxInactiveInterval(Duration.ofMinutes(1))
+        .touchInterval(Duration.ofMinutes(1))
+        .build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("touchInterval (PT1M) must be shorter than "
+            + "defaultMaxInactiveInterval (PT1M)");
+  }
+
+  @Test
   void build_redisUnreachable_failsSayingWhatToCheck() {
     assertThatThrownBy(() -> LazyRedisSessionRepository.builder(client).build())
         .isInstanceOf(IllegalStateException.class)

@@ -10,19 +10,24 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import io.lazysession.serializer.AttributeSerializer;
 import io.lazysession.serializer.codec.ClassAllowList;
+import io.lazysession.serializer.compress.Compression;
+import io.lazysession.serializer.reference.ReferenceSession;
 import io.lazysession.testing.RedisServerExtension;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.slf4j.LoggerFactory;
+import org.springframework.session.FindByIndexNameSessionRepository;
 import org.springframework.session.events.SessionDeletedEvent;
 
 /**
@@ -38,7 +43,14 @@ class DecodeFailureIT {
     /** Bytes that are no envelope at all. */
     CORRUPT_BYTES,
     /** A valid envelope naming a class outside the reader's allow-list. */
-    DISALLOWED_CLASS
+    DISALLOWED_CLASS,
+    /** A valid envelope naming an allowed class the reader does not have (a newer node wrote it). */
+    MISSING_CLASS;
+
+    /** Whether DROP_ATTRIBUTE keeps the stored bytes: only corrupt ones are deleted. */
+    boolean keptByDropAttribute() {
+      return this != CORRUPT_BYTES;
+    }
   }
 
   static RedisClient client;
@@ -70,15 +82,38 @@ class DecodeFailureIT {
     repositoryLogger.detachAppender(logs);
   }
 
-  /** A node that only decodes JDK value types. */
+  /** A node that decodes JDK value types and the reference session's package. */
   LazyRedisSessionRepository reader(DecodeFailurePolicy policy) {
     return LazyRedisSessionRepository.builder(client)
-        .serializer(AttributeSerializer.builder().allowList(ClassAllowList.jdkOnly()).build())
+        .serializer(AttributeSerializer.builder()
+            .allowList(ClassAllowList.builder().allowPackage(ReferenceSession.PACKAGE).build())
+            .build())
         .namespace(namespace)
         .cleanupInterval(Duration.ZERO)
         .onDecodeFailure(policy)
         .eventPublisher(events)
         .build();
+  }
+
+  /**
+   * A Kryo envelope (uncompressed) of a reference-session value whose class name was changed to one
+   * of the same length that no node has: what a newer version's class looks like to an older one.
+   */
+  static byte[] missingClassEnvelope() {
+    byte[] envelope = AttributeSerializer.builder().compression(Compression.none())
+        .allowList(ClassAllowList.builder().allowPackage(ReferenceSession.PACKAGE).build())
+        .build().serialize(ReferenceSession.create().get("user"));
+    byte[] from = "reference.UserProf".getBytes(UTF_8);
+    byte[] to = "reference.GoneProf".getBytes(UTF_8);
+    int replaced = 0;
+    for (int i = 0; i + from.length <= envelope.length; i++) {
+      if (Arrays.equals(envelope, i, i + from.length, from, 0, from.length)) {
+        System.arraycopy(to, 0, envelope, i, to.length);
+        replaced++;
+      }
+    }
+    assertThat(replaced).as("class names replaced").isPositive();
+    return envelope;
   }
 
   /** Stores a session with three readable attributes and the planted "cart" field. */
@@ -91,6 +126,7 @@ class DecodeFailureIT {
     byte[] bad = switch (planted) {
       case CORRUPT_BYTES -> new byte[] {(byte) 0xFF, 0x13, 0x37, 0x00, 0x42, 0x42};
       case DISALLOWED_CLASS -> TestRedis.serializer().serialize(ShopFixtures.attributes().get("cart"));
+      case MISSING_CLASS -> missingClassEnvelope();
     };
     byte[] key = (namespace + ":s:{" + session.getId() + "}").getBytes(UTF_8);
     raw.hset(key, "cart".getBytes(UTF_8), bad);
@@ -100,7 +136,7 @@ class DecodeFailureIT {
 
   @ParameterizedTest
   @EnumSource(Planted.class)
-  void getAttribute_dropAttributePolicy_dropsOnlyThatAttributeAndWarns(Planted planted) {
+  void getAttribute_dropAttributePolicy_hidesOnlyThatAttributeAndWarns(Planted planted) {
     namespace = TestRedis.uniqueNamespace("drop-" + planted);
     try (LazyRedisSessionRepository repository = reader(DecodeFailurePolicy.DROP_ATTRIBUTE)) {
       String id = plantedSession(repository, planted);
@@ -111,10 +147,8 @@ class DecodeFailureIT {
       assertThat(session.<String>getAttribute("currency")).isEqualTo("EUR");
       assertThat(session.<Integer>getAttribute("visits")).isEqualTo(42);
       assertThat(session.getAttributeNames()).containsExactlyInAnyOrder("currency", "visits");
-      repository.save(session);
+      assertThat(session.attributeInfo()).extracting(AttributeInfo::name).doesNotContain("cart");
 
-      LazySession again = repository.findById(id);
-      assertThat(again.getAttributeNames()).containsExactlyInAnyOrder("currency", "visits");
       assertThat(repository.metrics().decodeFailures()).isEqualTo(1);
       assertThat(logs.list).singleElement().satisfies(event -> {
         assertThat(event.getLevel()).isEqualTo(Level.WARN);
@@ -123,6 +157,102 @@ class DecodeFailureIT {
           assertThat(event.getFormattedMessage()).contains(ShopFixtures.Cart.class.getName());
         }
       });
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Planted.class)
+  void save_dropAttributePolicy_deletesOnlyCorruptBytesAndNeverRewritesTheOthers(
+      Planted planted) {
+    namespace = TestRedis.uniqueNamespace("drop-save-" + planted);
+    try (LazyRedisSessionRepository repository = reader(DecodeFailurePolicy.DROP_ATTRIBUTE)) {
+      String id = plantedSession(repository, planted);
+      byte[] key = (namespace + ":s:{" + id + "}").getBytes(UTF_8);
+      byte[] plantedBytes = raw.hget(key, "cart".getBytes(UTF_8));
+      LazySession session = repository.findById(id);
+      session.getAttribute("cart");
+      session.setAttribute("currency", "CHF");
+
+      repository.save(session);
+
+      assertThat(raw.hget(key, "cart".getBytes(UTF_8)))
+          .isEqualTo(planted.keptByDropAttribute() ? plantedBytes : null);
+      LazySession again = repository.findById(id);
+      assertThat(again.<String>getAttribute("currency")).isEqualTo("CHF");
+      if (planted.keptByDropAttribute()) {
+        assertThat(again.getAttributeNames()).contains("cart"); // not decoded yet
+      } else {
+        assertThat(again.getAttributeNames()).containsExactlyInAnyOrder("currency", "visits");
+      }
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(value = Planted.class, names = {"DISALLOWED_CLASS", "MISSING_CLASS"})
+  void changeSessionId_hiddenAttribute_movesItsBytesUnchanged(Planted planted) {
+    namespace = TestRedis.uniqueNamespace("drop-change-id-" + planted);
+    try (LazyRedisSessionRepository repository = reader(DecodeFailurePolicy.DROP_ATTRIBUTE)) {
+      String id = plantedSession(repository, planted);
+      byte[] plantedBytes = raw.hget((namespace + ":s:{" + id + "}").getBytes(UTF_8),
+          "cart".getBytes(UTF_8));
+      LazySession session = repository.findById(id);
+      session.getAttribute("cart");
+
+      String newId = session.changeSessionId();
+      repository.save(session);
+
+      assertThat(raw.hget((namespace + ":s:{" + newId + "}").getBytes(UTF_8),
+          "cart".getBytes(UTF_8))).isEqualTo(plantedBytes);
+    }
+  }
+
+  /**
+   * Stores a logged-in session whose security context field holds corrupt bytes; returns its id.
+   * The principal index attribute names the user, so loading it decodes nothing.
+   */
+  String sessionWithCorruptSecurityContext(LazyRedisSessionRepository repository) {
+    LazySession session = repository.createSession();
+    session.setAttribute("currency", "EUR");
+    session.setAttribute(FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME, "ada");
+    session.setAttribute(LazySession.SPRING_SECURITY_CONTEXT, "placeholder");
+    repository.save(session);
+    byte[] key = (namespace + ":s:{" + session.getId() + "}").getBytes(UTF_8);
+    raw.hset(key, LazySession.SPRING_SECURITY_CONTEXT.getBytes(UTF_8),
+        new byte[] {(byte) 0xFF, 0x13, 0x37, 0x00, 0x42, 0x42});
+    raw.hincrby(key, "#v".getBytes(UTF_8), 1);
+    return session.getId();
+  }
+
+  @Test
+  void save_principalResolutionMeetsCorruptContext_dropAttributePolicy_deletesTheField() {
+    namespace = TestRedis.uniqueNamespace("principal-drop");
+    try (LazyRedisSessionRepository repository = reader(DecodeFailurePolicy.DROP_ATTRIBUTE)) {
+      String id = sessionWithCorruptSecurityContext(repository);
+      LazySession session = repository.findById(id);
+      session.removeAttribute(FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME);
+
+      repository.save(session); // resolving the principal now decodes the security context
+
+      byte[] key = (namespace + ":s:{" + id + "}").getBytes(UTF_8);
+      assertThat(raw.hexists(key, LazySession.SPRING_SECURITY_CONTEXT.getBytes(UTF_8))).isFalse();
+      assertThat(repository.findById(id).getAttributeNames()).containsExactly("currency");
+    }
+  }
+
+  @Test
+  void save_principalResolutionMeetsCorruptContext_invalidateSessionPolicy_deletesTheSession() {
+    namespace = TestRedis.uniqueNamespace("principal-invalidate");
+    try (LazyRedisSessionRepository repository = reader(DecodeFailurePolicy.INVALIDATE_SESSION)) {
+      String id = sessionWithCorruptSecurityContext(repository);
+      LazySession session = repository.findById(id);
+      session.removeAttribute(FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME);
+
+      repository.save(session);
+
+      assertThat(repository.findById(id)).isNull();
+      assertThat(events.ofType(SessionDeletedEvent.class)).singleElement()
+          .extracting(SessionDeletedEvent::getSessionId).isEqualTo(id);
+      assertThat(repository.findByPrincipalName("ada")).isEmpty();
     }
   }
 

@@ -3,6 +3,10 @@ package io.lazysession.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.lazysession.serializer.ClassNotAllowedException;
+import io.lazysession.serializer.CorruptDataException;
+import io.lazysession.serializer.UnknownDictionaryException;
+import java.io.InvalidClassException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -26,5 +30,23 @@ class DecodeFailurePolicyTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("lazysession.on-decode-failure must be 'drop-attribute', "
             + "'invalidate-session' or 'fail', was 'ignore'");
+  }
+
+  @Test
+  void readableElsewhere_classOrDictionaryThisNodeLacks_keepsTheBytes() {
+    assertThat(DecodeFailurePolicy.readableElsewhere(new ClassNotAllowedException("a.B"))).isTrue();
+    assertThat(DecodeFailurePolicy.readableElsewhere(new UnknownDictionaryException(7))).isTrue();
+    assertThat(DecodeFailurePolicy.readableElsewhere(new CorruptDataException(
+        "Kryo payload cannot be decoded", new RuntimeException("Unable to find class: a.B",
+            new ClassNotFoundException("a.B"))))).isTrue();
+    assertThat(DecodeFailurePolicy.readableElsewhere(new CorruptDataException(
+        "JDK payload cannot be decoded", new InvalidClassException("a.B", "serialVersionUID"))))
+        .isTrue();
+  }
+
+  @Test
+  void readableElsewhere_corruptBytes_deletesThem() {
+    assertThat(DecodeFailurePolicy.readableElsewhere(
+        new CorruptDataException("envelope header is truncated"))).isFalse();
   }
 }

@@ -2,14 +2,20 @@ package io.lazysession.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.lazysession.redis.config.EnableLazyHttpSession;
 import io.lazysession.testing.RedisServerExtension;
 import io.lettuce.core.RedisClient;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.slf4j.LoggerFactory;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.MapPropertySource;
 import org.springframework.session.web.http.SessionRepositoryFilter;
 
 /** Plain Spring (no Boot): {@code @EnableLazyHttpSession} with the context's RedisClient. */
@@ -40,6 +46,34 @@ class EnableLazyHttpSessionIT {
       repository.save(session);
       assertThat((Object) repository.findById(session.getId()).getAttribute("basket"))
           .isEqualTo(ShopFixtures.attributes().get("cart"));
+    }
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  @EnableLazyHttpSession(namespace = "plain-spring-url", redisUrl = "${test.redis.url}")
+  static class UrlSessionConfig {}
+
+  @Test
+  void enableLazyHttpSession_withRedisUrl_buildsAFailFastClient() {
+    Logger connectionLogger = (Logger) LoggerFactory.getLogger(SessionConnection.class);
+    ListAppender<ILoggingEvent> logs = new ListAppender<>();
+    logs.start();
+    connectionLogger.addAppender(logs);
+    try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext()) {
+      context.getEnvironment().getPropertySources().addFirst(new MapPropertySource("test",
+          Map.of("test.redis.url", redis.uri().toURI().toString())));
+      context.register(UrlSessionConfig.class);
+      context.refresh();
+      LazyRedisSessionRepository repository = context.getBean(LazyRedisSessionRepository.class);
+
+      LazySession session = repository.createSession();
+      repository.save(session);
+
+      assertThat(repository.findById(session.getId())).isNotNull();
+      assertThat(logs.list).as("warnings about a client that does not fail fast")
+          .noneMatch(event -> event.getFormattedMessage().contains("REJECT_COMMANDS"));
+    } finally {
+      connectionLogger.detachAppender(logs);
     }
   }
 }

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -19,6 +20,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.context.ApplicationEvent;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.session.FindByIndexNameSessionRepository;
 import org.springframework.session.Session;
 import org.springframework.session.events.SessionDeletedEvent;
@@ -158,6 +161,87 @@ class ExpiryIT {
     assertThat(nodeA.findById(session.getId())).isNotNull();
     clock.advance(MAX_INACTIVE);
     await().atMost(Duration.ofSeconds(30)).until(() -> destroyed().size() == 1);
+  }
+
+  @Test
+  void expireClaimed_sessionSavedAfterTheSweepFoundItExpired_staysAliveAndIsRescheduled() {
+    LazySession session = nodeA.createSession();
+    nodeA.save(session);
+    clock.advance(MAX_INACTIVE.minusMinutes(1));
+    // A sweeping node whose clock runs 2 minutes ahead has just found the session expired; before
+    // it claims the id, another node saves the session.
+    long sweeperNow = clock.instant().plus(Duration.ofMinutes(2)).toEpochMilli();
+    LazySession loaded = nodeB.findById(session.getId());
+    loaded.setLastAccessedTime(clock.instant());
+    nodeB.save(loaded);
+
+    boolean reported = nodeA.expireClaimed(session.getId(), sweeperNow);
+
+    assertThat(reported).isFalse();
+    assertThat(destroyed()).isEmpty();
+    assertThat(nodeB.findById(session.getId())).isNotNull();
+    assertThat(raw.zscore((namespace + ":expirations").getBytes(UTF_8),
+        session.getId().getBytes(UTF_8)))
+        .isEqualTo((double) clock.instant().plus(MAX_INACTIVE).toEpochMilli());
+  }
+
+  @Test
+  void sweep_listenerThrowsAnError_keepsSweepingAndReporting() {
+    nodeA.close();
+    nodeB.close();
+    List<ApplicationEvent> seen = new CopyOnWriteArrayList<>();
+    ApplicationEventPublisher failingOnce = event -> {
+      seen.add((ApplicationEvent) event);
+      if (seen.size() == 1) {
+        throw new LinkageError("a listener failed with an Error");
+      }
+    };
+    nodeA = LazyRedisSessionRepository.builder(clientA).serializer(TestRedis.serializer())
+        .namespace(namespace).clock(clock).defaultMaxInactiveInterval(MAX_INACTIVE)
+        .cleanupInterval(Duration.ofMillis(20)).eventPublisher(failingOnce).build();
+    nodeB = LazyRedisSessionRepository.builder(clientB).serializer(TestRedis.serializer())
+        .namespace(namespace).clock(clock).defaultMaxInactiveInterval(MAX_INACTIVE)
+        .cleanupInterval(Duration.ZERO).build();
+    LazySession first = nodeB.createSession();
+    nodeB.save(first);
+    clock.advance(Duration.ofMinutes(1));
+    LazySession second = nodeB.createSession();
+    nodeB.save(second);
+
+    clock.advance(MAX_INACTIVE.minusSeconds(30)); // only the first is due
+    await().atMost(Duration.ofSeconds(30)).until(() -> seen.size() == 1);
+    clock.advance(Duration.ofMinutes(1));
+    await().atMost(Duration.ofSeconds(30)).until(() -> seen.size() == 2);
+
+    assertThat(seen).extracting(event -> ((SessionExpiredEvent) event).getSessionId())
+        .containsExactly(first.getId(), second.getId());
+  }
+
+  @Test
+  void deleteById_whileASweepHoldsTheClaim_reportsTheSessionOnce() {
+    LazySession session = nodeA.createSession();
+    nodeA.save(session);
+    byte[] schedule = (namespace + ":expirations").getBytes(UTF_8);
+    raw.zrem(schedule, session.getId().getBytes(UTF_8)); // a sweep on node B claims the id
+
+    nodeA.deleteById(session.getId());
+    nodeB.expireAfterClaim(session.getId(), clock.millis()); // then the sweep goes on
+
+    assertThat(destroyed()).singleElement()
+        .extracting(SessionDestroyedEvent::getSessionId).isEqualTo(session.getId());
+    assertThat(nodeA.findById(session.getId())).isNull();
+  }
+
+  @Test
+  void deleteById_sessionThatNeverExpires_isReportedAsDeleted() {
+    LazySession session = nodeA.createSession();
+    session.setMaxInactiveInterval(Duration.ofSeconds(-1));
+    nodeA.save(session);
+
+    nodeB.deleteById(session.getId());
+
+    assertThat(destroyed()).singleElement().isInstanceOf(SessionDeletedEvent.class)
+        .extracting(SessionDestroyedEvent::getSessionId).isEqualTo(session.getId());
   }
 
   @Test

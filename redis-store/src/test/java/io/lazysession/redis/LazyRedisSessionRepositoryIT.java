@@ -2,6 +2,7 @@ package io.lazysession.redis;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lazysession.redis.ShopFixtures.Cart;
 import io.lazysession.redis.ShopFixtures.Product;
@@ -26,9 +27,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.springframework.mock.web.MockHttpServletRequest;
 import org.springframework.session.FindByIndexNameSessionRepository;
 import org.springframework.session.events.SessionCreatedEvent;
 import org.springframework.session.events.SessionDeletedEvent;
+import org.springframework.web.context.request.RequestContextHolder;
+import org.springframework.web.context.request.ServletRequestAttributes;
 
 /**
  * The repository on a real Redis, with two repository instances standing for two nodes; every test
@@ -184,6 +188,75 @@ class LazyRedisSessionRepositoryIT {
   }
 
   @Test
+  void save_attributeRemovedSetAndRemovedAgain_deletesTheStoredField() {
+    LazySession created = savedSession(nodeA, Map.of("a", "x", "b", "y"));
+    LazySession loaded = nodeB.findById(created.getId());
+    loaded.removeAttribute("a");
+    loaded.setAttribute("a", "z");
+    loaded.removeAttribute("a");
+    nodeB.save(loaded);
+
+    assertThat(raw.hexists(sessionKey(created.getId()), "a".getBytes(UTF_8))).isFalse();
+    assertThat(nodeA.findById(created.getId()).getAttributeNames()).containsExactly("b");
+  }
+
+  @Test
+  void save_attributeWrittenBySameInstanceThenRemoved_deletesTheStoredField() {
+    LazySession session = savedSession(nodeA, Map.of("b", "y"));
+    session.setAttribute("a", "x");
+    nodeA.save(session);
+    session.removeAttribute("a");
+    session.setAttribute("a", "z");
+    session.removeAttribute("a");
+    nodeA.save(session);
+
+    assertThat(raw.hexists(sessionKey(session.getId()), "a".getBytes(UTF_8))).isFalse();
+    assertThat(nodeB.findById(session.getId()).getAttributeNames()).containsExactly("b");
+  }
+
+  @Test
+  void save_timeoutChangedOnOtherNodeMeanwhile_keepsTheChangedTimeoutAndTtl() {
+    LazySession created = savedSession(nodeA, Map.of("a", "x"));
+    LazySession onA = nodeA.findById(created.getId());
+    LazySession onB = nodeB.findById(created.getId());
+    onA.setMaxInactiveInterval(Duration.ofMinutes(5));
+    nodeA.save(onA);
+    onB.setAttribute("b", "y");
+
+    nodeB.save(onB);
+
+    assertThat(nodeA.findById(created.getId()).getMaxInactiveInterval())
+        .isEqualTo(Duration.ofMinutes(5));
+    assertThat(raw.hget(sessionKey(created.getId()), "#m".getBytes(UTF_8)))
+        .asString(UTF_8).isEqualTo("300");
+    assertThat(raw.pttl(sessionKey(created.getId()))).isLessThanOrEqualTo(
+        Duration.ofMinutes(5).plus(LazyRedisSessionRepository.DEFAULT_EXPIRY_GRACE).toMillis());
+    assertThat(raw.zscore((namespace + ":expirations").getBytes(UTF_8),
+        created.getId().getBytes(UTF_8)))
+        .isEqualTo((double) created.getLastAccessedTime().plus(Duration.ofMinutes(5)).toEpochMilli());
+  }
+
+  @Test
+  void save_thousandsOfAttributes_areWrittenAndRemovedInOneSave() {
+    LazySession created = nodeA.createSession();
+    for (int i = 0; i < 6_000; i++) {
+      created.setAttribute("attribute-" + i, i);
+    }
+    nodeA.save(created);
+    LazySession loaded = nodeB.findById(created.getId());
+    assertThat(loaded.getAttributeNames()).hasSize(6_000);
+    assertThat(loaded.<Integer>getAttribute("attribute-5999")).isEqualTo(5_999);
+
+    for (int i = 0; i < 6_000; i++) {
+      loaded.removeAttribute("attribute-" + i);
+    }
+    nodeB.save(loaded);
+
+    assertThat(nodeA.findById(created.getId()).getAttributeNames()).isEmpty();
+    assertThat(raw.hlen(sessionKey(created.getId()))).isEqualTo(4); // #c #a #m #v
+  }
+
+  @Test
   void save_attributeNeverRead_isNotReencoded() {
     LazySession created = savedSession(nodeA, ShopFixtures.attributes());
     byte[] customerBefore = raw.hget(sessionKey(created.getId()), "customer".getBytes(UTF_8));
@@ -242,6 +315,20 @@ class LazyRedisSessionRepositoryIT {
   }
 
   @Test
+  void save_readOnlySessionWithShorterOwnTimeout_isTouchedWithinATenthOfIt() {
+    LazySession created = nodeA.createSession();
+    created.setMaxInactiveInterval(Duration.ofSeconds(60)); // nodes: touch interval 10s
+    nodeA.save(created);
+    clock.advance(Duration.ofSeconds(7));
+
+    LazySession loaded = nodeB.findById(created.getId());
+    loaded.setLastAccessedTime(clock.instant());
+    nodeB.save(loaded);
+
+    assertThat(nodeA.findById(created.getId()).getLastAccessedTime()).isEqualTo(clock.instant());
+  }
+
+  @Test
   void save_sessionDeletedMeanwhile_doesNotResurrectIt() {
     LazySession created = savedSession(nodeA, Map.of("a", "x"));
     LazySession loaded = nodeB.findById(created.getId());
@@ -252,6 +339,73 @@ class LazyRedisSessionRepositoryIT {
 
     assertThat(raw.exists(sessionKey(created.getId()))).isZero();
     assertThat(nodeA.findById(created.getId())).isNull();
+  }
+
+  @Test
+  void current_otherSessionsLookedUpLaterInTheRequest_staysTheRequestsOwnSession() {
+    String principal = FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME;
+    LazySession mine = savedSession(nodeA, Map.of(principal, "ada"));
+    LazySession other = savedSession(nodeA, Map.of(principal, "ada"));
+    RequestContextHolder.setRequestAttributes(
+        new ServletRequestAttributes(new MockHttpServletRequest()));
+    try {
+      LazySession loaded = nodeA.findById(mine.getId());
+      nodeA.findByPrincipalName("ada");
+      nodeA.findById(other.getId());
+
+      assertThat(LazySession.current()).containsSame(loaded);
+    } finally {
+      RequestContextHolder.resetRequestAttributes();
+    }
+  }
+
+  /** A node whose every new session gets the id {@code fixed}, standing for a re-sent create. */
+  LazyRedisSessionRepository fixedIdNode() {
+    return LazyRedisSessionRepository.builder(clientA)
+        .serializer(TestRedis.serializer())
+        .namespace(namespace)
+        .clock(clock)
+        .cleanupInterval(Duration.ZERO)
+        .nearCacheMaxBytes(nearCache ? 1 << 20 : 0)
+        .sessionIdGenerator(() -> "fixed")
+        .build();
+  }
+
+  @Test
+  void save_sameCreateArrivingTwice_succeedsOnce() {
+    try (LazyRedisSessionRepository node = fixedIdNode()) {
+      LazySession first = node.createSession();
+      first.setAttribute("a", "x");
+      node.save(first);
+      // The same create again, as Lettuce re-sends it after a reconnect that lost its answer.
+      LazySession again = node.createSession();
+      again.setAttribute("a", "x");
+
+      node.save(again);
+
+      LazySession stored = nodeB.findById("fixed");
+      assertThat(stored.<String>getAttribute("a")).isEqualTo("x");
+      assertThat(stored.version()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void save_newSessionOverAnotherSessionsId_failsAndLeavesTheIndexesAlone() {
+    try (LazyRedisSessionRepository node = fixedIdNode()) {
+      String principal = FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME;
+      LazySession first = node.createSession();
+      first.setAttribute(principal, "ada");
+      node.save(first);
+      clock.advance(Duration.ofSeconds(1));
+      LazySession duplicate = node.createSession();
+      duplicate.setAttribute(principal, "bob");
+
+      assertThatThrownBy(() -> node.save(duplicate)).isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("already exists");
+      assertThat(nodeB.findByPrincipalName("bob")).isEmpty();
+      assertThat(raw.exists((namespace + ":principal:bob").getBytes(UTF_8))).isZero();
+      assertThat(nodeB.findByPrincipalName("ada")).containsOnlyKeys("fixed");
+    }
   }
 
   @Test

@@ -1,16 +1,26 @@
 package io.lazysession.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.lazysession.testing.RedisServerExtension;
 import io.lettuce.core.ClientOptions;
+import io.lettuce.core.KillArgs;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.event.Event;
+import io.lettuce.core.event.EventBus;
+import io.lettuce.core.event.connection.ConnectionDeactivatedEvent;
 import io.lettuce.core.protocol.ProtocolVersion;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
@@ -19,6 +29,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Sinks;
 
 /**
  * The near cache seen from Redis: what a read-only request on a warm node costs on the wire
@@ -129,6 +142,75 @@ class NearCacheIT {
     nodeA.deleteById(id);
 
     assertThat(nodeB.findById(id)).isNull();
+  }
+
+  /**
+   * An event bus that hands each event to its subscribers in subscription order before
+   * {@code publish} returns: once a test's own subscriber (subscribed after the repository was
+   * built) has an event, the repository has seen it too.
+   */
+  static final class InOrderEventBus implements EventBus {
+    private final Sinks.Many<Event> sink = Sinks.many().multicast().directBestEffort();
+
+    @Override
+    public Flux<Event> get() {
+      return sink.asFlux();
+    }
+
+    @Override
+    public synchronized void publish(Event event) {
+      sink.tryEmitNext(event);
+    }
+  }
+
+  @Test
+  void findById_otherConnectionOfTheSameClientClosed_keepsTheCachedCopy() {
+    ClientResources resources = DefaultClientResources.builder()
+        .eventBus(new InOrderEventBus()).build();
+    RedisClient client = RedisClient.create(resources, redis.uri());
+    try (LazyRedisSessionRepository node =
+        node(client, TestRedis.uniqueNamespace("nearcache-other-connection"))) {
+      String id = TestRedis.storeShopSession(node); // cached
+      List<Event> deactivated = new CopyOnWriteArrayList<>();
+      Disposable watch = resources.eventBus().get()
+          .filter(ConnectionDeactivatedEvent.class::isInstance).subscribe(deactivated::add);
+      client.connect().close();
+      await().atMost(Duration.ofSeconds(30)).until(() -> !deactivated.isEmpty());
+      watch.dispose();
+      long hits = node.metrics().nearCacheHits();
+
+      node.findById(id);
+
+      assertThat(node.metrics().nearCacheHits()).isEqualTo(hits + 1);
+    } finally {
+      client.shutdown();
+      resources.shutdown();
+    }
+  }
+
+  @Test
+  void findById_repositoryConnectionDropped_loadsTheWholeHashAgain() {
+    RedisClient client = RedisClient.create(RedisURI.builder(redis.uri())
+        .withClientName("lazysession-dropped").build());
+    try (LazyRedisSessionRepository node =
+        node(client, TestRedis.uniqueNamespace("nearcache-dropped"))) {
+      String id = TestRedis.storeShopSession(node); // cached
+      RedisCommands<String, String> admin = statsConnection.sync();
+      for (String line : admin.clientList().split("\n")) {
+        if (line.contains(" name=lazysession-dropped ")) {
+          admin.clientKill(KillArgs.Builder.id(Long.parseLong(line.split(" ")[0].substring(3))));
+        }
+      }
+
+      // After the drop, a findById that is no near-cache hit comes (the copy was forgotten).
+      await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> {
+        long hits = node.metrics().nearCacheHits();
+        assertThat(node.findById(id)).isNotNull();
+        return node.metrics().nearCacheHits() == hits;
+      });
+    } finally {
+      client.shutdown();
+    }
   }
 
   /** Bytes Redis wrote to its clients while {@code action} ran, minus the INFO reply measuring it. */

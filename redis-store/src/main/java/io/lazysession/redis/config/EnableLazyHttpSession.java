@@ -37,7 +37,12 @@ public @interface EnableLazyHttpSession {
   /** The max inactive interval of new sessions, in seconds; negative: never expire. */
   int maxInactiveIntervalInSeconds() default 1800;
 
-  /** Where Redis is, e.g. {@code redis://localhost:6379}; empty: use the context's RedisClient. */
+  /**
+   * Where Redis is, e.g. {@code redis://localhost:6379} or {@code ${redis.url}} (placeholders are
+   * resolved from the environment); empty: use the context's RedisClient. The client made from it
+   * fails fast like the Spring Boot one: commands are refused while disconnected, the queue is
+   * bounded, and every command times out after the URL's {@code timeout} parameter, else 2 s.
+   */
   String redisUrl() default "";
 
   /** What happens when an attribute cannot be decoded. */

@@ -16,9 +16,11 @@ import org.springframework.beans.factory.BeanClassLoaderAware;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.EnvironmentAware;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.ImportAware;
+import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotationMetadata;
 import org.springframework.session.config.annotation.web.http.SpringHttpSessionConfiguration;
 import org.springframework.util.ClassUtils;
@@ -29,7 +31,7 @@ import org.springframework.util.ClassUtils;
  */
 @Configuration(proxyBeanMethods = false)
 public class LazyHttpSessionConfiguration extends SpringHttpSessionConfiguration
-    implements ImportAware, BeanClassLoaderAware, DisposableBean {
+    implements ImportAware, BeanClassLoaderAware, EnvironmentAware, DisposableBean {
   private String namespace = LazyRedisSessionRepository.DEFAULT_NAMESPACE;
   private Duration maxInactiveInterval = LazyRedisSessionRepository.DEFAULT_MAX_INACTIVE_INTERVAL;
   private String redisUrl = "";
@@ -37,6 +39,7 @@ public class LazyHttpSessionConfiguration extends SpringHttpSessionConfiguration
   private final List<String> allowedPackages = new ArrayList<>();
   private @Nullable ClassLoader classLoader;
   private @Nullable RedisClient ownedClient;
+  private @Nullable Environment environment;
 
   @Override
   public void setImportMetadata(AnnotationMetadata metadata) {
@@ -54,6 +57,11 @@ public class LazyHttpSessionConfiguration extends SpringHttpSessionConfiguration
   }
 
   @Override
+  public void setEnvironment(Environment environment) {
+    this.environment = environment;
+  }
+
+  @Override
   public void setBeanClassLoader(ClassLoader classLoader) {
     this.classLoader = classLoader;
   }
@@ -64,7 +72,9 @@ public class LazyHttpSessionConfiguration extends SpringHttpSessionConfiguration
       ApplicationEventPublisher events) {
     AbstractRedisClient client;
     if (!redisUrl.isBlank()) {
-      client = RedisClient.create(redisUrl);
+      String url = environment == null ? redisUrl
+          : environment.resolveRequiredPlaceholders(redisUrl);
+      client = RedisConnectionSettings.createClient(url, "@EnableLazyHttpSession(redisUrl)");
       ownedClient = (RedisClient) client;
     } else {
       client = clients.getIfUnique();

@@ -30,12 +30,15 @@ import org.springframework.util.unit.DataSize;
  *   <tr><td>{@code lazysession.allowed-packages}</td><td>extra packages allowed to decode</td><td>none</td></tr>
  *   <tr><td>{@code lazysession.on-decode-failure}</td><td>{@code drop-attribute}, {@code invalidate-session}, {@code fail}</td><td>{@code drop-attribute}</td></tr>
  *   <tr><td>{@code lazysession.near-cache.max-bytes}</td><td>near cache heap; 0 turns it off</td><td>64MB</td></tr>
- *   <tr><td>{@code lazysession.touch-interval}</td><td>staleness allowed for the stored access time</td><td>1% of the timeout, at most 60s</td></tr>
+ *   <tr><td>{@code lazysession.touch-interval}</td><td>staleness allowed for the stored access time; shorter than the session timeout, capped at a tenth of a session's own timeout</td><td>1% of each session's timeout, at most 60s</td></tr>
  *   <tr><td>{@code lazysession.expiry-grace}</td><td>how long Redis keeps an expired hash</td><td>5m</td></tr>
  *   <tr><td>{@code lazysession.cleanup-interval}</td><td>how often each node sweeps for expired sessions</td><td>10s</td></tr>
  *   <tr><td>{@code lazysession.durability.replicas}</td><td>replicas that must acknowledge each save (WAIT); 0 turns it off</td><td>0</td></tr>
  *   <tr><td>{@code lazysession.durability.timeout}</td><td>how long a save waits for them; shorter than {@code spring.data.redis.timeout}</td><td>1s</td></tr>
  * </table>
+ *
+ * <p>Durations take a unit ({@code 250ms}, {@code 30s}, {@code 5m}) or ISO-8601 ({@code PT5M}); a bare
+ * number is in seconds, like Spring Boot's session timeouts.
  *
  * <p>{@code lazysession.compression} is both a value and the parent of {@code .level} and
  * {@code .min-bytes}, which a {@code @ConfigurationProperties} bean cannot express; so the values are
@@ -73,11 +76,11 @@ public final class LazySessionProperties {
     binder.bind(PREFIX + ".on-decode-failure", String.class).ifBound(p::setOnDecodeFailure);
     binder.bind(PREFIX + ".near-cache.max-bytes", DataSize.class)
         .ifBound(p::setNearCacheMaxBytes);
-    binder.bind(PREFIX + ".touch-interval", Duration.class).ifBound(p::setTouchInterval);
-    binder.bind(PREFIX + ".expiry-grace", Duration.class).ifBound(p::setExpiryGrace);
-    binder.bind(PREFIX + ".cleanup-interval", Duration.class).ifBound(p::setCleanupInterval);
+    binder.bind(PREFIX + ".touch-interval", DurationProperties.SECONDS).ifBound(p::setTouchInterval);
+    binder.bind(PREFIX + ".expiry-grace", DurationProperties.SECONDS).ifBound(p::setExpiryGrace);
+    binder.bind(PREFIX + ".cleanup-interval", DurationProperties.SECONDS).ifBound(p::setCleanupInterval);
     binder.bind(PREFIX + ".durability.replicas", Integer.class).ifBound(p::setDurabilityReplicas);
-    binder.bind(PREFIX + ".durability.timeout", Duration.class).ifBound(p::setDurabilityTimeout);
+    binder.bind(PREFIX + ".durability.timeout", DurationProperties.SECONDS).ifBound(p::setDurabilityTimeout);
     return p;
   }
 
@@ -133,6 +136,19 @@ public final class LazySessionProperties {
     if (durabilityReplicas > 0 && durabilityTimeout.compareTo(commandTimeout) >= 0) {
       throw new IllegalArgumentException("lazysession.durability.timeout (" + durabilityTimeout
           + ") must be shorter than spring.data.redis.timeout (" + commandTimeout + ")");
+    }
+  }
+
+  /**
+   * Fails naming both properties when {@code lazysession.touch-interval} is set and not shorter than
+   * the session timeout (read-only requests would never keep a session alive).
+   */
+  public void checkTouchInterval(Duration sessionTimeout) {
+    if (touchInterval != null && !sessionTimeout.isNegative()
+        && touchInterval.compareTo(sessionTimeout) >= 0) {
+      throw new IllegalArgumentException("lazysession.touch-interval (" + touchInterval
+          + ") must be shorter than the session timeout (spring.session.timeout or "
+          + "server.servlet.session.timeout, " + sessionTimeout + ")");
     }
   }
 

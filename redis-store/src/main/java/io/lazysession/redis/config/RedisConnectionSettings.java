@@ -20,7 +20,9 @@ import org.springframework.core.env.Environment;
 /**
  * The standard {@code spring.data.redis.*} connection properties, bound without depending on Spring
  * Data Redis (url, host, port, username, password, database, ssl.enabled, timeout, connect-timeout,
- * client-name, sentinel.master, sentinel.nodes, sentinel.password, cluster.nodes). Immutable.
+ * client-name, sentinel.master, sentinel.nodes, sentinel.password, cluster.nodes). Immutable. As in
+ * Spring Boot's {@code DataRedisProperties}, a bare number in {@code timeout} or
+ * {@code connect-timeout} is in milliseconds.
  *
  * <p>Every client built here fails fast when Redis is down: commands are refused while disconnected
  * instead of queueing ({@code REJECT_COMMANDS}, with a bounded queue for commands in flight during a
@@ -65,8 +67,8 @@ record RedisConnectionSettings(
         binder.bind(PREFIX + ".password", String.class).orElse(null),
         binder.bind(PREFIX + ".database", Integer.class).orElse(0),
         binder.bind(PREFIX + ".ssl.enabled", Boolean.class).orElse(false),
-        binder.bind(PREFIX + ".timeout", Duration.class).orElse(DEFAULT_TIMEOUT),
-        binder.bind(PREFIX + ".connect-timeout", Duration.class).orElse(null),
+        binder.bind(PREFIX + ".timeout", DurationProperties.MILLIS).orElse(DEFAULT_TIMEOUT),
+        binder.bind(PREFIX + ".connect-timeout", DurationProperties.MILLIS).orElse(null),
         binder.bind(PREFIX + ".client-name", String.class).orElse(null),
         binder.bind(PREFIX + ".sentinel.master", String.class).orElse(null),
         binder.bind(PREFIX + ".sentinel.nodes", Bindable.listOf(String.class)).orElse(List.of()),
@@ -200,7 +202,37 @@ record RedisConnectionSettings(
     return client;
   }
 
+  /**
+   * A {@link RedisClient} for a Redis URL with the same fail-fast options as the clients built from
+   * properties. The command timeout is the URL's {@code timeout} parameter, else
+   * {@link #DEFAULT_TIMEOUT}.
+   *
+   * @throws IllegalStateException naming {@code what} when the URL is not valid
+   */
+  static RedisClient createClient(String url, String what) {
+    RedisURI uri;
+    try {
+      uri = RedisURI.create(url);
+    } catch (RuntimeException e) {
+      throw new IllegalStateException(what + " is not a valid Redis URL ('" + url + "'): "
+          + e.getMessage(), e);
+    }
+    if (!url.contains("timeout=")) {
+      uri.setTimeout(DEFAULT_TIMEOUT);
+    }
+    ClientOptions.Builder options = ClientOptions.builder();
+    failFast(options, uri.getTimeout(), null);
+    RedisClient client = RedisClient.create(uri);
+    client.setOptions(options.build());
+    return client;
+  }
+
   private void failFast(ClientOptions.Builder options) {
+    failFast(options, timeout, connectTimeout);
+  }
+
+  private static void failFast(ClientOptions.Builder options, Duration timeout,
+      @Nullable Duration connectTimeout) {
     SocketOptions.Builder socket = SocketOptions.builder();
     if (connectTimeout != null) {
       socket.connectTimeout(connectTimeout);

@@ -17,11 +17,14 @@ final class RepositoryFactory {
 
   private RepositoryFactory() {}
 
-  /** {@code spring.session.timeout}, else {@code server.servlet.session.timeout}, else 30 minutes. */
+  /**
+   * {@code spring.session.timeout}, else {@code server.servlet.session.timeout}, else 30 minutes. Bare
+   * numbers are seconds, as Spring Boot declares both properties ({@code @DurationUnit(SECONDS)}).
+   */
   static Duration sessionTimeout(Environment environment) {
     Binder binder = Binder.get(environment);
-    return binder.bind("spring.session.timeout", Duration.class)
-        .orElseGet(() -> binder.bind("server.servlet.session.timeout", Duration.class)
+    return binder.bind("spring.session.timeout", DurationProperties.SECONDS)
+        .orElseGet(() -> binder.bind("server.servlet.session.timeout", DurationProperties.SECONDS)
             .orElse(DEFAULT_TIMEOUT));
   }
 
@@ -40,6 +43,7 @@ final class RepositoryFactory {
         .nearCacheMaxBytes(properties.getNearCacheMaxBytes().toBytes())
         .durability(properties.getDurabilityReplicas(), properties.getDurabilityTimeout())
         .eventPublisher(events);
+    properties.checkTouchInterval(timeout);
     if (properties.getTouchInterval() != null) {
       builder.touchInterval(properties.getTouchInterval());
     }

@@ -98,6 +98,32 @@ class LazySessionPropertiesTest {
   }
 
   @Test
+  void bind_bareNumberDurations_areSeconds() {
+    LazySessionProperties properties = LazySessionProperties.bind(new MockEnvironment()
+        .withProperty("lazysession.touch-interval", "5")
+        .withProperty("lazysession.expiry-grace", "60")
+        .withProperty("lazysession.cleanup-interval", "10")
+        .withProperty("lazysession.durability.timeout", "1"));
+
+    assertThat(properties.getTouchInterval()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(properties.getExpiryGrace()).isEqualTo(Duration.ofMinutes(1));
+    assertThat(properties.getCleanupInterval()).isEqualTo(Duration.ofSeconds(10));
+    assertThat(properties.getDurabilityTimeout()).isEqualTo(Duration.ofSeconds(1));
+  }
+
+  @Test
+  void checkTouchInterval_notShorterThanSessionTimeout_failsNamingTheProperty() {
+    LazySessionProperties properties = LazySessionProperties.bind(new MockEnvironment()
+        .withProperty("lazysession.touch-interval", "30m"));
+
+    assertThatThrownBy(() -> properties.checkTouchInterval(Duration.ofMinutes(30)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("lazysession.touch-interval (PT30M) must be shorter than the "
+            + "session timeout");
+    properties.checkTouchInterval(Duration.ofMinutes(31));
+  }
+
+  @Test
   void compression_unknownKind_failsNamingTheProperty() {
     LazySessionProperties properties = LazySessionProperties.bind(new MockEnvironment()
         .withProperty("lazysession.compression", "gzip"));

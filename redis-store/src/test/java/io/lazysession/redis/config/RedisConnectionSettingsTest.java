@@ -26,6 +26,16 @@ class RedisConnectionSettingsTest {
   }
 
   @Test
+  void bind_bareNumberTimeouts_areMillisecondsAsInSpringBoot() {
+    RedisConnectionSettings settings = RedisConnectionSettings.bind(new MockEnvironment()
+        .withProperty("spring.data.redis.timeout", "500")
+        .withProperty("spring.data.redis.connect-timeout", "250"));
+
+    assertThat(settings.timeout()).isEqualTo(Duration.ofMillis(500));
+    assertThat(settings.connectTimeout()).isEqualTo(Duration.ofMillis(250));
+  }
+
+  @Test
   void toUri_url_winsOverHostAndPort() {
     RedisURI uri = RedisConnectionSettings.bind(new MockEnvironment()
         .withProperty("spring.data.redis.url", "rediss://redis.example:6380/2")
