@@ -1,5 +1,6 @@
 package io.lazysession.redis;
 
+import static io.lazysession.redis.RedisSessionStore.utf8;
 import static java.nio.charset.StandardCharsets.UTF_8;
 
 import io.lazysession.serializer.AttributeSerializer;
@@ -207,7 +208,7 @@ public final class LazyRedisSessionRepository
    */
   @Override
   public @Nullable LazySession findById(String id) {
-    if (id == null || id.isEmpty() || id.length() > MAX_ID_LENGTH) {
+    if (!isPlausibleId(id)) {
       return null;
     }
     long epoch = nearCache.epoch();
@@ -286,7 +287,7 @@ public final class LazyRedisSessionRepository
    */
   @Override
   public void deleteById(String id) {
-    if (id == null || id.isEmpty() || id.length() > MAX_ID_LENGTH) {
+    if (!isPlausibleId(id)) {
       return;
     }
     nearCache.invalidate(id);
@@ -391,8 +392,8 @@ public final class LazyRedisSessionRepository
       store.unscheduleExpiry(id); // never expires any more
       return false;
     }
-    if (!gone && lastAccess + maxInactive * 1000 > now) {
-      store.rescheduleExpiry(id, lastAccess + maxInactive * 1000); // touched since it was scheduled
+    if (!gone && dueMillis(lastAccess, maxInactive) > now) {
+      store.rescheduleExpiry(id, dueMillis(lastAccess, maxInactive)); // touched since scheduled
       return false;
     }
     return expireClaimed(id, now);
@@ -426,7 +427,7 @@ public final class LazyRedisSessionRepository
       Long lastAccess = number(answer.get(1));
       Long maxInactive = number(answer.get(2));
       if (lastAccess != null && maxInactive != null) {
-        store.scheduleExpiry(id, lastAccess + maxInactive * 1000);
+        store.scheduleExpiry(id, dueMillis(lastAccess, maxInactive));
       }
       return false;
     }
@@ -826,6 +827,16 @@ public final class LazyRedisSessionRepository
     return session;
   }
 
+  /** Ids from cookies are untrusted: an empty or oversized one is never sent to Redis. */
+  private static boolean isPlausibleId(@Nullable String id) {
+    return id != null && !id.isEmpty() && id.length() <= MAX_ID_LENGTH;
+  }
+
+  /** When a session last accessed at {@code lastAccess} (ms) expires, for a timeout in seconds. */
+  private static long dueMillis(long lastAccess, long maxInactiveSeconds) {
+    return lastAccess + maxInactiveSeconds * 1000;
+  }
+
   private static long maxInactiveSeconds(Duration interval) {
     return interval.isNegative() ? -1 : interval.getSeconds();
   }
@@ -845,9 +856,7 @@ public final class LazyRedisSessionRepository
     return bytes == null ? null : new String(bytes, UTF_8);
   }
 
-  private static byte[] utf8(String text) {
-    return text.getBytes(UTF_8);
-  }
+
 
   /**
    * Builds a {@link LazyRedisSessionRepository}. Not thread-safe. {@link #build()} connects to Redis

@@ -24,6 +24,10 @@ import org.jspecify.annotations.Nullable;
  * the repository translates them.
  */
 final class RedisSessionStore {
+  /** Creation, last access, max inactive and principal: what an expiry event needs. */
+  private static final byte[][] METADATA_FIELDS = {utf8(SessionKeys.CREATION),
+      utf8(SessionKeys.LAST_ACCESS), utf8(SessionKeys.MAX_INACTIVE), utf8(SessionKeys.PRINCIPAL)};
+
   private final SessionConnection connection;
   private final SessionKeys keys;
   private final MetricsRecorder metrics;
@@ -59,15 +63,13 @@ final class RedisSessionStore {
   @Nullable List<byte[]> find(String id, @Nullable String cachedVersion) {
     List<Object> answer = eval(connection.commands(), RedisScript.FIND, ScriptOutputType.MULTI,
         keys.session(id),
-        (cachedVersion == null ? "" : cachedVersion).getBytes(UTF_8));
+        utf8(cachedVersion == null ? "" : cachedVersion));
     if (isNil(answer)) {
       return null;
     }
-    List<byte[]> fields = new ArrayList<>(answer.size());
+    List<byte[]> fields = elements(answer);
     long bytes = 0;
-    for (Object element : answer) {
-      byte[] value = element instanceof byte[] b ? b : null;
-      fields.add(value);
+    for (byte[] value : fields) {
       bytes += value == null ? 0 : value.length;
     }
     metrics.bytesRead.add(bytes);
@@ -129,22 +131,14 @@ final class RedisSessionStore {
   @Nullable List<byte[]> delete(String id, long nowMillis) {
     List<Object> answer = eval(connection.commands(), RedisScript.DELETE, ScriptOutputType.MULTI,
         keys.session(id),
-        Long.toString(nowMillis).getBytes(UTF_8));
-    if (isNil(answer)) {
-      return null;
-    }
-    List<byte[]> meta = new ArrayList<>(4);
-    for (Object element : answer) {
-      meta.add(element instanceof byte[] b ? b : null);
-    }
-    return meta;
+        utf8(Long.toString(nowMillis)));
+    return isNil(answer) ? null : elements(answer);
   }
 
   /** HMGET of creation, last access, max inactive and principal, without touching attributes. */
   List<@Nullable byte[]> metadata(String id) {
     metrics.roundTrips.increment();
-    var values = connection.commands().hmget(keys.session(id), utf8(SessionKeys.CREATION),
-        utf8(SessionKeys.LAST_ACCESS), utf8(SessionKeys.MAX_INACTIVE), utf8(SessionKeys.PRINCIPAL));
+    var values = connection.commands().hmget(keys.session(id), METADATA_FIELDS);
     List<@Nullable byte[]> result = new ArrayList<>(4);
     for (var value : values) {
       result.add(value.hasValue() ? value.getValue() : null);
@@ -188,14 +182,8 @@ final class RedisSessionStore {
    */
   List<byte @Nullable []> expire(String id, long nowMillis) {
     List<Object> answer = eval(connection.commands(), RedisScript.EXPIRE, ScriptOutputType.MULTI,
-        keys.session(id), Long.toString(nowMillis).getBytes(UTF_8));
-    List<byte @Nullable []> result = new ArrayList<>(5);
-    if (answer != null) {
-      for (Object element : answer) {
-        result.add(element instanceof byte[] b ? b : null);
-      }
-    }
-    return result;
+        keys.session(id), utf8(Long.toString(nowMillis)));
+    return answer == null ? new ArrayList<>() : elements(answer);
   }
 
   /** Adds an id to a principal's set; true when it was not there yet. */
@@ -232,6 +220,15 @@ final class RedisSessionStore {
       metrics.roundTrips.increment();
       return (T) commands.eval(script.source(), type, scriptKeys, arguments);
     }
+  }
+
+  /** A script's multi-bulk answer as byte arrays; nil elements (and any non-bulk ones) are null. */
+  private static List<byte @Nullable []> elements(List<Object> answer) {
+    List<byte @Nullable []> elements = new ArrayList<>(answer.size());
+    for (Object element : answer) {
+      elements.add(element instanceof byte[] b ? b : null);
+    }
+    return elements;
   }
 
   /** A script's nil answer arrives as an empty list or a list holding one null. */

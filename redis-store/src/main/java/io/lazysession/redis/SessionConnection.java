@@ -70,17 +70,10 @@ interface SessionConnection extends AutoCloseable {
    */
   static SessionConnection connect(RedisClient client, boolean durable, Runnable onReset) {
     warnUnlessFailFast(client, client.getOptions());
-    StatefulRedisConnection<byte[], byte[]> connection = null;
-    StatefulRedisConnection<byte[], byte[]> writer;
-    try {
-      connection = client.connect(ByteArrayCodec.INSTANCE);
-      writer = durable ? client.connect(ByteArrayCodec.INSTANCE) : null;
-    } catch (RedisException e) {
-      if (connection != null) {
-        connection.close();
-      }
-      throw cannotConnect(e);
-    }
+    List<StatefulRedisConnection<byte[], byte[]>> opened =
+        open(() -> client.connect(ByteArrayCodec.INSTANCE), durable);
+    StatefulRedisConnection<byte[], byte[]> connection = opened.get(0);
+    StatefulRedisConnection<byte[], byte[]> writer = durable ? opened.get(1) : null;
     // Only this repository's own connections count: other connections of the same client (or of
     // other clients sharing its resources) open and close without affecting the near cache.
     RedisConnectionStateListener listener = new RedisConnectionStateListener() {
@@ -103,17 +96,10 @@ interface SessionConnection extends AutoCloseable {
    */
   static SessionConnection connect(RedisClusterClient client, boolean durable, Runnable onReset) {
     warnUnlessFailFast(client, client.getOptions());
-    StatefulRedisClusterConnection<byte[], byte[]> connection = null;
-    StatefulRedisClusterConnection<byte[], byte[]> writer;
-    try {
-      connection = client.connect(ByteArrayCodec.INSTANCE);
-      writer = durable ? client.connect(ByteArrayCodec.INSTANCE) : null;
-    } catch (RedisException e) {
-      if (connection != null) {
-        connection.close();
-      }
-      throw cannotConnect(e);
-    }
+    List<StatefulRedisClusterConnection<byte[], byte[]>> opened =
+        open(() -> client.connect(ByteArrayCodec.INSTANCE), durable);
+    StatefulRedisClusterConnection<byte[], byte[]> connection = opened.get(0);
+    StatefulRedisClusterConnection<byte[], byte[]> writer = durable ? opened.get(1) : null;
     Disposable resets = subscribe(client, client::getPartitions, onReset);
     return new Lettuce(connection.sync(), writer == null ? null : key -> {
       int slot = SlotHash.getSlot(key);
@@ -124,6 +110,25 @@ interface SessionConnection extends AutoCloseable {
       // The node connection the cluster connection itself routes the slot's writes over.
       return writer.getConnection(primary.getUri().getHost(), primary.getUri().getPort()).sync();
     }, client::refreshPartitions, resets, connection, writer);
+  }
+
+  /**
+   * Opens the command connection and, when {@code durable}, the writer connection; closes what was
+   * opened when one of them fails.
+   */
+  private static <C extends StatefulConnection<?, ?>> List<C> open(Supplier<C> connect,
+      boolean durable) {
+    List<C> opened = new ArrayList<>(2);
+    try {
+      opened.add(connect.get());
+      if (durable) {
+        opened.add(connect.get());
+      }
+      return opened;
+    } catch (RedisException e) {
+      opened.forEach(StatefulConnection::close);
+      throw cannotConnect(e);
+    }
   }
 
   /** The connections of one repository, whatever the topology. */

@@ -49,22 +49,19 @@ final class ContainerLauncher implements ServerLauncher {
    */
   static boolean imageAvailable(String image) {
     return IMAGES.computeIfAbsent(image, name -> {
-      var docker = DockerClientFactory.instance().client();
-      try {
-        docker.inspectImageCmd(name).exec();
+      if (imagePresent(name)) {
         return true;
-      } catch (RuntimeException notPresent) {
-        try {
-          return docker.pullImageCmd(name)
-              .exec(new com.github.dockerjava.api.async.ResultCallback.Adapter<>())
-              .awaitCompletion(60, java.util.concurrent.TimeUnit.SECONDS)
-              && imagePresent(name);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          return false;
-        } catch (RuntimeException e) {
-          return false;
-        }
+      }
+      try {
+        return DockerClientFactory.instance().client().pullImageCmd(name)
+            .exec(new com.github.dockerjava.api.async.ResultCallback.Adapter<>())
+            .awaitCompletion(60, java.util.concurrent.TimeUnit.SECONDS)
+            && imagePresent(name);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return false;
+      } catch (RuntimeException e) {
+        return false;
       }
     });
   }
