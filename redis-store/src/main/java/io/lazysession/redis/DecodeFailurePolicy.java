@@ -16,9 +16,10 @@ public enum DecodeFailurePolicy {
    * and the reason; the other attributes keep working. The default.
    *
    * <p>What happens to the stored bytes depends on why they could not be decoded. When they are
-   * corrupt ({@code CorruptDataException}), the field is deleted from Redis on the next save. When
-   * this node merely cannot read them (a class outside its allow-list, a class it does not have, a
-   * JDK class whose serialVersionUID differs, a zstd dictionary it does not know), the bytes stay in
+   * provably corrupt ({@code CorruptDataException}), the field is deleted from Redis on the next
+   * save. When this node merely cannot read them (a class outside its allow-list, a class it does not
+   * have, an enum constant or field it does not know, a zstd dictionary it does not know), the bytes
+   * stay in
    * Redis untouched, neither deleted nor rewritten: during a rolling deploy they were probably
    * written by a newer node, which still reads them. Only an explicit {@code removeAttribute} or
    * {@code setAttribute} of that name changes them.
@@ -37,14 +38,18 @@ public enum DecodeFailurePolicy {
   private final String propertyValue;
 
   /**
-   * Whether bytes that failed to decode are probably fine for another node (so they must be kept):
-   * a class refused by the allow-list or missing from the class path (Kryo and the JDK codec report
-   * it as corrupt data caused by a {@code ClassNotFoundException}), a JDK class of another
-   * serialVersionUID, an unknown zstd dictionary. Anything else reported as corrupt data is corrupt.
+   * Whether bytes that failed to decode may be fine for another node, so they must be kept: anything
+   * but {@link CorruptDataException}, which the serializer reserves for provably broken bytes (a bad
+   * envelope, a zstd error, truncation, trailing bytes, a checksum). A class refused by the allow-list
+   * or missing here, an enum constant or a field this version lacks, an unknown dictionary: all are
+   * readable by a node of another version.
+   *
+   * <p>A {@code CorruptDataException} caused by a missing class is also kept: serializers before the
+   * one that separated those failures reported a missing class that way.
    */
   static boolean readableElsewhere(SerializationException failure) {
     if (!(failure instanceof CorruptDataException)) {
-      return true; // ClassNotAllowedException, UnknownDictionaryException, and any future kind
+      return true;
     }
     for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
       if (cause instanceof ClassNotFoundException || cause instanceof NoClassDefFoundError

@@ -1,11 +1,9 @@
 package io.lazysession.redis;
 
 import io.lazysession.serializer.SerializationException;
-import io.lazysession.serializer.lazy.LazyValue;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -20,7 +18,8 @@ import org.springframework.session.FindByIndexNameSessionRepository;
 import org.springframework.session.Session;
 
 /**
- * A session loaded from (or about to be stored in) Redis by {@link LazyRedisSessionRepository}.
+ * A session loaded from (or about to be stored in) Redis by {@link LazyRedisSessionRepository}. It
+ * knows nothing of Redis: what it needs from its repository comes through a {@link SessionContext}.
  *
  * <p>Each attribute stays as the envelope bytes it was stored as until {@link #getAttribute} asks for
  * it; then that one value is decoded, once. {@code setAttribute} and {@code removeAttribute} are
@@ -39,8 +38,8 @@ public final class LazySession implements Session {
 
   static final String SPRING_SECURITY_CONTEXT = "SPRING_SECURITY_CONTEXT";
 
-  private final LazyRedisSessionRepository repository;
-  private final Map<String, Entry> attributes = new LinkedHashMap<>();
+  private final SessionContext context;
+  private final Map<String, AttributeEntry> attributes = new LinkedHashMap<>();
   /**
    * The attribute names Redis holds for this session, as far as this instance knows (loaded, or
    * written by its last save). At save, every one of them that the session no longer has is deleted,
@@ -65,26 +64,12 @@ public final class LazySession implements Session {
   private Duration storedMaxInactiveInterval;
   private long version;
   /** The near-cache epoch in which {@link #version} was read from or written to Redis. */
-  long nearCacheEpoch;
+  private long nearCacheEpoch;
   private @Nullable String storedPrincipal;
 
-  /** One attribute: its lazy value, what is stored in Redis for it, and whether it was set. */
-  static final class Entry {
-    final LazyValue value;
-    /** The bytes Redis holds for this attribute (as loaded or last written); null if never stored. */
-    byte @Nullable [] stored;
-    boolean set;
-
-    Entry(LazyValue value, byte @Nullable [] stored, boolean set) {
-      this.value = value;
-      this.stored = stored;
-      this.set = set;
-    }
-  }
-
   /** A new session, not yet stored. */
-  LazySession(LazyRedisSessionRepository repository, String id, Instant now, Duration maxInactive) {
-    this.repository = repository;
+  LazySession(SessionContext context, String id, Instant now, Duration maxInactive) {
+    this.context = context;
     this.id = id;
     this.storedId = id;
     this.isNew = true;
@@ -96,9 +81,10 @@ public final class LazySession implements Session {
   }
 
   /** A session loaded from Redis; attributes are added with {@link #loaded}. */
-  LazySession(LazyRedisSessionRepository repository, String id, Instant creationTime,
-      Instant lastAccessedTime, Duration maxInactive, long version, @Nullable String principal) {
-    this.repository = repository;
+  LazySession(SessionContext context, String id, Instant creationTime,
+      Instant lastAccessedTime, Duration maxInactive, long version, @Nullable String principal,
+      long nearCacheEpoch) {
+    this.context = context;
     this.id = id;
     this.storedId = id;
     this.isNew = false;
@@ -109,10 +95,11 @@ public final class LazySession implements Session {
     this.storedMaxInactiveInterval = maxInactive;
     this.version = version;
     this.storedPrincipal = principal;
+    this.nearCacheEpoch = nearCacheEpoch;
   }
 
-  void loaded(String name, LazyValue value, byte[] stored) {
-    attributes.put(name, new Entry(value, stored, false));
+  void loaded(String name, byte[] stored) {
+    attributes.put(name, AttributeEntry.loaded(context.serializer().lazy(stored), stored));
     storedNames.add(name);
   }
 
@@ -127,21 +114,21 @@ public final class LazySession implements Session {
    */
   @Override
   public String changeSessionId() {
-    id = repository.newSessionId();
+    id = context.newSessionId();
     return id;
   }
 
   @Override
   @SuppressWarnings("unchecked")
   public <T> @Nullable T getAttribute(String attributeName) {
-    Entry entry = attributes.get(attributeName);
+    AttributeEntry entry = attributes.get(attributeName);
     if (entry == null) {
       return null;
     }
     try {
-      return (T) entry.value.get();
+      return (T) entry.value().get();
     } catch (SerializationException e) {
-      repository.decodeFailed(this, attributeName, e);
+      context.decodeFailed(this, attributeName, e);
       return null;
     }
   }
@@ -159,9 +146,9 @@ public final class LazySession implements Session {
       removeAttribute(attributeName);
       return;
     }
-    Entry previous = attributes.get(attributeName);
-    attributes.put(attributeName, new Entry(repository.serializer().ofValue(attributeValue),
-        previous == null ? null : previous.stored, true));
+    AttributeEntry previous = attributes.get(attributeName);
+    attributes.put(attributeName, AttributeEntry.set(context.serializer().ofValue(attributeValue),
+        previous == null ? null : previous.stored()));
     hidden.remove(attributeName);
     notePrincipal(attributeName);
   }
@@ -201,7 +188,7 @@ public final class LazySession implements Session {
 
   @Override
   public boolean isExpired() {
-    return isExpired(repository.now());
+    return isExpired(context.now());
   }
 
   boolean isExpired(Instant now) {
@@ -216,8 +203,8 @@ public final class LazySession implements Session {
   public List<AttributeInfo> attributeInfo() {
     List<AttributeInfo> info = new ArrayList<>(attributes.size());
     attributes.forEach((name, entry) -> info.add(new AttributeInfo(name,
-        entry.stored == null || entry.set ? -1 : entry.stored.length,
-        entry.set || entry.value.isInflated(), entry.set)));
+        entry.stored() == null || entry.isSet() ? -1 : entry.stored().length,
+        entry.isSet() || entry.value().isInflated(), entry.isSet())));
     return info;
   }
 
@@ -250,21 +237,12 @@ public final class LazySession implements Session {
     }
   }
 
-  void dropAttribute(String attributeName) {
-    removeAttribute(attributeName);
-  }
-
   /** Hides an attribute this node cannot decode, keeping its stored bytes in Redis unchanged. */
   void hideAttribute(String attributeName) {
-    Entry entry = attributes.remove(attributeName);
-    if (entry != null && entry.stored != null && !entry.set) {
-      hidden.put(attributeName, entry.stored);
+    AttributeEntry entry = attributes.remove(attributeName);
+    if (entry != null && entry.stored() != null && !entry.isSet()) {
+      hidden.put(attributeName, entry.stored());
     }
-  }
-
-  /** The attributes hidden by {@link #hideAttribute}, with the bytes Redis holds for them. */
-  Map<String, byte[]> hiddenAttributes() {
-    return hidden;
   }
 
   void invalidate() {
@@ -307,16 +285,17 @@ public final class LazySession implements Session {
     }
     for (String name : List.of(FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME,
         SPRING_SECURITY_CONTEXT)) {
-      Entry entry = attributes.get(name);
-      if (entry != null && (isNew || entry.value.isInflated())) {
+      AttributeEntry entry = attributes.get(name);
+      if (entry != null && (isNew || entry.value().isInflated())) {
         return true;
       }
     }
     return false;
   }
 
-  Map<String, Entry> entries() {
-    return attributes;
+  /** The near-cache epoch in which {@link #version()} was read from or written to Redis. */
+  long nearCacheEpoch() {
+    return nearCacheEpoch;
   }
 
   /** The names Redis holds that this session no longer has: to be deleted (HDEL) at save. */
@@ -327,28 +306,57 @@ public final class LazySession implements Session {
     return removedNames;
   }
 
-  /** The bytes to write for an entry when it changed, or null when Redis already holds them. */
-  static byte @Nullable [] changedBytes(Entry entry) {
-    if (entry.set) {
-      // Encoded now, once (a value set by the application has no bytes before this).
-      return entry.value.originalBytes();
-    }
-    if (!entry.value.isInflated()) {
-      return null; // never read: never re-encoded
-    }
-    byte[] now = entry.value.currentBytes();
-    return entry.stored != null && Arrays.equals(now, entry.stored) ? null : now;
+  /** What an update writes: the attributes set, or read and changed in place, with their bytes. */
+  Map<String, byte[]> changedAttributes() {
+    Map<String, byte[]> changed = new LinkedHashMap<>();
+    attributes.forEach((name, entry) -> {
+      byte[] bytes = entry.changedBytes();
+      if (bytes != null) {
+        changed.put(name, bytes);
+      }
+    });
+    return changed;
   }
 
-  /** The bytes that represent an entry in a full write (new session, new id). */
-  static byte[] fullBytes(Entry entry) {
-    if (entry.set) {
-      return entry.value.originalBytes();
+  /**
+   * What a full write (new session, new id) writes: every attribute, and the hidden ones with the
+   * bytes they were loaded as (moved as they are, never re-encoded).
+   */
+  Map<String, byte[]> allAttributes() {
+    Map<String, byte[]> all = new LinkedHashMap<>();
+    attributes.forEach((name, entry) -> all.put(name, entry.fullBytes()));
+    all.putAll(hidden);
+    return all;
+  }
+
+  /** The bytes Redis holds for each attribute, hidden ones included: what the near cache keeps. */
+  Map<String, byte[]> storedAttributes() {
+    Map<String, byte[]> stored = new LinkedHashMap<>();
+    attributes.forEach((name, entry) -> {
+      if (entry.stored() != null) {
+        stored.put(name, entry.stored());
+      }
+    });
+    stored.putAll(hidden);
+    return stored;
+  }
+
+  /** How many loaded attributes this request decoded, and how many it left as bytes. */
+  record Inflation(int inflated, int leftCompressed) {}
+
+  Inflation inflation() {
+    int inflated = 0;
+    int leftCompressed = 0;
+    for (AttributeEntry entry : attributes.values()) {
+      if (entry.isLoaded()) {
+        if (entry.value().isInflated()) {
+          inflated++;
+        } else {
+          leftCompressed++;
+        }
+      }
     }
-    if (!entry.value.isInflated() && entry.stored != null) {
-      return entry.stored;
-    }
-    return entry.value.currentBytes();
+    return new Inflation(inflated, leftCompressed);
   }
 
   /**
@@ -356,14 +364,14 @@ public final class LazySession implements Session {
    *
    * @param full whether the write replaced the whole hash (a new session or a new id), so that Redis
    *     holds exactly {@code written}
+   * @param epoch the near-cache epoch in which the write was sent
    */
   void committed(long newVersion, Map<String, byte[]> written, Collection<String> deleted,
-      boolean full, @Nullable String principal) {
+      boolean full, @Nullable String principal, long epoch) {
     for (Map.Entry<String, byte[]> write : written.entrySet()) {
-      Entry entry = attributes.get(write.getKey());
+      AttributeEntry entry = attributes.get(write.getKey());
       if (entry != null) {
-        entry.stored = write.getValue();
-        entry.set = false;
+        entry.committed(write.getValue());
       }
     }
     if (full) {
@@ -378,5 +386,6 @@ public final class LazySession implements Session {
     storedPrincipal = principal;
     principalTouched = false;
     version = newVersion;
+    nearCacheEpoch = epoch;
   }
 }

@@ -18,6 +18,12 @@ final class MetricsRecorder {
   final LongAdder sessionsDeleted = new LongAdder();
   final LongAdder scriptReloads = new LongAdder();
 
+  /** Counts the loaded attributes a request decoded and those it left as bytes. */
+  void count(LazySession.Inflation inflation) {
+    attributesInflated.add(inflation.inflated());
+    attributesLeftCompressed.add(inflation.leftCompressed());
+  }
+
   RepositoryMetrics snapshot() {
     return new RepositoryMetrics(
         loads.sum(),

@@ -11,12 +11,18 @@ import io.lettuce.core.ZAddArgs;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Every Redis command the repository sends, each counted as a round trip in the metrics. Thread-safe.
+ * Every Redis command the repository sends, each counted as a round trip in the metrics: the one
+ * owner of the scripts' protocol. Callers speak typed requests ({@link SaveRequest}) and get typed
+ * answers ({@link StoredSession}, {@link SessionMetadata}); argument order, flag strings and answer
+ * layouts live here and in {@link ScriptReplies} only. Thread-safe.
  *
  * <p>Scripts are called by SHA (EVALSHA). When Redis answers NOSCRIPT (after SCRIPT FLUSH, a restart
  * or a failover) the call is repeated with EVAL, which also puts the script back in Redis' cache, so a
@@ -59,28 +65,60 @@ final class RedisSessionStore {
     }
   }
 
-  /** The find script's answer: alternating field names and values, or null when missing. */
-  @Nullable List<byte[]> find(String id, @Nullable String cachedVersion) {
+  /**
+   * Loads a session, or confirms the near-cache copy {@code cached}; null when the hash is missing or
+   * incomplete.
+   */
+  @Nullable StoredSession find(String id, NearCache.@Nullable Snapshot cached) {
     List<Object> answer = eval(connection.commands(), RedisScript.FIND, ScriptOutputType.MULTI,
-        keys.session(id),
-        utf8(cachedVersion == null ? "" : cachedVersion));
+        keys.session(id), utf8(cached == null ? "" : Long.toString(cached.version())));
     if (isNil(answer)) {
       return null;
     }
-    List<byte[]> fields = elements(answer);
+    List<byte @Nullable []> fields = elements(answer);
     long bytes = 0;
     for (byte[] value : fields) {
       bytes += value == null ? 0 : value.length;
     }
     metrics.bytesRead.add(bytes);
-    return fields;
+    return ScriptReplies.find(fields, cached);
   }
 
-  /** Runs the save script; see save.lua for the arguments and the answer. */
-  long save(String id, List<byte[]> arguments) {
-    countWritten(arguments);
+  /** How the save script treats the key: see save.lua. */
+  enum SaveMode {
+    /** The key must not exist (or be this very create, re-sent). */
+    CREATE("n"),
+    /** The session must exist and be live; nothing is written otherwise. */
+    UPDATE("u");
+
+    private final byte[] argument;
+
+    SaveMode(String argument) {
+      this.argument = utf8(argument);
+    }
+  }
+
+  /**
+   * One call of the save script.
+   *
+   * @param nowMillis the caller's clock, epoch milliseconds
+   * @param maxInactiveSeconds the timeout to store; null (updates only) keeps the stored one
+   * @param writes attribute name to envelope bytes to store
+   * @param removes attribute names whose fields are deleted
+   */
+  record SaveRequest(SaveMode mode, long nowMillis, long creationMillis, long lastAccessMillis,
+      @Nullable Long maxInactiveSeconds, long graceMillis, PrincipalChange principal,
+      Map<String, byte[]> writes, Collection<String> removes) {}
+
+  /**
+   * Runs the save script. Returns the new version; for an update, 0 when the session is missing,
+   * partial or expired (nothing written); for a create, -1 when another session holds the id, and 0
+   * when this create was applied before (a re-send) and other writes followed it.
+   */
+  long save(String id, SaveRequest request) {
+    byte[][] arguments = arguments(request);
     Long version = eval(connection.commands(), RedisScript.SAVE, ScriptOutputType.INTEGER,
-        keys.session(id), arguments.toArray(new byte[0][]));
+        keys.session(id), arguments);
     return version == null ? 0 : version;
   }
 
@@ -89,18 +127,16 @@ final class RedisSessionStore {
    * answer tells how many replicas have the write. A Cluster topology that moved the slot meanwhile
    * (MOVED) is re-read and the pair is tried once more.
    *
-   * @return the new version (0 when the session is gone: then nothing was written and nothing waited
-   *     for) and how many replicas acknowledged it within {@code timeout}
+   * @return the new version (as {@link #save}; when not positive nothing was waited for) and how many
+   *     replicas acknowledged it within {@code timeout}
    */
-  SaveResult saveAndWait(String id, List<byte[]> arguments, int replicas, Duration timeout) {
-    countWritten(arguments);
+  SaveResult saveAndWait(String id, SaveRequest request, int replicas, Duration timeout) {
+    byte[][] arguments = arguments(request);
     byte[] key = keys.session(id);
-    byte[][] scriptArguments = arguments.toArray(new byte[0][]);
     for (int attempt = 1; ; attempt++) {
       RedisClusterCommands<byte[], byte[]> primary = connection.primaryOf(key);
       try {
-        Long version = eval(primary, RedisScript.SAVE, ScriptOutputType.INTEGER, key,
-            scriptArguments);
+        Long version = eval(primary, RedisScript.SAVE, ScriptOutputType.INTEGER, key, arguments);
         if (version == null || version <= 0) {
           return new SaveResult(version == null ? 0 : version, 0);
         }
@@ -119,31 +155,62 @@ final class RedisSessionStore {
   /** A save's new version, and how many replicas acknowledged it (-1: not asked). */
   record SaveResult(long version, long acknowledged) {}
 
-  private void countWritten(List<byte[]> arguments) {
+  /** The save script's arguments, as save.lua reads them; counted as bytes written. */
+  private byte[][] arguments(SaveRequest request) {
+    int size = 8 + request.writes().size() * 2 + request.removes().size();
+    byte[][] arguments = new byte[size][];
+    int i = 0;
+    arguments[i++] = request.mode().argument;
+    arguments[i++] = utf8(Long.toString(request.nowMillis()));
+    arguments[i++] = utf8(Long.toString(request.creationMillis()));
+    arguments[i++] = utf8(Long.toString(request.lastAccessMillis()));
+    arguments[i++] = request.maxInactiveSeconds() == null ? new byte[0]
+        : utf8(Long.toString(request.maxInactiveSeconds()));
+    arguments[i++] = utf8(Long.toString(request.graceMillis()));
+    arguments[i++] = principalArgument(request.principal());
+    arguments[i++] = utf8(Integer.toString(request.writes().size()));
+    for (Map.Entry<String, byte[]> write : request.writes().entrySet()) {
+      arguments[i++] = utf8(SessionKeys.attributeField(write.getKey()));
+      arguments[i++] = write.getValue();
+    }
+    for (String name : request.removes()) {
+      arguments[i++] = utf8(SessionKeys.attributeField(name));
+    }
     long bytes = 0;
     for (byte[] argument : arguments) {
       bytes += argument.length;
     }
     metrics.bytesWritten.add(bytes);
+    return arguments;
   }
 
-  /** Runs the delete script; returns {creation, last access, max inactive, principal} or null. */
-  @Nullable List<byte[]> delete(String id, long nowMillis) {
+  /** The principal as save.lua reads it: '' unchanged, '-' none, '=' followed by the name. */
+  private static byte[] principalArgument(PrincipalChange change) {
+    if (change instanceof PrincipalChange.SetTo set) {
+      return utf8("=" + set.name());
+    }
+    return utf8(change instanceof PrincipalChange.Removed ? "-" : "");
+  }
+
+  /**
+   * Runs the delete script: deletes the hash if the session is still live. Returns the deleted
+   * session's metadata, or null when there was nothing live to delete.
+   */
+  @Nullable SessionMetadata delete(String id, long nowMillis) {
     List<Object> answer = eval(connection.commands(), RedisScript.DELETE, ScriptOutputType.MULTI,
-        keys.session(id),
-        utf8(Long.toString(nowMillis)));
-    return isNil(answer) ? null : elements(answer);
+        keys.session(id), utf8(Long.toString(nowMillis)));
+    return isNil(answer) ? null : ScriptReplies.metadata(elements(answer), 0);
   }
 
   /** HMGET of creation, last access, max inactive and principal, without touching attributes. */
-  List<@Nullable byte[]> metadata(String id) {
+  SessionMetadata metadata(String id) {
     metrics.roundTrips.increment();
     var values = connection.commands().hmget(keys.session(id), METADATA_FIELDS);
-    List<@Nullable byte[]> result = new ArrayList<>(4);
+    List<byte @Nullable []> result = new ArrayList<>(4);
     for (var value : values) {
       result.add(value.hasValue() ? value.getValue() : null);
     }
-    return result;
+    return ScriptReplies.metadata(result, 0);
   }
 
   void scheduleExpiry(String id, long dueMillis) {
@@ -176,14 +243,11 @@ final class RedisSessionStore {
     return result;
   }
 
-  /**
-   * Runs the expire script: deletes the hash only if it has expired by {@code nowMillis}; see
-   * expire.lua for the answer (the outcome first, then metadata; missing values are null).
-   */
-  List<byte @Nullable []> expire(String id, long nowMillis) {
+  /** Runs the expire script: deletes the hash only if it has expired by {@code nowMillis}. */
+  ScriptReplies.ExpireReply expire(String id, long nowMillis) {
     List<Object> answer = eval(connection.commands(), RedisScript.EXPIRE, ScriptOutputType.MULTI,
         keys.session(id), utf8(Long.toString(nowMillis)));
-    return answer == null ? new ArrayList<>() : elements(answer);
+    return ScriptReplies.expire(answer == null ? List.of() : elements(answer));
   }
 
   /** Adds an id to a principal's set; true when it was not there yet. */
@@ -201,7 +265,7 @@ final class RedisSessionStore {
   Set<String> principalSessions(String principalName) {
     metrics.roundTrips.increment();
     Set<byte[]> members = connection.commands().smembers(keys.principal(principalName));
-    Set<String> ids = new java.util.LinkedHashSet<>();
+    Set<String> ids = new LinkedHashSet<>();
     for (byte[] member : members) {
       ids.add(new String(member, UTF_8));
     }

@@ -2,6 +2,8 @@ package io.lazysession.redis;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Key and field names of one namespace; see {@code docs/redis-layout.md}. Immutable.
  *
@@ -17,6 +19,7 @@ final class SessionKeys {
   static final String PRINCIPAL = "#p";
   /** Marker in a find answer: the caller's cached attribute fields are current. */
   static final String UNCHANGED = "#=";
+  private static final int MAX_ID_LENGTH = 256;
 
   private final String namespace;
   private final byte[] expirations;
@@ -45,12 +48,17 @@ final class SessionKeys {
     return expirations.clone();
   }
 
+  /** Ids from cookies are untrusted: an empty or oversized one is never sent to Redis. */
+  static boolean isPlausibleId(@Nullable String id) {
+    return id != null && !id.isEmpty() && id.length() <= MAX_ID_LENGTH;
+  }
+
   static String attributeField(String attributeName) {
     return attributeName.startsWith("#") ? "#" + attributeName : attributeName;
   }
 
   /** The attribute name stored in this field, or null when it is a metadata field. */
-  static String attributeName(String field) {
+  static @Nullable String attributeName(String field) {
     if (field.startsWith("##")) {
       return field.substring(1);
     }

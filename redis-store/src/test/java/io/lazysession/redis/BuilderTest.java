@@ -73,23 +73,23 @@ class BuilderTest {
 
   @Test
   void defaultTouchInterval_isOnePercentOfTimeoutCappedAtOneMinute() {
-    assertThat(LazyRedisSessionRepository.defaultTouchInterval(Duration.ofMinutes(30)))
+    assertThat(TouchPolicy.defaultInterval(Duration.ofMinutes(30)))
         .isEqualTo(Duration.ofSeconds(18));
-    assertThat(LazyRedisSessionRepository.defaultTouchInterval(Duration.ofHours(8)))
+    assertThat(TouchPolicy.defaultInterval(Duration.ofHours(8)))
         .isEqualTo(Duration.ofSeconds(60));
-    assertThat(LazyRedisSessionRepository.defaultTouchInterval(Duration.ofSeconds(-1)))
+    assertThat(TouchPolicy.defaultInterval(Duration.ofSeconds(-1)))
         .isEqualTo(Duration.ofSeconds(60));
   }
 
   @Test
   void touchIntervalFor_sessionWithShorterTimeout_staysWellBelowItsTimeout() {
-    assertThat(LazyRedisSessionRepository.touchIntervalFor(null, Duration.ofSeconds(60)))
+    assertThat(TouchPolicy.intervalFor(null, Duration.ofSeconds(60)))
         .isEqualTo(Duration.ofMillis(600));
-    assertThat(LazyRedisSessionRepository.touchIntervalFor(Duration.ofSeconds(10),
+    assertThat(TouchPolicy.intervalFor(Duration.ofSeconds(10),
         Duration.ofSeconds(60))).isEqualTo(Duration.ofSeconds(6));
-    assertThat(LazyRedisSessionRepository.touchIntervalFor(Duration.ofSeconds(10),
+    assertThat(TouchPolicy.intervalFor(Duration.ofSeconds(10),
         Duration.ofMinutes(30))).isEqualTo(Duration.ofSeconds(10));
-    assertThat(LazyRedisSessionRepository.touchIntervalFor(Duration.ofSeconds(10),
+    assertThat(TouchPolicy.intervalFor(Duration.ofSeconds(10),
         Duration.ofSeconds(-1))).isEqualTo(Duration.ofSeconds(10));
   }
 

@@ -57,7 +57,7 @@ class DecodeFailureIT {
   static RedisCommands<byte[], byte[]> raw;
   final RecordingEventPublisher events = new RecordingEventPublisher();
   final ListAppender<ILoggingEvent> logs = new ListAppender<>();
-  final Logger repositoryLogger = (Logger) LoggerFactory.getLogger(LazyRedisSessionRepository.class);
+  final Logger repositoryLogger = (Logger) LoggerFactory.getLogger(DecodeFailureHandler.class);
   String namespace;
 
   @BeforeAll

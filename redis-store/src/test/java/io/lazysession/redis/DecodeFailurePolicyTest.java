@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lazysession.serializer.ClassNotAllowedException;
 import io.lazysession.serializer.CorruptDataException;
+import io.lazysession.serializer.SerializationException;
 import io.lazysession.serializer.UnknownDictionaryException;
 import java.io.InvalidClassException;
 import org.junit.jupiter.api.Test;
@@ -42,6 +43,12 @@ class DecodeFailurePolicyTest {
     assertThat(DecodeFailurePolicy.readableElsewhere(new CorruptDataException(
         "JDK payload cannot be decoded", new InvalidClassException("a.B", "serialVersionUID"))))
         .isTrue();
+  }
+
+  @Test
+  void readableElsewhere_anyFailureButCorruptData_keepsTheBytes() {
+    assertThat(DecodeFailurePolicy.readableElsewhere(
+        new SerializationException("Enum value not found: SHIPPED"))).isTrue();
   }
 
   @Test

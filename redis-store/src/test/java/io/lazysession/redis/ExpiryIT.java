@@ -175,7 +175,7 @@ class ExpiryIT {
     loaded.setLastAccessedTime(clock.instant());
     nodeB.save(loaded);
 
-    boolean reported = nodeA.expireClaimed(session.getId(), sweeperNow);
+    boolean reported = nodeA.expiry().expireClaimed(session.getId(), sweeperNow);
 
     assertThat(reported).isFalse();
     assertThat(destroyed()).isEmpty();
@@ -225,7 +225,7 @@ class ExpiryIT {
     raw.zrem(schedule, session.getId().getBytes(UTF_8)); // a sweep on node B claims the id
 
     nodeA.deleteById(session.getId());
-    nodeB.expireAfterClaim(session.getId(), clock.millis()); // then the sweep goes on
+    nodeB.expiry().expireAfterClaim(session.getId(), clock.millis()); // then the sweep goes on
 
     assertThat(destroyed()).singleElement()
         .extracting(SessionDestroyedEvent::getSessionId).isEqualTo(session.getId());

@@ -1,0 +1,82 @@
+package io.lazysession.redis;
+
+import io.lazysession.serializer.lazy.LazyValue;
+import java.util.Arrays;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One attribute of a {@link LazySession}: its lazy value, the bytes Redis holds for it, and whether
+ * the request set it. Knows which bytes a save must write for it; only {@link #committed} changes
+ * what it holds. Not thread-safe, like its session.
+ */
+final class AttributeEntry {
+  private final LazyValue value;
+  /** The bytes Redis holds for this attribute (as loaded or last written); null if never stored. */
+  private byte @Nullable [] stored;
+  private boolean set;
+
+  private AttributeEntry(LazyValue value, byte @Nullable [] stored, boolean set) {
+    this.value = value;
+    this.stored = stored;
+    this.set = set;
+  }
+
+  /** An attribute loaded from Redis as {@code stored}. */
+  static AttributeEntry loaded(LazyValue value, byte[] stored) {
+    return new AttributeEntry(value, stored, false);
+  }
+
+  /** An attribute the application set; {@code stored} is what Redis held for the name before. */
+  static AttributeEntry set(LazyValue value, byte @Nullable [] stored) {
+    return new AttributeEntry(value, stored, true);
+  }
+
+  LazyValue value() {
+    return value;
+  }
+
+  /** The bytes Redis holds for it (as loaded or last written); null if never stored. */
+  byte @Nullable [] stored() {
+    return stored;
+  }
+
+  /** Whether the application set it since it was loaded or last saved. */
+  boolean isSet() {
+    return set;
+  }
+
+  /** Whether Redis holds it and the application did not set it since. */
+  boolean isLoaded() {
+    return stored != null && !set;
+  }
+
+  /** The bytes to write when it changed, or null when Redis already holds them. */
+  byte @Nullable [] changedBytes() {
+    if (set) {
+      // Encoded now, once (a value set by the application has no bytes before this).
+      return value.originalBytes();
+    }
+    if (!value.isInflated()) {
+      return null; // never read: never re-encoded
+    }
+    byte[] now = value.currentBytes();
+    return stored != null && Arrays.equals(now, stored) ? null : now;
+  }
+
+  /** The bytes that represent it in a full write (new session, new id). */
+  byte[] fullBytes() {
+    if (set) {
+      return value.originalBytes();
+    }
+    if (!value.isInflated() && stored != null) {
+      return stored;
+    }
+    return value.currentBytes();
+  }
+
+  /** Redis now holds {@code written} for it. */
+  void committed(byte[] written) {
+    stored = written;
+    set = false;
+  }
+}

@@ -1,0 +1,223 @@
+package io.lazysession.redis;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The expiry schedule (a sorted set of session ids by due time) and the sweep that reports expired
+ * sessions, on a background thread of its own. Thread-safe.
+ *
+ * <p>Design note: whoever removes an id from the schedule (ZREM answered 1) <em>claims</em> it, and
+ * only the claimant reports the session. Deletes, id changes and sweeps all claim before they delete
+ * ({@link #claimAndDelete}, {@link #expireClaimed}), so that of a delete and a sweep racing on one id
+ * exactly one reports it, and a session whose id moved is never reported as expired.
+ */
+final class ExpirySweeper implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(ExpirySweeper.class);
+  private static final int SWEEP_BATCH = 200;
+  private static final int SWEEP_MAX_BATCHES = 50;
+
+  private final RedisSessionStore store;
+  private final NearCache nearCache;
+  private final PrincipalIndex principals;
+  private final SessionEvents events;
+  private final MetricsRecorder metrics;
+  private final Clock clock;
+  private final @Nullable ScheduledExecutorService thread;
+
+  /**
+   * Starts sweeping every {@code interval} (after a jittered first delay); zero: never by itself.
+   */
+  ExpirySweeper(RedisSessionStore store, NearCache nearCache, PrincipalIndex principals,
+      SessionEvents events, MetricsRecorder metrics, Clock clock, Duration interval) {
+    this.store = store;
+    this.nearCache = nearCache;
+    this.principals = principals;
+    this.events = events;
+    this.metrics = metrics;
+    this.clock = clock;
+    if (interval.isZero()) {
+      this.thread = null;
+      return;
+    }
+    this.thread = Executors.newSingleThreadScheduledExecutor(runnable -> {
+      Thread sweeper = new Thread(runnable, "lazysession-expiry-" + store.keys().namespace());
+      sweeper.setDaemon(true);
+      return sweeper;
+    });
+    long period = interval.toMillis();
+    // Jitter, so that nodes started together do not sweep in lockstep.
+    long initialDelay = period / 2 + ThreadLocalRandom.current().nextLong(period / 2 + 1);
+    thread.scheduleWithFixedDelay(this::sweepQuietly, initialDelay, period, TimeUnit.MILLISECONDS);
+  }
+
+  /** Puts a session on the schedule at its due time, or takes it off when it never expires. */
+  void schedule(String id, Instant lastAccess, Duration maxInactive) {
+    if (maxInactive.isNegative()) {
+      store.unscheduleExpiry(id);
+    } else {
+      store.scheduleExpiry(id, lastAccess.toEpochMilli() + maxInactive.toMillis());
+    }
+  }
+
+  /**
+   * Deletes a live session and reports it as deleted, unless a sweep claimed it first (then the
+   * sweep reports it). An expired session is left to the sweep, which reports it as expired.
+   *
+   * @return true when a live session was deleted
+   */
+  boolean delete(String id) {
+    Deleted deleted = claimAndDelete(id);
+    if (deleted == null) {
+      return false;
+    }
+    principals.remove(deleted.metadata().principal(), id);
+    metrics.sessionsDeleted.increment();
+    if (!deleted.reportedBySweep()) {
+      events.deleted(id, deleted.metadata());
+    }
+    return true;
+  }
+
+  /**
+   * A live session deleted by {@link #claimAndDelete}.
+   *
+   * @param claimed whether this call removed the id from the schedule
+   */
+  record Deleted(SessionMetadata metadata, boolean claimed) {
+    /**
+     * Whether a sweep claimed the id first: it finds the hash gone and reports the session, so the
+     * caller must not report it again.
+     */
+    boolean reportedBySweep() {
+      return !claimed && metadata.maxInactiveSeconds() != null
+          && metadata.maxInactiveSeconds() >= 0;
+    }
+  }
+
+  /**
+   * Claims an id, then deletes its hash if the session is still live (deleteById, changeSessionId).
+   * Returns null when there was nothing live: an expired session is put back on the schedule, so
+   * that the sweep reports it, once, as expired.
+   */
+  @Nullable Deleted claimAndDelete(String id) {
+    long now = clock.millis();
+    boolean claimed = store.unscheduleExpiry(id);
+    SessionMetadata metadata = store.delete(id, now);
+    if (metadata == null) {
+      if (claimed) {
+        store.scheduleExpiry(id, now);
+      }
+      return null;
+    }
+    return new Deleted(metadata, claimed);
+  }
+
+  /**
+   * Reports every session that is due; when several nodes sweep at once, each session is reported
+   * by exactly one of them.
+   *
+   * @return how many sessions this call reported as expired
+   */
+  int sweepDue() {
+    int expired = 0;
+    for (int batch = 0; batch < SWEEP_MAX_BATCHES; batch++) {
+      long now = clock.millis();
+      List<String> due = store.dueForExpiry(now, SWEEP_BATCH);
+      for (String id : due) {
+        if (sweep(id, now)) {
+          expired++;
+        }
+      }
+      if (due.size() < SWEEP_BATCH) {
+        break;
+      }
+    }
+    return expired;
+  }
+
+  /** Checks one scheduled id; true when this node claimed and reported it as expired. */
+  private boolean sweep(String id, long now) {
+    SessionMetadata metadata = store.metadata(id);
+    boolean gone = metadata.lastAccess() == null || metadata.maxInactiveSeconds() == null;
+    if (!gone && !metadata.expires()) {
+      store.unscheduleExpiry(id); // never expires any more
+      return false;
+    }
+    if (!gone && metadata.dueMillis() > now) {
+      store.rescheduleExpiry(id, metadata.dueMillis()); // touched since scheduled
+      return false;
+    }
+    return expireClaimed(id, now);
+  }
+
+  /**
+   * Claims an id that looked expired and reports it, unless a save made it live again meanwhile: the
+   * hash is deleted by a script that checks again, atomically, that it has expired. A session found
+   * live again is put back on the schedule at its new due time, and nothing is published.
+   *
+   * @return true when this call deleted and reported the session
+   */
+  boolean expireClaimed(String id, long now) {
+    nearCache.invalidate(id);
+    if (!store.unscheduleExpiry(id)) {
+      return false;
+    }
+    return expireAfterClaim(id, now);
+  }
+
+  /** The part of {@link #expireClaimed} after this node won the claim on {@code id}. */
+  boolean expireAfterClaim(String id, long now) {
+    ScriptReplies.ExpireReply reply = store.expire(id, now);
+    switch (reply.outcome()) {
+      case NEVER -> {
+        return false;
+      }
+      case LIVE -> {
+        if (reply.metadata().expires()) {
+          store.scheduleExpiry(id, reply.metadata().dueMillis());
+        }
+        return false;
+      }
+      default -> {
+        principals.remove(reply.metadata().principal(), id);
+        metrics.sessionsExpired.increment();
+        events.expired(id, reply.metadata());
+        return true;
+      }
+    }
+  }
+
+  /**
+   * The background sweep. Nothing may escape it: a scheduled task that throws is never run again, so
+   * one failure (even an {@link Error} from a listener or a codec) would end expiry events for good.
+   */
+  private void sweepQuietly() {
+    try {
+      sweepDue();
+    } catch (VirtualMachineError e) {
+      throw e;
+    } catch (RuntimeException e) {
+      log.warn("lazysession expiry sweep failed; it will run again: {}", e.toString());
+    } catch (Throwable e) {
+      log.error("lazysession expiry sweep failed; it will run again", e);
+    }
+  }
+
+  /** Stops the background sweep. */
+  @Override
+  public void close() {
+    if (thread != null) {
+      thread.shutdownNow();
+    }
+  }
+}

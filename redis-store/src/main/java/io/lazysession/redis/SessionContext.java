@@ -1,0 +1,49 @@
+package io.lazysession.redis;
+
+import io.lazysession.serializer.AttributeSerializer;
+import io.lazysession.serializer.SerializationException;
+import java.time.Clock;
+import java.time.Instant;
+import org.springframework.session.SessionIdGenerator;
+
+/**
+ * What a {@link LazySession} needs from the repository that made it: how to encode values, make new
+ * ids, tell the time, and what to do when a stored value cannot be decoded. Implementations are
+ * thread-safe (one is shared by every session of a repository).
+ */
+interface SessionContext {
+  AttributeSerializer serializer();
+
+  String newSessionId();
+
+  Instant now();
+
+  /** Applies the decode failure policy to an attribute of {@code session}; see {@link DecodeFailureHandler}. */
+  void decodeFailed(LazySession session, String attributeName, SerializationException failure);
+
+  static SessionContext of(AttributeSerializer serializer, SessionIdGenerator ids, Clock clock,
+      DecodeFailureHandler failures) {
+    return new SessionContext() {
+      @Override
+      public AttributeSerializer serializer() {
+        return serializer;
+      }
+
+      @Override
+      public String newSessionId() {
+        return ids.generate();
+      }
+
+      @Override
+      public Instant now() {
+        return clock.instant();
+      }
+
+      @Override
+      public void decodeFailed(LazySession session, String attributeName,
+          SerializationException failure) {
+        failures.decodeFailed(session, attributeName, failure);
+      }
+    };
+  }
+}

@@ -1,0 +1,217 @@
+package io.lazysession.redis;
+
+import io.lazysession.redis.RedisSessionStore.SaveMode;
+import io.lazysession.redis.RedisSessionStore.SaveRequest;
+import io.lazysession.redis.RedisSessionStore.SaveResult;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes a session to Redis: the changes of a loaded one (one save script call, or nothing at all),
+ * every field of a new one, or the whole session under a new id. Then one commit step brings the
+ * session, the near cache, the expiry schedule and the principal index in line with what Redis
+ * holds, and durability is checked last. Thread-safe (sessions are not: one request saves its own).
+ */
+final class SessionWriter {
+  private static final Logger log = LoggerFactory.getLogger(SessionWriter.class);
+
+  /**
+   * How many replicas must acknowledge a save within {@code timeout} (Redis WAIT); 0: do not wait.
+   */
+  record Durability(int replicas, Duration timeout) {
+    boolean on() {
+      return replicas > 0;
+    }
+  }
+
+  private final RedisSessionStore store;
+  private final NearCache nearCache;
+  private final MetricsRecorder metrics;
+  private final PrincipalIndex principals;
+  private final ExpirySweeper expiry;
+  private final SessionEvents events;
+  private final TouchPolicy touch;
+  private final Clock clock;
+  private final Duration expiryGrace;
+  private final Durability durability;
+
+  SessionWriter(RedisSessionStore store, NearCache nearCache, MetricsRecorder metrics,
+      PrincipalIndex principals, ExpirySweeper expiry, SessionEvents events, TouchPolicy touch,
+      Clock clock, Duration expiryGrace, Durability durability) {
+    this.store = store;
+    this.nearCache = nearCache;
+    this.metrics = metrics;
+    this.principals = principals;
+    this.expiry = expiry;
+    this.events = events;
+    this.touch = touch;
+    this.clock = clock;
+    this.expiryGrace = expiryGrace;
+    this.durability = durability;
+  }
+
+  /**
+   * Writes a session that is not invalidated, with the principal change the caller resolved.
+   *
+   * @throws io.lettuce.core.RedisException as the store does
+   * @throws SessionNotReplicatedException when too few replicas acknowledged in time (the write is
+   *     applied, and this node's bookkeeping done)
+   */
+  void save(LazySession session, PrincipalChange principal) {
+    if (session.isNew()) {
+      writeFull(session, false, principal);
+    } else if (!session.getId().equals(session.storedId())) {
+      changeId(session, principal);
+    } else {
+      writeChanges(session, principal);
+    }
+  }
+
+  private void writeChanges(LazySession session, PrincipalChange principal) {
+    Map<String, byte[]> writes = session.changedAttributes();
+    List<String> removes = List.copyOf(session.removedNames());
+    boolean timeoutChanged =
+        !session.getMaxInactiveInterval().equals(session.storedMaxInactiveInterval());
+    if (writes.isEmpty() && removes.isEmpty() && principal instanceof PrincipalChange.Unchanged
+        && !timeoutChanged && !touch.isDue(session)) {
+      metrics.savesSkipped.increment();
+      return;
+    }
+    String id = session.getId();
+    long epoch = nearCache.epoch();
+    SaveResult result = write(id,
+        request(SaveMode.UPDATE, session, principal, timeoutChanged, writes, removes));
+    if (result.version() <= 0) {
+      // Deleted or expired since it was loaded: writing would resurrect a partial session.
+      log.debug("session {} was deleted or expired meanwhile; not saved", id);
+      nearCache.invalidate(id);
+      metrics.savesSkipped.increment();
+      return;
+    }
+    String oldPrincipal = session.storedPrincipal();
+    // Nobody wrote in between (the version moved by exactly one): this copy is what Redis holds.
+    boolean exact = result.version() == session.version() + 1 && session.nearCacheEpoch() == epoch;
+    commit(session, result, writes, removes, false, principal.applyTo(oldPrincipal), epoch, exact);
+    if (timeoutChanged) {
+      expiry.schedule(id, session.storedLastAccessedTime(), session.getMaxInactiveInterval());
+    }
+    if (!(principal instanceof PrincipalChange.Unchanged)) {
+      principals.move(id, oldPrincipal, id, session.storedPrincipal());
+    }
+    requireReplicated(id, result);
+  }
+
+  /** Writes every field of the session under its current id: a new session, or a new id. */
+  private void writeFull(LazySession session, boolean idChanged, PrincipalChange change) {
+    Map<String, byte[]> writes = session.allAttributes();
+    String oldId = session.storedId();
+    String oldPrincipal = session.storedPrincipal();
+    String newPrincipal = change.applyTo(oldPrincipal);
+    // A full write states the principal explicitly.
+    PrincipalChange principal = newPrincipal == null ? change : PrincipalChange.setTo(newPrincipal);
+    // Index entries first: a hash that exists is always on the schedule and in its principal set,
+    // even if the connection drops right after the script ran (an entry without its hash is
+    // harmless: the sweep and findByPrincipalName clean it up).
+    String id = session.getId();
+    expiry.schedule(id, session.getLastAccessedTime(), session.getMaxInactiveInterval());
+    boolean principalAdded = newPrincipal != null && principals.add(newPrincipal, id);
+    long epoch = nearCache.epoch();
+    SaveResult result = write(id,
+        request(SaveMode.CREATE, session, principal, true, writes, List.of()));
+    if (result.version() < 0) {
+      if (principalAdded) {
+        principals.remove(newPrincipal, id); // not ours: the id belongs to another session
+      }
+      throw new IllegalStateException("a session with the new id already exists in Redis; "
+          + "the session id generator produced a duplicate");
+    }
+    // 0: an earlier attempt of this very write was applied and other writes followed it.
+    boolean writtenSince = result.version() == 0;
+    commit(session, result, writes, List.of(), true, newPrincipal, epoch, !writtenSince);
+    if (idChanged) {
+      principals.remove(oldPrincipal, oldId);
+    } else {
+      events.created(session);
+    }
+    if (!writtenSince) {
+      requireReplicated(id, result);
+    }
+  }
+
+  /**
+   * Moves a stored session to its new id. Cluster-safe (the two keys may be in different slots):
+   * first the old hash is deleted if it is still live (so the old id stops working even if the second
+   * step fails, and a session that expired meanwhile is not brought back), then the whole session is
+   * written under the new id. If the second step fails, the session is lost (the user signs in
+   * again) rather than left reachable under the old id.
+   */
+  private void changeId(LazySession session, PrincipalChange principal) {
+    String oldId = session.storedId();
+    nearCache.invalidate(oldId);
+    // Claimed as deleteById does, so that no sweep reports the old id as expired once its hash is
+    // gone: the session lives on under the new id.
+    if (expiry.claimAndDelete(oldId) == null) {
+      log.debug("session {} was deleted or expired before its id changed; not saved", oldId);
+      metrics.savesSkipped.increment();
+      return;
+    }
+    writeFull(session, true, principal);
+  }
+
+  /**
+   * The one commit step: the session now holds what Redis holds, and the near cache keeps a copy
+   * only when it is exactly that ({@code exact}) and the replicas have it.
+   */
+  private void commit(LazySession session, SaveResult result, Map<String, byte[]> writes,
+      Collection<String> removes, boolean full, @Nullable String principal, long epoch,
+      boolean exact) {
+    metrics.saves.increment();
+    session.committed(result.version(), writes, removes, full, principal, epoch);
+    if (exact && replicated(result) && nearCache.enabled()) {
+      nearCache.put(session.getId(), new NearCache.Snapshot(session.version(),
+          session.getCreationTime().toEpochMilli(), session.storedAttributes(), epoch));
+    } else {
+      nearCache.invalidate(session.getId());
+    }
+  }
+
+  /**
+   * The save script's request. The max inactive interval is sent only when {@code withTimeout}
+   * (created, or changed by this request): otherwise the script keeps the stored one, which another
+   * node may have changed since this request loaded the session.
+   */
+  private SaveRequest request(SaveMode mode, LazySession session, PrincipalChange principal,
+      boolean withTimeout, Map<String, byte[]> writes, Collection<String> removes) {
+    Duration maxInactive = session.getMaxInactiveInterval();
+    return new SaveRequest(mode, clock.millis(), session.getCreationTime().toEpochMilli(),
+        session.getLastAccessedTime().toEpochMilli(),
+        withTimeout ? (maxInactive.isNegative() ? -1L : maxInactive.getSeconds()) : null,
+        expiryGrace.toMillis(), principal, writes, removes);
+  }
+
+  /** The save script, followed by WAIT when durability is on. */
+  private SaveResult write(String id, SaveRequest request) {
+    if (!durability.on()) {
+      return new SaveResult(store.save(id, request), -1);
+    }
+    return store.saveAndWait(id, request, durability.replicas(), durability.timeout());
+  }
+
+  private boolean replicated(SaveResult result) {
+    return result.acknowledged() < 0 || result.acknowledged() >= durability.replicas();
+  }
+
+  /** Throws, after the store's own bookkeeping is done, when too few replicas acknowledged. */
+  private void requireReplicated(String id, SaveResult result) {
+    if (!replicated(result)) {
+      throw new SessionNotReplicatedException("save", id, durability.replicas(),
+          result.acknowledged());
+    }
+  }
+}
