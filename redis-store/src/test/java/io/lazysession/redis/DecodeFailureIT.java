@@ -9,7 +9,9 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import io.lazysession.serializer.AttributeSerializer;
+import io.lazysession.redis.planted.ExhaustsMemoryOnRead;
 import io.lazysession.serializer.codec.ClassAllowList;
+import io.lazysession.serializer.codec.CodecKind;
 import io.lazysession.serializer.compress.Compression;
 import io.lazysession.serializer.reference.ReferenceSession;
 import io.lazysession.testing.RedisServerExtension;
@@ -17,7 +19,7 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.Map;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -25,14 +27,17 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.slf4j.LoggerFactory;
 import org.springframework.session.FindByIndexNameSessionRepository;
 import org.springframework.session.events.SessionDeletedEvent;
 
 /**
  * One attribute field holds bytes the reader cannot decode; the session must stay usable according
- * to the configured policy.
+ * to the configured policy, and nothing another node could read is ever deleted. One test runs every
+ * policy against every kind of planted data.
  */
 class DecodeFailureIT {
   @RegisterExtension
@@ -45,13 +50,22 @@ class DecodeFailureIT {
     /** A valid envelope naming a class outside the reader's allow-list. */
     DISALLOWED_CLASS,
     /** A valid envelope naming an allowed class the reader does not have (a newer node wrote it). */
-    MISSING_CLASS;
+    MISSING_CLASS,
+    /** A valid envelope whose decoding throws an Error (a valid value too large for this heap). */
+    ERROR_WHILE_DECODING;
 
     /** Whether DROP_ATTRIBUTE keeps the stored bytes: only corrupt ones are deleted. */
     boolean keptByDropAttribute() {
       return this != CORRUPT_BYTES;
     }
   }
+
+  static Stream<Arguments> policiesAndPlantedData() {
+    return Arrays.stream(DecodeFailurePolicy.values()).flatMap(policy ->
+        Arrays.stream(Planted.values()).map(planted -> Arguments.of(policy, planted)));
+  }
+
+  static final String PLANTED_PACKAGE = ExhaustsMemoryOnRead.class.getPackageName();
 
   static RedisClient client;
   static RedisCommands<byte[], byte[]> raw;
@@ -86,7 +100,8 @@ class DecodeFailureIT {
   LazyRedisSessionRepository reader(DecodeFailurePolicy policy) {
     return LazyRedisSessionRepository.builder(client)
         .serializer(AttributeSerializer.builder()
-            .allowList(ClassAllowList.builder().allowPackage(ReferenceSession.PACKAGE).build())
+            .allowList(ClassAllowList.builder().allowPackage(ReferenceSession.PACKAGE)
+                .allowPackage(PLANTED_PACKAGE).build())
             .build())
         .namespace(namespace)
         .cleanupInterval(Duration.ZERO)
@@ -127,6 +142,9 @@ class DecodeFailureIT {
       case CORRUPT_BYTES -> new byte[] {(byte) 0xFF, 0x13, 0x37, 0x00, 0x42, 0x42};
       case DISALLOWED_CLASS -> TestRedis.serializer().serialize(ShopFixtures.attributes().get("cart"));
       case MISSING_CLASS -> missingClassEnvelope();
+      case ERROR_WHILE_DECODING -> AttributeSerializer.builder().codec(CodecKind.JDK)
+          .allowList(ClassAllowList.builder().allowPackage(PLANTED_PACKAGE).build()).build()
+          .serialize(new ExhaustsMemoryOnRead());
     };
     byte[] key = (namespace + ":s:{" + session.getId() + "}").getBytes(UTF_8);
     raw.hset(key, "cart".getBytes(UTF_8), bad);
@@ -134,55 +152,73 @@ class DecodeFailureIT {
     return session.getId();
   }
 
-  @ParameterizedTest
-  @EnumSource(Planted.class)
-  void getAttribute_dropAttributePolicy_hidesOnlyThatAttributeAndWarns(Planted planted) {
-    namespace = TestRedis.uniqueNamespace("drop-" + planted);
-    try (LazyRedisSessionRepository repository = reader(DecodeFailurePolicy.DROP_ATTRIBUTE)) {
-      String id = plantedSession(repository, planted);
-
-      LazySession session = repository.findById(id);
-      assertThat(session).isNotNull();
-      assertThat((Object) session.getAttribute("cart")).isNull();
-      assertThat(session.<String>getAttribute("currency")).isEqualTo("EUR");
-      assertThat(session.<Integer>getAttribute("visits")).isEqualTo(42);
-      assertThat(session.getAttributeNames()).containsExactlyInAnyOrder("currency", "visits");
-      assertThat(session.attributeInfo()).extracting(AttributeInfo::name).doesNotContain("cart");
-
-      assertThat(repository.metrics().decodeFailures()).isEqualTo(1);
-      assertThat(logs.list).singleElement().satisfies(event -> {
-        assertThat(event.getLevel()).isEqualTo(Level.WARN);
-        assertThat(event.getFormattedMessage()).contains(id).contains("'cart'");
-        if (planted == Planted.DISALLOWED_CLASS) {
-          assertThat(event.getFormattedMessage()).contains(ShopFixtures.Cart.class.getName());
-        }
-      });
-    }
-  }
-
-  @ParameterizedTest
-  @EnumSource(Planted.class)
-  void save_dropAttributePolicy_deletesOnlyCorruptBytesAndNeverRewritesTheOthers(
-      Planted planted) {
-    namespace = TestRedis.uniqueNamespace("drop-save-" + planted);
-    try (LazyRedisSessionRepository repository = reader(DecodeFailurePolicy.DROP_ATTRIBUTE)) {
+  @ParameterizedTest(name = "{0} x {1}")
+  @MethodSource("policiesAndPlantedData")
+  void getAttributeThenSave_plantedField_followsThePolicyAndKeepsWhatIsValid(
+      DecodeFailurePolicy policy, Planted planted) {
+    namespace = TestRedis.uniqueNamespace(policy.propertyValue() + "-" + planted);
+    try (LazyRedisSessionRepository repository = reader(policy)) {
       String id = plantedSession(repository, planted);
       byte[] key = (namespace + ":s:{" + id + "}").getBytes(UTF_8);
       byte[] plantedBytes = raw.hget(key, "cart".getBytes(UTF_8));
+
       LazySession session = repository.findById(id);
-      session.getAttribute("cart");
+      // Loading decodes nothing, so it never fails.
+      assertThat(session.getAttributeNames()).containsExactlyInAnyOrder("currency", "visits", "cart");
+      assertThat(session.attributeInfo()).noneMatch(AttributeInfo::inflated);
       session.setAttribute("currency", "CHF");
+
+      if (planted == Planted.ERROR_WHILE_DECODING) {
+        // An Error says nothing about the bytes: it propagates, and no policy applies.
+        assertThatThrownBy(() -> session.getAttribute("cart"))
+            .isInstanceOf(OutOfMemoryError.class);
+        assertThat(session.getAttributeNames()).contains("cart");
+        assertThat(repository.metrics().decodeFailures()).isZero();
+      } else if (policy == DecodeFailurePolicy.FAIL) {
+        assertThatThrownBy(() -> session.getAttribute("cart"))
+            .isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining("'cart'").hasMessageContaining(id);
+      } else {
+        assertThat((Object) session.getAttribute("cart")).isNull();
+        assertThat(repository.metrics().decodeFailures()).isEqualTo(1);
+        assertThat(logs.list).singleElement().satisfies(event -> {
+          assertThat(event.getLevel()).isEqualTo(Level.WARN);
+          assertThat(event.getFormattedMessage()).contains(id).contains("'cart'");
+          if (planted == Planted.DISALLOWED_CLASS) {
+            assertThat(event.getFormattedMessage()).contains(ShopFixtures.Cart.class.getName());
+          }
+        });
+      }
+      boolean invalidated = policy == DecodeFailurePolicy.INVALIDATE_SESSION
+          && planted != Planted.ERROR_WHILE_DECODING;
+      if (invalidated) {
+        assertThat(session.getAttributeNames()).isEmpty();
+        assertThat(session.isExpired()).isTrue();
+      } else {
+        assertThat(session.<Integer>getAttribute("visits")).isEqualTo(42);
+      }
+      if (policy == DecodeFailurePolicy.DROP_ATTRIBUTE && planted != Planted.ERROR_WHILE_DECODING) {
+        assertThat(session.getAttributeNames()).containsExactlyInAnyOrder("currency", "visits");
+        assertThat(session.attributeInfo()).extracting(AttributeInfo::name).doesNotContain("cart");
+      }
 
       repository.save(session);
 
-      assertThat(raw.hget(key, "cart".getBytes(UTF_8)))
-          .isEqualTo(planted.keptByDropAttribute() ? plantedBytes : null);
+      if (invalidated) {
+        assertThat(repository.findById(id)).isNull();
+        assertThat(events.ofType(SessionDeletedEvent.class)).singleElement()
+            .extracting(SessionDeletedEvent::getSessionId).isEqualTo(id);
+        return;
+      }
+      boolean deleted = policy == DecodeFailurePolicy.DROP_ATTRIBUTE
+          && !planted.keptByDropAttribute();
+      assertThat(raw.hget(key, "cart".getBytes(UTF_8))).isEqualTo(deleted ? null : plantedBytes);
       LazySession again = repository.findById(id);
       assertThat(again.<String>getAttribute("currency")).isEqualTo("CHF");
-      if (planted.keptByDropAttribute()) {
-        assertThat(again.getAttributeNames()).contains("cart"); // not decoded yet
-      } else {
+      if (deleted) {
         assertThat(again.getAttributeNames()).containsExactlyInAnyOrder("currency", "visits");
+      } else {
+        assertThat(again.getAttributeNames()).containsExactlyInAnyOrder("currency", "visits", "cart");
       }
     }
   }
@@ -256,57 +292,4 @@ class DecodeFailureIT {
     }
   }
 
-  @ParameterizedTest
-  @EnumSource(Planted.class)
-  void getAttribute_invalidateSessionPolicy_deletesTheSessionOnSave(Planted planted) {
-    namespace = TestRedis.uniqueNamespace("invalidate-" + planted);
-    try (LazyRedisSessionRepository repository = reader(DecodeFailurePolicy.INVALIDATE_SESSION)) {
-      String id = plantedSession(repository, planted);
-
-      LazySession session = repository.findById(id);
-      assertThat((Object) session.getAttribute("cart")).isNull();
-      assertThat(session.getAttributeNames()).isEmpty();
-      assertThat(session.isExpired()).isTrue();
-      repository.save(session);
-
-      assertThat(repository.findById(id)).isNull();
-      assertThat(events.ofType(SessionDeletedEvent.class)).singleElement()
-          .extracting(SessionDeletedEvent::getSessionId).isEqualTo(id);
-    }
-  }
-
-  @ParameterizedTest
-  @EnumSource(Planted.class)
-  void getAttribute_failPolicy_throwsForThatAttributeOnly(Planted planted) {
-    namespace = TestRedis.uniqueNamespace("fail-" + planted);
-    try (LazyRedisSessionRepository repository = reader(DecodeFailurePolicy.FAIL)) {
-      String id = plantedSession(repository, planted);
-
-      LazySession session = repository.findById(id);
-      assertThatThrownBy(() -> session.getAttribute("cart"))
-          .isInstanceOf(IllegalStateException.class)
-          .hasMessageContaining("'cart'").hasMessageContaining(id);
-      assertThat(session.<String>getAttribute("currency")).isEqualTo("EUR");
-      repository.save(session);
-
-      assertThat(repository.findById(id).getAttributeNames())
-          .containsExactlyInAnyOrder("currency", "visits", "cart");
-    }
-  }
-
-  @ParameterizedTest
-  @EnumSource(Planted.class)
-  void findById_plantedAttribute_loadsWithoutDecodingAnything(Planted planted) {
-    namespace = TestRedis.uniqueNamespace("find-" + planted);
-    try (LazyRedisSessionRepository repository = reader(DecodeFailurePolicy.FAIL)) {
-      String id = plantedSession(repository, planted);
-
-      LazySession session = repository.findById(id);
-
-      assertThat(session.getAttributeNames()).containsExactlyInAnyOrder("currency", "visits", "cart");
-      assertThat(session.attributeInfo()).noneMatch(AttributeInfo::inflated);
-      assertThat(Map.of("failures", repository.metrics().decodeFailures()))
-          .containsEntry("failures", 0L);
-    }
-  }
 }

@@ -5,20 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.lazysession.testing.RedisServerExtension;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.context.ApplicationEvent;
 import org.springframework.context.ApplicationEventPublisher;
@@ -37,65 +30,22 @@ class ExpiryIT {
   static final RedisServerExtension redis = RedisServerExtension.standalone();
 
   static final Duration MAX_INACTIVE = Duration.ofMinutes(10);
-  static TestRedis.TwoClients clients;
-  static RedisClient clientA;
-  static RedisClient clientB;
-  static RedisCommands<byte[], byte[]> raw;
-
-  final MutableClock clock = MutableClock.startingNow();
-  final RecordingEventPublisher eventsA = new RecordingEventPublisher();
-  final RecordingEventPublisher eventsB = new RecordingEventPublisher();
-  String namespace;
-  LazyRedisSessionRepository nodeA;
-  LazyRedisSessionRepository nodeB;
-
-  @BeforeAll
-  static void connect() {
-    clients = TestRedis.TwoClients.open(redis.uri());
-    clientA = clients.a();
-    clientB = clients.b();
-    raw = clients.raw();
-  }
-
-  @AfterAll
-  static void shutdown() {
-    clients.close();
-  }
+  @RegisterExtension
+  static final TwoNodes nodes = TwoNodes.on(redis, builder -> builder
+      .defaultMaxInactiveInterval(MAX_INACTIVE)
+      .cleanupInterval(Duration.ofMillis(20)));
 
   @BeforeEach
-  void nodes(TestInfo test) {
-    namespace = TestRedis.uniqueNamespace(test.getTestMethod().orElseThrow().getName());
-    nodeA = node(clientA, eventsA);
-    nodeB = node(clientB, eventsB);
-  }
-
-  @AfterEach
-  void close() {
-    nodeA.close();
-    nodeB.close();
-  }
-
-  LazyRedisSessionRepository node(RedisClient client, RecordingEventPublisher events) {
-    return LazyRedisSessionRepository.builder(client)
-        .serializer(TestRedis.serializer())
-        .namespace(namespace)
-        .clock(clock)
-        .defaultMaxInactiveInterval(MAX_INACTIVE)
-        .cleanupInterval(Duration.ofMillis(20))
-        .eventPublisher(events)
-        .build();
-  }
-
-  List<SessionDestroyedEvent> destroyed() {
-    return Stream.concat(eventsA.ofType(SessionDestroyedEvent.class).stream(),
-        eventsB.ofType(SessionDestroyedEvent.class).stream()).toList();
+  void startBothSweeps() {
+    nodes.a();
+    nodes.b();
   }
 
   @Test
   void sweep_twoNodes_reportEachExpiredSessionExactlyOnceAndCleanUp() {
     List<String> ids = new ArrayList<>();
     for (int i = 0; i < 40; i++) {
-      LazyRedisSessionRepository node = i % 2 == 0 ? nodeA : nodeB;
+      LazyRedisSessionRepository node = i % 2 == 0 ? nodes.a() : nodes.b();
       LazySession session = node.createSession();
       session.setAttribute("cart", ShopFixtures.attributes().get("cart"));
       session.setAttribute(FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME,
@@ -103,40 +53,40 @@ class ExpiryIT {
       node.save(session);
       ids.add(session.getId());
     }
-    assertThat(nodeA.findByPrincipalName("user0")).hasSize(10);
+    assertThat(nodes.a().findByPrincipalName("user0")).hasSize(10);
 
-    clock.advance(MAX_INACTIVE.plusSeconds(1));
-    await().atMost(Duration.ofSeconds(30)).until(() -> destroyed().size() >= ids.size());
+    nodes.clock().advance(MAX_INACTIVE.plusSeconds(1));
+    await().atMost(Duration.ofSeconds(30)).until(() -> nodes.destroyed().size() >= ids.size());
     // Both sweeps keep running a while longer: nothing is reported twice.
     for (int i = 0; i < 3; i++) {
-      nodeA.cleanUpExpiredSessions();
-      nodeB.cleanUpExpiredSessions();
+      nodes.a().cleanUpExpiredSessions();
+      nodes.b().cleanUpExpiredSessions();
     }
 
-    assertThat(destroyed()).allMatch(SessionExpiredEvent.class::isInstance)
+    assertThat(nodes.destroyed()).allMatch(SessionExpiredEvent.class::isInstance)
         .extracting(SessionDestroyedEvent::getSessionId)
         .containsExactlyInAnyOrderElementsOf(ids);
     for (String id : ids) {
-      assertThat(raw.exists((namespace + ":s:{" + id + "}").getBytes(UTF_8))).isZero();
+      assertThat(nodes.raw().exists(nodes.sessionKey(id))).isZero();
     }
     for (int user = 0; user < 4; user++) {
-      assertThat(raw.exists((namespace + ":principal:user" + user).getBytes(UTF_8))).isZero();
+      assertThat(nodes.raw().exists((nodes.namespace() + ":principal:user" + user).getBytes(UTF_8))).isZero();
     }
-    assertThat(raw.zcard((namespace + ":expirations").getBytes(UTF_8))).isZero();
-    assertThat(nodeA.metrics().sessionsExpired() + nodeB.metrics().sessionsExpired())
+    assertThat(nodes.raw().zcard((nodes.namespace() + ":expirations").getBytes(UTF_8))).isZero();
+    assertThat(nodes.a().metrics().sessionsExpired() + nodes.b().metrics().sessionsExpired())
         .isEqualTo(ids.size());
   }
 
   @Test
   void sweep_expiredEvent_carriesMetadataButNoAttributes() {
-    LazySession session = nodeA.createSession();
+    LazySession session = nodes.a().createSession();
     session.setAttribute("cart", ShopFixtures.attributes().get("cart"));
-    nodeA.save(session);
+    nodes.a().save(session);
 
-    clock.advance(MAX_INACTIVE);
-    await().atMost(Duration.ofSeconds(30)).until(() -> destroyed().size() == 1);
+    nodes.clock().advance(MAX_INACTIVE);
+    await().atMost(Duration.ofSeconds(30)).until(() -> nodes.destroyed().size() == 1);
 
-    Session expired = destroyed().get(0).getSession();
+    Session expired = nodes.destroyed().get(0).getSession();
     assertThat(expired.getId()).isEqualTo(session.getId());
     assertThat(expired.getCreationTime()).isEqualTo(session.getCreationTime());
     assertThat(expired.getLastAccessedTime()).isEqualTo(session.getLastAccessedTime());
@@ -146,49 +96,47 @@ class ExpiryIT {
 
   @Test
   void sweep_sessionTouchedBeforeItsExpiry_staysAlive() {
-    LazySession session = nodeA.createSession();
-    nodeA.save(session);
-    clock.advance(MAX_INACTIVE.minusMinutes(1));
-    LazySession loaded = nodeB.findById(session.getId());
-    loaded.setLastAccessedTime(clock.instant());
-    nodeB.save(loaded);
+    LazySession session = nodes.a().createSession();
+    nodes.a().save(session);
+    nodes.clock().advance(MAX_INACTIVE.minusMinutes(1));
+    LazySession loaded = nodes.b().findById(session.getId());
+    loaded.setLastAccessedTime(nodes.clock().instant());
+    nodes.b().save(loaded);
 
-    clock.advance(Duration.ofMinutes(2)); // past the first schedule, not past the touch
-    nodeA.cleanUpExpiredSessions();
-    nodeB.cleanUpExpiredSessions();
+    nodes.clock().advance(Duration.ofMinutes(2)); // past the first schedule, not past the touch
+    nodes.a().cleanUpExpiredSessions();
+    nodes.b().cleanUpExpiredSessions();
 
-    assertThat(destroyed()).isEmpty();
-    assertThat(nodeA.findById(session.getId())).isNotNull();
-    clock.advance(MAX_INACTIVE);
-    await().atMost(Duration.ofSeconds(30)).until(() -> destroyed().size() == 1);
+    assertThat(nodes.destroyed()).isEmpty();
+    assertThat(nodes.a().findById(session.getId())).isNotNull();
+    nodes.clock().advance(MAX_INACTIVE);
+    await().atMost(Duration.ofSeconds(30)).until(() -> nodes.destroyed().size() == 1);
   }
 
   @Test
   void expireClaimed_sessionSavedAfterTheSweepFoundItExpired_staysAliveAndIsRescheduled() {
-    LazySession session = nodeA.createSession();
-    nodeA.save(session);
-    clock.advance(MAX_INACTIVE.minusMinutes(1));
+    LazySession session = nodes.a().createSession();
+    nodes.a().save(session);
+    nodes.clock().advance(MAX_INACTIVE.minusMinutes(1));
     // A sweeping node whose clock runs 2 minutes ahead has just found the session expired; before
     // it claims the id, another node saves the session.
-    long sweeperNow = clock.instant().plus(Duration.ofMinutes(2)).toEpochMilli();
-    LazySession loaded = nodeB.findById(session.getId());
-    loaded.setLastAccessedTime(clock.instant());
-    nodeB.save(loaded);
+    long sweeperNow = nodes.clock().instant().plus(Duration.ofMinutes(2)).toEpochMilli();
+    LazySession loaded = nodes.b().findById(session.getId());
+    loaded.setLastAccessedTime(nodes.clock().instant());
+    nodes.b().save(loaded);
 
-    boolean reported = nodeA.expiry().expireClaimed(session.getId(), sweeperNow);
+    boolean reported = nodes.a().expiry().expireClaimed(session.getId(), sweeperNow);
 
     assertThat(reported).isFalse();
-    assertThat(destroyed()).isEmpty();
-    assertThat(nodeB.findById(session.getId())).isNotNull();
-    assertThat(raw.zscore((namespace + ":expirations").getBytes(UTF_8),
+    assertThat(nodes.destroyed()).isEmpty();
+    assertThat(nodes.b().findById(session.getId())).isNotNull();
+    assertThat(nodes.raw().zscore((nodes.namespace() + ":expirations").getBytes(UTF_8),
         session.getId().getBytes(UTF_8)))
-        .isEqualTo((double) clock.instant().plus(MAX_INACTIVE).toEpochMilli());
+        .isEqualTo((double) nodes.clock().instant().plus(MAX_INACTIVE).toEpochMilli());
   }
 
   @Test
   void sweep_listenerThrowsAnError_keepsSweepingAndReporting() {
-    nodeA.close();
-    nodeB.close();
     List<ApplicationEvent> seen = new CopyOnWriteArrayList<>();
     ApplicationEventPublisher failingOnce = event -> {
       seen.add((ApplicationEvent) event);
@@ -196,21 +144,17 @@ class ExpiryIT {
         throw new LinkageError("a listener failed with an Error");
       }
     };
-    nodeA = LazyRedisSessionRepository.builder(clientA).serializer(TestRedis.serializer())
-        .namespace(namespace).clock(clock).defaultMaxInactiveInterval(MAX_INACTIVE)
-        .cleanupInterval(Duration.ofMillis(20)).eventPublisher(failingOnce).build();
-    nodeB = LazyRedisSessionRepository.builder(clientB).serializer(TestRedis.serializer())
-        .namespace(namespace).clock(clock).defaultMaxInactiveInterval(MAX_INACTIVE)
-        .cleanupInterval(Duration.ZERO).build();
-    LazySession first = nodeB.createSession();
-    nodeB.save(first);
-    clock.advance(Duration.ofMinutes(1));
-    LazySession second = nodeB.createSession();
-    nodeB.save(second);
+    nodes.restartA(builder -> builder.eventPublisher(failingOnce));
+    nodes.restartB(builder -> builder.cleanupInterval(Duration.ZERO).eventPublisher(null));
+    LazySession first = nodes.b().createSession();
+    nodes.b().save(first);
+    nodes.clock().advance(Duration.ofMinutes(1));
+    LazySession second = nodes.b().createSession();
+    nodes.b().save(second);
 
-    clock.advance(MAX_INACTIVE.minusSeconds(30)); // only the first is due
+    nodes.clock().advance(MAX_INACTIVE.minusSeconds(30)); // only the first is due
     await().atMost(Duration.ofSeconds(30)).until(() -> seen.size() == 1);
-    clock.advance(Duration.ofMinutes(1));
+    nodes.clock().advance(Duration.ofMinutes(1));
     await().atMost(Duration.ofSeconds(30)).until(() -> seen.size() == 2);
 
     assertThat(seen).extracting(event -> ((SessionExpiredEvent) event).getSessionId())
@@ -219,57 +163,56 @@ class ExpiryIT {
 
   @Test
   void deleteById_whileASweepHoldsTheClaim_reportsTheSessionOnce() {
-    LazySession session = nodeA.createSession();
-    nodeA.save(session);
-    byte[] schedule = (namespace + ":expirations").getBytes(UTF_8);
-    raw.zrem(schedule, session.getId().getBytes(UTF_8)); // a sweep on node B claims the id
+    LazySession session = nodes.a().createSession();
+    nodes.a().save(session);
+    byte[] schedule = (nodes.namespace() + ":expirations").getBytes(UTF_8);
+    nodes.raw().zrem(schedule, session.getId().getBytes(UTF_8)); // a sweep on node B claims the id
 
-    nodeA.deleteById(session.getId());
-    nodeB.expiry().expireAfterClaim(session.getId(), clock.millis()); // then the sweep goes on
+    nodes.a().deleteById(session.getId());
+    nodes.b().expiry().expireAfterClaim(session.getId(), nodes.clock().millis()); // then the sweep goes on
 
-    assertThat(destroyed()).singleElement()
+    assertThat(nodes.destroyed()).singleElement()
         .extracting(SessionDestroyedEvent::getSessionId).isEqualTo(session.getId());
-    assertThat(nodeA.findById(session.getId())).isNull();
+    assertThat(nodes.a().findById(session.getId())).isNull();
   }
 
   @Test
   void deleteById_sessionThatNeverExpires_isReportedAsDeleted() {
-    LazySession session = nodeA.createSession();
+    LazySession session = nodes.a().createSession();
     session.setMaxInactiveInterval(Duration.ofSeconds(-1));
-    nodeA.save(session);
+    nodes.a().save(session);
 
-    nodeB.deleteById(session.getId());
+    nodes.b().deleteById(session.getId());
 
-    assertThat(destroyed()).singleElement().isInstanceOf(SessionDeletedEvent.class)
+    assertThat(nodes.destroyed()).singleElement().isInstanceOf(SessionDeletedEvent.class)
         .extracting(SessionDestroyedEvent::getSessionId).isEqualTo(session.getId());
   }
 
   @Test
   void sweep_hashAlreadyDroppedByRedis_stillReportsItOnce() {
-    LazySession session = nodeA.createSession();
-    nodeA.save(session);
-    raw.del((namespace + ":s:{" + session.getId() + "}").getBytes(UTF_8)); // as its TTL would
+    LazySession session = nodes.a().createSession();
+    nodes.a().save(session);
+    nodes.raw().del(nodes.sessionKey(session.getId())); // as its TTL would
 
-    clock.advance(MAX_INACTIVE);
-    await().atMost(Duration.ofSeconds(30)).until(() -> destroyed().size() == 1);
+    nodes.clock().advance(MAX_INACTIVE);
+    await().atMost(Duration.ofSeconds(30)).until(() -> nodes.destroyed().size() == 1);
 
-    assertThat(destroyed().get(0)).isInstanceOf(SessionExpiredEvent.class)
+    assertThat(nodes.destroyed().get(0)).isInstanceOf(SessionExpiredEvent.class)
         .extracting(SessionDestroyedEvent::getSessionId).isEqualTo(session.getId());
   }
 
   @Test
   void deleteById_expiredSession_isLeftToTheSweepAndReportedAsExpired() {
-    LazySession session = nodeA.createSession();
-    nodeA.save(session);
-    nodeA.close(); // only node B sweeps
-    nodeA = node(clientA, eventsA);
-    clock.advance(MAX_INACTIVE);
+    LazySession session = nodes.a().createSession();
+    nodes.a().save(session);
+    nodes.restartA(builder -> builder.cleanupInterval(Duration.ZERO)); // only node B sweeps
+    nodes.clock().advance(MAX_INACTIVE);
 
-    nodeA.deleteById(session.getId());
-    await().atMost(Duration.ofSeconds(30)).until(() -> destroyed().size() == 1);
+    nodes.a().deleteById(session.getId());
+    await().atMost(Duration.ofSeconds(30)).until(() -> nodes.destroyed().size() == 1);
 
-    assertThat(destroyed()).noneMatch(SessionDeletedEvent.class::isInstance);
-    assertThat(Map.of("expired", destroyed().get(0).getSessionId()))
+    assertThat(nodes.destroyed()).noneMatch(SessionDeletedEvent.class::isInstance);
+    assertThat(Map.of("expired", nodes.destroyed().get(0).getSessionId()))
         .containsEntry("expired", session.getId());
   }
 }

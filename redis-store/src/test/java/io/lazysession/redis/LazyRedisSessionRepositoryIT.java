@@ -10,19 +10,13 @@ import io.lazysession.redis.micrometer.LazySessionMetrics;
 import io.lazysession.serializer.codec.CodecKind;
 import io.lazysession.serializer.reference.ReferenceSession;
 import io.lazysession.testing.RedisServerExtension;
-import io.lettuce.core.RedisClient;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.lettuce.core.api.sync.RedisCommands;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
@@ -48,74 +42,33 @@ class LazyRedisSessionRepositoryIT {
   @RegisterExtension
   static final RedisServerExtension redis = RedisServerExtension.standalone();
 
-  static TestRedis.TwoClients clients;
-  static RedisClient clientA;
-  static RedisClient clientB;
-  static RedisCommands<byte[], byte[]> raw;
-
-  final MutableClock clock = MutableClock.startingNow();
-  final RecordingEventPublisher eventsA = new RecordingEventPublisher();
-  final RecordingEventPublisher eventsB = new RecordingEventPublisher();
-  String namespace;
-  LazyRedisSessionRepository nodeA;
-  LazyRedisSessionRepository nodeB;
-
-  @BeforeAll
-  static void connect() {
-    clients = TestRedis.TwoClients.open(redis.uri());
-    clientA = clients.a();
-    clientB = clients.b();
-    raw = clients.raw();
-  }
-
-  @AfterAll
-  static void shutdown() {
-    clients.close();
-  }
+  @RegisterExtension
+  static final TwoNodes nodes = TwoNodes.on(redis, builder -> builder
+      .touchInterval(Duration.ofSeconds(10)));
 
   @BeforeEach
-  void nodes(TestInfo test) {
-    namespace = TestRedis.uniqueNamespace(test.getTestMethod().orElseThrow().getName());
-    nodeA = node(clientA, CodecKind.KRYO, eventsA);
-    nodeB = node(clientB, CodecKind.KRYO, eventsB);
+  void nearCache() {
+    nodes.configure(builder -> builder.nearCacheMaxBytes(nearCache ? 1 << 20 : 0));
   }
 
-  LazyRedisSessionRepository node(RedisClient client, CodecKind codec,
-      RecordingEventPublisher events) {
-    return LazyRedisSessionRepository.builder(client)
-        .serializer(TestRedis.serializer(codec))
-        .namespace(namespace)
-        .clock(clock)
-        .cleanupInterval(Duration.ZERO)
-        .touchInterval(Duration.ofSeconds(10))
-        .nearCacheMaxBytes(nearCache ? 1 << 20 : 0)
-        .eventPublisher(events)
-        .build();
-  }
-
-  @AfterEach
-  void close() {
-    nodeA.close();
-    nodeB.close();
-  }
-
-  byte[] sessionKey(String id) {
-    return (namespace + ":s:{" + id + "}").getBytes(UTF_8);
-  }
-
-  LazySession savedSession(LazyRedisSessionRepository node, Map<String, Object> attributes) {
+  static LazySession savedSession(LazyRedisSessionRepository node, Map<String, Object> attributes) {
     LazySession session = node.createSession();
     attributes.forEach(session::setAttribute);
     node.save(session);
     return session;
   }
 
+  LazyRedisSessionRepository jdkNode() {
+    return nodes.another(nodes.clientB(), nodes.eventsB(),
+        builder -> builder.serializer(TestRedis.serializer(CodecKind.JDK)));
+  }
+
   @Test
   void findById_sessionSavedOnOtherNode_readsEveryAttributeKind() {
     Map<String, Object> attributes = ShopFixtures.attributes();
-    LazySession created = savedSession(nodeA, attributes);
+    LazySession created = savedSession(nodes.a(), attributes);
 
-    LazySession loaded = nodeB.findById(created.getId());
+    LazySession loaded = nodes.b().findById(created.getId());
 
     assertThat(loaded).isNotNull();
     assertThat(loaded.getAttributeNames()).containsExactlyInAnyOrderElementsOf(attributes.keySet());
@@ -128,8 +81,8 @@ class LazyRedisSessionRepositoryIT {
   @Test
   void save_referenceSessionChangedOnOtherNodeWithOtherCodec_everyAttributeSurvives() {
     Map<String, Object> reference = ReferenceSession.create();
-    LazySession created = savedSession(nodeA, reference);
-    try (LazyRedisSessionRepository jdkNode = node(clientB, CodecKind.JDK, eventsB)) {
+    LazySession created = savedSession(nodes.a(), reference);
+    try (LazyRedisSessionRepository jdkNode = jdkNode()) {
       LazySession onB = jdkNode.findById(created.getId());
       reference.keySet().forEach(name -> assertThat((Object) onB.getAttribute(name)).as(name)
           .isEqualTo(reference.get(name)));
@@ -137,7 +90,7 @@ class LazyRedisSessionRepositoryIT {
       jdkNode.save(onB);
     }
 
-    LazySession onA = nodeA.findById(created.getId());
+    LazySession onA = nodes.a().findById(created.getId());
 
     assertThat(onA.getAttributeNames()).containsExactlyInAnyOrderElementsOf(reference.keySet());
     reference.forEach((name, value) -> {
@@ -150,24 +103,24 @@ class LazyRedisSessionRepositoryIT {
 
   @Test
   void findById_cartWithSharedProduct_keepsTheSharedReference() {
-    LazySession created = savedSession(nodeA, ShopFixtures.attributes());
+    LazySession created = savedSession(nodes.a(), ShopFixtures.attributes());
 
-    Cart cart = nodeB.findById(created.getId()).getAttribute("cart");
+    Cart cart = nodes.b().findById(created.getId()).getAttribute("cart");
 
     assertThat(cart.lines.get(0).product).isSameAs(cart.lines.get(2).product);
   }
 
   @Test
   void save_changedOnOtherNode_isSeenByFirstNode() {
-    LazySession created = savedSession(nodeA, ShopFixtures.attributes());
-    LazySession onB = nodeB.findById(created.getId());
+    LazySession created = savedSession(nodes.a(), ShopFixtures.attributes());
+    LazySession onB = nodes.b().findById(created.getId());
     Cart cart = onB.getAttribute("cart");
     cart.add(new Product("IN-2", "Ink", new BigDecimal("7.50")), 1); // mutated in place
     onB.setAttribute("currency", "CHF");
     onB.removeAttribute("avatar");
-    nodeB.save(onB);
+    nodes.b().save(onB);
 
-    LazySession onA = nodeA.findById(created.getId());
+    LazySession onA = nodes.a().findById(created.getId());
 
     assertThat(onA.<String>getAttribute("currency")).isEqualTo("CHF");
     assertThat(onA.<Cart>getAttribute("cart").lines).hasSize(4)
@@ -178,180 +131,180 @@ class LazyRedisSessionRepositoryIT {
 
   @Test
   void save_removedAttribute_deletesTheFieldInsteadOfStoringAnEmptyValue() {
-    LazySession created = savedSession(nodeA, Map.of("a", "x", "b", "y"));
-    LazySession loaded = nodeA.findById(created.getId());
+    LazySession created = savedSession(nodes.a(), Map.of("a", "x", "b", "y"));
+    LazySession loaded = nodes.a().findById(created.getId());
     loaded.removeAttribute("a");
-    nodeA.save(loaded);
+    nodes.a().save(loaded);
 
-    assertThat(raw.hexists(sessionKey(created.getId()), "a".getBytes(UTF_8))).isFalse();
-    assertThat(raw.hexists(sessionKey(created.getId()), "b".getBytes(UTF_8))).isTrue();
+    assertThat(nodes.raw().hexists(nodes.sessionKey(created.getId()), "a".getBytes(UTF_8))).isFalse();
+    assertThat(nodes.raw().hexists(nodes.sessionKey(created.getId()), "b".getBytes(UTF_8))).isTrue();
   }
 
   @Test
   void save_attributeRemovedSetAndRemovedAgain_deletesTheStoredField() {
-    LazySession created = savedSession(nodeA, Map.of("a", "x", "b", "y"));
-    LazySession loaded = nodeB.findById(created.getId());
+    LazySession created = savedSession(nodes.a(), Map.of("a", "x", "b", "y"));
+    LazySession loaded = nodes.b().findById(created.getId());
     loaded.removeAttribute("a");
     loaded.setAttribute("a", "z");
     loaded.removeAttribute("a");
-    nodeB.save(loaded);
+    nodes.b().save(loaded);
 
-    assertThat(raw.hexists(sessionKey(created.getId()), "a".getBytes(UTF_8))).isFalse();
-    assertThat(nodeA.findById(created.getId()).getAttributeNames()).containsExactly("b");
+    assertThat(nodes.raw().hexists(nodes.sessionKey(created.getId()), "a".getBytes(UTF_8))).isFalse();
+    assertThat(nodes.a().findById(created.getId()).getAttributeNames()).containsExactly("b");
   }
 
   @Test
   void save_attributeWrittenBySameInstanceThenRemoved_deletesTheStoredField() {
-    LazySession session = savedSession(nodeA, Map.of("b", "y"));
+    LazySession session = savedSession(nodes.a(), Map.of("b", "y"));
     session.setAttribute("a", "x");
-    nodeA.save(session);
+    nodes.a().save(session);
     session.removeAttribute("a");
     session.setAttribute("a", "z");
     session.removeAttribute("a");
-    nodeA.save(session);
+    nodes.a().save(session);
 
-    assertThat(raw.hexists(sessionKey(session.getId()), "a".getBytes(UTF_8))).isFalse();
-    assertThat(nodeB.findById(session.getId()).getAttributeNames()).containsExactly("b");
+    assertThat(nodes.raw().hexists(nodes.sessionKey(session.getId()), "a".getBytes(UTF_8))).isFalse();
+    assertThat(nodes.b().findById(session.getId()).getAttributeNames()).containsExactly("b");
   }
 
   @Test
   void save_timeoutChangedOnOtherNodeMeanwhile_keepsTheChangedTimeoutAndTtl() {
-    LazySession created = savedSession(nodeA, Map.of("a", "x"));
-    LazySession onA = nodeA.findById(created.getId());
-    LazySession onB = nodeB.findById(created.getId());
+    LazySession created = savedSession(nodes.a(), Map.of("a", "x"));
+    LazySession onA = nodes.a().findById(created.getId());
+    LazySession onB = nodes.b().findById(created.getId());
     onA.setMaxInactiveInterval(Duration.ofMinutes(5));
-    nodeA.save(onA);
+    nodes.a().save(onA);
     onB.setAttribute("b", "y");
 
-    nodeB.save(onB);
+    nodes.b().save(onB);
 
-    assertThat(nodeA.findById(created.getId()).getMaxInactiveInterval())
+    assertThat(nodes.a().findById(created.getId()).getMaxInactiveInterval())
         .isEqualTo(Duration.ofMinutes(5));
-    assertThat(raw.hget(sessionKey(created.getId()), "#m".getBytes(UTF_8)))
+    assertThat(nodes.raw().hget(nodes.sessionKey(created.getId()), "#m".getBytes(UTF_8)))
         .asString(UTF_8).isEqualTo("300");
-    assertThat(raw.pttl(sessionKey(created.getId()))).isLessThanOrEqualTo(
+    assertThat(nodes.raw().pttl(nodes.sessionKey(created.getId()))).isLessThanOrEqualTo(
         Duration.ofMinutes(5).plus(LazyRedisSessionRepository.DEFAULT_EXPIRY_GRACE).toMillis());
-    assertThat(raw.zscore((namespace + ":expirations").getBytes(UTF_8),
+    assertThat(nodes.raw().zscore((nodes.namespace() + ":expirations").getBytes(UTF_8),
         created.getId().getBytes(UTF_8)))
         .isEqualTo((double) created.getLastAccessedTime().plus(Duration.ofMinutes(5)).toEpochMilli());
   }
 
   @Test
   void save_thousandsOfAttributes_areWrittenAndRemovedInOneSave() {
-    LazySession created = nodeA.createSession();
+    LazySession created = nodes.a().createSession();
     for (int i = 0; i < 6_000; i++) {
       created.setAttribute("attribute-" + i, i);
     }
-    nodeA.save(created);
-    LazySession loaded = nodeB.findById(created.getId());
+    nodes.a().save(created);
+    LazySession loaded = nodes.b().findById(created.getId());
     assertThat(loaded.getAttributeNames()).hasSize(6_000);
     assertThat(loaded.<Integer>getAttribute("attribute-5999")).isEqualTo(5_999);
 
     for (int i = 0; i < 6_000; i++) {
       loaded.removeAttribute("attribute-" + i);
     }
-    nodeB.save(loaded);
+    nodes.b().save(loaded);
 
-    assertThat(nodeA.findById(created.getId()).getAttributeNames()).isEmpty();
-    assertThat(raw.hlen(sessionKey(created.getId()))).isEqualTo(4); // #c #a #m #v
+    assertThat(nodes.a().findById(created.getId()).getAttributeNames()).isEmpty();
+    assertThat(nodes.raw().hlen(nodes.sessionKey(created.getId()))).isEqualTo(4); // #c #a #m #v
   }
 
   @Test
   void save_attributeNeverRead_isNotReencoded() {
-    LazySession created = savedSession(nodeA, ShopFixtures.attributes());
-    byte[] customerBefore = raw.hget(sessionKey(created.getId()), "customer".getBytes(UTF_8));
+    LazySession created = savedSession(nodes.a(), ShopFixtures.attributes());
+    byte[] customerBefore = nodes.raw().hget(nodes.sessionKey(created.getId()), "customer".getBytes(UTF_8));
     // A node writing JDK serialization would store different bytes if it re-encoded "customer".
-    try (LazyRedisSessionRepository jdkNode = node(clientB, CodecKind.JDK, eventsB)) {
+    try (LazyRedisSessionRepository jdkNode = jdkNode()) {
       LazySession loaded = jdkNode.findById(created.getId());
       loaded.getAttribute("cart");
       loaded.setAttribute("currency", "GBP");
       jdkNode.save(loaded);
     }
 
-    assertThat(raw.hget(sessionKey(created.getId()), "customer".getBytes(UTF_8)))
+    assertThat(nodes.raw().hget(nodes.sessionKey(created.getId()), "customer".getBytes(UTF_8)))
         .isEqualTo(customerBefore);
   }
 
   @Test
   void save_attributeReadButUnchanged_writesNothing() {
-    LazySession created = savedSession(nodeA, ShopFixtures.attributes());
-    LazySession loaded = nodeB.findById(created.getId());
+    LazySession created = savedSession(nodes.a(), ShopFixtures.attributes());
+    LazySession loaded = nodes.b().findById(created.getId());
     loaded.getAttribute("cart");
     loaded.getAttribute("customer");
-    long saves = nodeB.metrics().saves();
+    long saves = nodes.b().metrics().saves();
 
-    nodeB.save(loaded);
+    nodes.b().save(loaded);
 
-    assertThat(nodeB.metrics().saves()).isEqualTo(saves);
-    assertThat(nodeB.metrics().savesSkipped()).isEqualTo(1);
+    assertThat(nodes.b().metrics().saves()).isEqualTo(saves);
+    assertThat(nodes.b().metrics().savesSkipped()).isEqualTo(1);
   }
 
   @Test
   void save_attributeMutatedInPlace_isWritten() {
-    LazySession created = savedSession(nodeA, ShopFixtures.attributes());
-    LazySession loaded = nodeB.findById(created.getId());
+    LazySession created = savedSession(nodes.a(), ShopFixtures.attributes());
+    LazySession loaded = nodes.b().findById(created.getId());
     loaded.<Cart>getAttribute("cart").coupon = "SPRING25";
-    nodeB.save(loaded);
+    nodes.b().save(loaded);
 
-    assertThat(nodeA.findById(created.getId()).<Cart>getAttribute("cart").coupon)
+    assertThat(nodes.a().findById(created.getId()).<Cart>getAttribute("cart").coupon)
         .isEqualTo("SPRING25");
   }
 
   @Test
   void save_readOnlyWithinTouchInterval_keepsStoredAccessTime() {
-    LazySession created = savedSession(nodeA, Map.of("a", "x"));
-    clock.advance(Duration.ofSeconds(5));
-    LazySession loaded = nodeB.findById(created.getId());
-    loaded.setLastAccessedTime(clock.instant());
-    nodeB.save(loaded);
-    assertThat(nodeA.findById(created.getId()).getLastAccessedTime())
+    LazySession created = savedSession(nodes.a(), Map.of("a", "x"));
+    nodes.clock().advance(Duration.ofSeconds(5));
+    LazySession loaded = nodes.b().findById(created.getId());
+    loaded.setLastAccessedTime(nodes.clock().instant());
+    nodes.b().save(loaded);
+    assertThat(nodes.a().findById(created.getId()).getLastAccessedTime())
         .isEqualTo(created.getLastAccessedTime());
 
-    clock.advance(Duration.ofSeconds(6));
-    loaded = nodeB.findById(created.getId());
-    loaded.setLastAccessedTime(clock.instant());
-    nodeB.save(loaded);
-    assertThat(nodeA.findById(created.getId()).getLastAccessedTime()).isEqualTo(clock.instant());
+    nodes.clock().advance(Duration.ofSeconds(6));
+    loaded = nodes.b().findById(created.getId());
+    loaded.setLastAccessedTime(nodes.clock().instant());
+    nodes.b().save(loaded);
+    assertThat(nodes.a().findById(created.getId()).getLastAccessedTime()).isEqualTo(nodes.clock().instant());
   }
 
   @Test
   void save_readOnlySessionWithShorterOwnTimeout_isTouchedWithinATenthOfIt() {
-    LazySession created = nodeA.createSession();
+    LazySession created = nodes.a().createSession();
     created.setMaxInactiveInterval(Duration.ofSeconds(60)); // nodes: touch interval 10s
-    nodeA.save(created);
-    clock.advance(Duration.ofSeconds(7));
+    nodes.a().save(created);
+    nodes.clock().advance(Duration.ofSeconds(7));
 
-    LazySession loaded = nodeB.findById(created.getId());
-    loaded.setLastAccessedTime(clock.instant());
-    nodeB.save(loaded);
+    LazySession loaded = nodes.b().findById(created.getId());
+    loaded.setLastAccessedTime(nodes.clock().instant());
+    nodes.b().save(loaded);
 
-    assertThat(nodeA.findById(created.getId()).getLastAccessedTime()).isEqualTo(clock.instant());
+    assertThat(nodes.a().findById(created.getId()).getLastAccessedTime()).isEqualTo(nodes.clock().instant());
   }
 
   @Test
   void save_sessionDeletedMeanwhile_doesNotResurrectIt() {
-    LazySession created = savedSession(nodeA, Map.of("a", "x"));
-    LazySession loaded = nodeB.findById(created.getId());
-    nodeA.deleteById(created.getId());
+    LazySession created = savedSession(nodes.a(), Map.of("a", "x"));
+    LazySession loaded = nodes.b().findById(created.getId());
+    nodes.a().deleteById(created.getId());
     loaded.setAttribute("b", "y");
 
-    nodeB.save(loaded);
+    nodes.b().save(loaded);
 
-    assertThat(raw.exists(sessionKey(created.getId()))).isZero();
-    assertThat(nodeA.findById(created.getId())).isNull();
+    assertThat(nodes.raw().exists(nodes.sessionKey(created.getId()))).isZero();
+    assertThat(nodes.a().findById(created.getId())).isNull();
   }
 
   @Test
   void current_otherSessionsLookedUpLaterInTheRequest_staysTheRequestsOwnSession() {
     String principal = FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME;
-    LazySession mine = savedSession(nodeA, Map.of(principal, "ada"));
-    LazySession other = savedSession(nodeA, Map.of(principal, "ada"));
+    LazySession mine = savedSession(nodes.a(), Map.of(principal, "ada"));
+    LazySession other = savedSession(nodes.a(), Map.of(principal, "ada"));
     RequestContextHolder.setRequestAttributes(
         new ServletRequestAttributes(new MockHttpServletRequest()));
     try {
-      LazySession loaded = nodeA.findById(mine.getId());
-      nodeA.findByPrincipalName("ada");
-      nodeA.findById(other.getId());
+      LazySession loaded = nodes.a().findById(mine.getId());
+      nodes.a().findByPrincipalName("ada");
+      nodes.a().findById(other.getId());
 
       assertThat(LazySession.current()).containsSame(loaded);
     } finally {
@@ -361,14 +314,8 @@ class LazyRedisSessionRepositoryIT {
 
   /** A node whose every new session gets the id {@code fixed}, standing for a re-sent create. */
   LazyRedisSessionRepository fixedIdNode() {
-    return LazyRedisSessionRepository.builder(clientA)
-        .serializer(TestRedis.serializer())
-        .namespace(namespace)
-        .clock(clock)
-        .cleanupInterval(Duration.ZERO)
-        .nearCacheMaxBytes(nearCache ? 1 << 20 : 0)
-        .sessionIdGenerator(() -> "fixed")
-        .build();
+    return nodes.another(nodes.clientA(), nodes.eventsA(),
+        builder -> builder.sessionIdGenerator(() -> "fixed"));
   }
 
   @Test
@@ -383,7 +330,7 @@ class LazyRedisSessionRepositoryIT {
 
       node.save(again);
 
-      LazySession stored = nodeB.findById("fixed");
+      LazySession stored = nodes.b().findById("fixed");
       assertThat(stored.<String>getAttribute("a")).isEqualTo("x");
       assertThat(stored.version()).isEqualTo(1);
     }
@@ -396,43 +343,43 @@ class LazyRedisSessionRepositoryIT {
       LazySession first = node.createSession();
       first.setAttribute(principal, "ada");
       node.save(first);
-      clock.advance(Duration.ofSeconds(1));
+      nodes.clock().advance(Duration.ofSeconds(1));
       LazySession duplicate = node.createSession();
       duplicate.setAttribute(principal, "bob");
 
       assertThatThrownBy(() -> node.save(duplicate)).isInstanceOf(IllegalStateException.class)
           .hasMessageContaining("already exists");
-      assertThat(nodeB.findByPrincipalName("bob")).isEmpty();
-      assertThat(raw.exists((namespace + ":principal:bob").getBytes(UTF_8))).isZero();
-      assertThat(nodeB.findByPrincipalName("ada")).containsOnlyKeys("fixed");
+      assertThat(nodes.b().findByPrincipalName("bob")).isEmpty();
+      assertThat(nodes.raw().exists((nodes.namespace() + ":principal:bob").getBytes(UTF_8))).isZero();
+      assertThat(nodes.b().findByPrincipalName("ada")).containsOnlyKeys("fixed");
     }
   }
 
   @Test
   void findById_unknownId_returnsNull() {
-    assertThat(nodeA.findById("no-such-session")).isNull();
+    assertThat(nodes.a().findById("no-such-session")).isNull();
   }
 
   @Test
   void findById_hashWithoutMetadata_returnsNull() {
-    raw.hset(sessionKey("partial"), "cart".getBytes(UTF_8), new byte[] {1, 2, 3});
+    nodes.raw().hset(nodes.sessionKey("partial"), "cart".getBytes(UTF_8), new byte[] {1, 2, 3});
 
-    assertThat(nodeA.findById("partial")).isNull();
+    assertThat(nodes.a().findById("partial")).isNull();
   }
 
   @Test
   void findById_afterMaxInactiveInterval_returnsNull() {
-    LazySession created = savedSession(nodeA, Map.of("a", "x"));
-    clock.advance(created.getMaxInactiveInterval());
+    LazySession created = savedSession(nodes.a(), Map.of("a", "x"));
+    nodes.clock().advance(created.getMaxInactiveInterval());
 
-    assertThat(nodeB.findById(created.getId())).isNull();
+    assertThat(nodes.b().findById(created.getId())).isNull();
   }
 
   @Test
   void save_newSession_setsTtlToMaxInactivePlusGrace() {
-    LazySession created = savedSession(nodeA, Map.of("a", "x"));
+    LazySession created = savedSession(nodes.a(), Map.of("a", "x"));
 
-    long ttl = raw.pttl(sessionKey(created.getId()));
+    long ttl = nodes.raw().pttl(nodes.sessionKey(created.getId()));
 
     Duration expected = created.getMaxInactiveInterval()
         .plus(LazyRedisSessionRepository.DEFAULT_EXPIRY_GRACE);
@@ -441,9 +388,9 @@ class LazyRedisSessionRepositoryIT {
 
   @Test
   void save_newSession_storesMetadataAsAsciiNumbers() {
-    LazySession created = savedSession(nodeA, Map.of("a", "x"));
+    LazySession created = savedSession(nodes.a(), Map.of("a", "x"));
 
-    Map<byte[], byte[]> hash = raw.hgetall(sessionKey(created.getId()));
+    Map<byte[], byte[]> hash = nodes.raw().hgetall(nodes.sessionKey(created.getId()));
     Map<String, String> metadata = new java.util.TreeMap<>();
     hash.forEach((field, value) -> {
       String name = new String(field, UTF_8);
@@ -459,9 +406,9 @@ class LazyRedisSessionRepositoryIT {
 
   @Test
   void setAttribute_nameStartingWithHash_doesNotCollideWithMetadata() {
-    LazySession created = savedSession(nodeA, Map.of("#v", "mine", "#c", 7));
+    LazySession created = savedSession(nodes.a(), Map.of("#v", "mine", "#c", 7));
 
-    LazySession loaded = nodeB.findById(created.getId());
+    LazySession loaded = nodes.b().findById(created.getId());
 
     assertThat(loaded.<String>getAttribute("#v")).isEqualTo("mine");
     assertThat(loaded.<Integer>getAttribute("#c")).isEqualTo(7);
@@ -470,38 +417,38 @@ class LazyRedisSessionRepositoryIT {
 
   @Test
   void save_newSession_publishesCreatedEventOnce() {
-    LazySession created = savedSession(nodeA, Map.of("a", "x"));
+    LazySession created = savedSession(nodes.a(), Map.of("a", "x"));
 
-    assertThat(eventsA.ofType(SessionCreatedEvent.class)).singleElement()
+    assertThat(nodes.eventsA().ofType(SessionCreatedEvent.class)).singleElement()
         .extracting(event -> event.getSessionId()).isEqualTo(created.getId());
-    assertThat(eventsB.events).isEmpty();
+    assertThat(nodes.eventsB().events).isEmpty();
   }
 
   @Test
   void deleteById_liveSession_removesItAndPublishesDeletedEvent() {
-    LazySession created = savedSession(nodeA, Map.of("a", "x"));
+    LazySession created = savedSession(nodes.a(), Map.of("a", "x"));
 
-    nodeB.deleteById(created.getId());
+    nodes.b().deleteById(created.getId());
 
-    assertThat(nodeA.findById(created.getId())).isNull();
-    assertThat(eventsB.ofType(SessionDeletedEvent.class)).singleElement()
+    assertThat(nodes.a().findById(created.getId())).isNull();
+    assertThat(nodes.eventsB().ofType(SessionDeletedEvent.class)).singleElement()
         .extracting(event -> event.getSessionId()).isEqualTo(created.getId());
   }
 
   @Test
   void changeSessionId_savedSession_movesEveryAttributeAndRetiresTheOldId() {
-    LazySession created = savedSession(nodeA, ShopFixtures.attributes());
-    LazySession loaded = nodeB.findById(created.getId());
+    LazySession created = savedSession(nodes.a(), ShopFixtures.attributes());
+    LazySession loaded = nodes.b().findById(created.getId());
     loaded.getAttribute("cart");
     String oldId = loaded.getId();
 
     String newId = loaded.changeSessionId();
-    nodeB.save(loaded);
+    nodes.b().save(loaded);
 
     assertThat(newId).isNotEqualTo(oldId);
-    assertThat(nodeA.findById(oldId)).isNull();
-    assertThat(raw.exists(sessionKey(oldId))).isZero();
-    LazySession moved = nodeA.findById(newId);
+    assertThat(nodes.a().findById(oldId)).isNull();
+    assertThat(nodes.raw().exists(nodes.sessionKey(oldId))).isZero();
+    LazySession moved = nodes.a().findById(newId);
     ShopFixtures.attributes().forEach((name, value) ->
         assertThat((Object) moved.getAttribute(name)).as(name).isEqualTo(value));
     assertThat(moved.getCreationTime()).isEqualTo(created.getCreationTime());
@@ -509,47 +456,47 @@ class LazyRedisSessionRepositoryIT {
 
   @Test
   void findByPrincipalName_loggedInSessions_findsThemAndForgetsDeletedOnes() {
-    LazySession first = savedSession(nodeA,
+    LazySession first = savedSession(nodes.a(),
         Map.of(FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME, "ada"));
-    LazySession second = savedSession(nodeB,
+    LazySession second = savedSession(nodes.b(),
         Map.of(FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME, "ada"));
-    savedSession(nodeB, Map.of(FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME, "bob"));
+    savedSession(nodes.b(), Map.of(FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME, "bob"));
 
-    assertThat(nodeA.findByPrincipalName("ada")).containsOnlyKeys(first.getId(), second.getId());
+    assertThat(nodes.a().findByPrincipalName("ada")).containsOnlyKeys(first.getId(), second.getId());
 
-    nodeA.deleteById(first.getId());
-    assertThat(nodeB.findByPrincipalName("ada")).containsOnlyKeys(second.getId());
-    assertThat(raw.smembers((namespace + ":principal:ada").getBytes(UTF_8))).hasSize(1);
+    nodes.a().deleteById(first.getId());
+    assertThat(nodes.b().findByPrincipalName("ada")).containsOnlyKeys(second.getId());
+    assertThat(nodes.raw().smembers((nodes.namespace() + ":principal:ada").getBytes(UTF_8))).hasSize(1);
   }
 
   @Test
   void changeSessionId_loggedInSession_movesThePrincipalIndexEntry() {
-    LazySession created = savedSession(nodeA,
+    LazySession created = savedSession(nodes.a(),
         Map.of(FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME, "ada"));
-    LazySession loaded = nodeA.findById(created.getId());
+    LazySession loaded = nodes.a().findById(created.getId());
     String newId = loaded.changeSessionId();
-    nodeA.save(loaded);
+    nodes.a().save(loaded);
 
-    assertThat(nodeB.findByPrincipalName("ada")).containsOnlyKeys(newId);
+    assertThat(nodes.b().findByPrincipalName("ada")).containsOnlyKeys(newId);
   }
 
   @Test
   void findById_afterScriptFlush_reloadsTheScriptTransparently() {
-    LazySession created = savedSession(nodeA, Map.of("a", "x"));
-    raw.scriptFlush();
+    LazySession created = savedSession(nodes.a(), Map.of("a", "x"));
+    nodes.raw().scriptFlush();
 
-    LazySession loaded = nodeA.findById(created.getId());
+    LazySession loaded = nodes.a().findById(created.getId());
     loaded.setAttribute("b", "y");
-    nodeA.save(loaded);
+    nodes.a().save(loaded);
 
-    assertThat(nodeB.findById(created.getId()).<String>getAttribute("b")).isEqualTo("y");
-    assertThat(nodeA.metrics().scriptReloads()).isEqualTo(2);
+    assertThat(nodes.b().findById(created.getId()).<String>getAttribute("b")).isEqualTo("y");
+    assertThat(nodes.a().metrics().scriptReloads()).isEqualTo(2);
   }
 
   @Test
   void attributeInfo_afterReadingOne_reportsSizesAndWhatWasInflated() {
-    LazySession created = savedSession(nodeA, ShopFixtures.attributes());
-    LazySession loaded = nodeB.findById(created.getId());
+    LazySession created = savedSession(nodes.a(), ShopFixtures.attributes());
+    LazySession loaded = nodes.b().findById(created.getId());
     loaded.getAttribute("cart");
 
     List<AttributeInfo> info = loaded.attributeInfo();
@@ -561,13 +508,13 @@ class LazyRedisSessionRepositoryIT {
 
   @Test
   void metrics_afterLoadAndSave_countRoundTripsAndBytes() {
-    LazySession created = savedSession(nodeA, ShopFixtures.attributes());
-    LazySession loaded = nodeB.findById(created.getId());
+    LazySession created = savedSession(nodes.a(), ShopFixtures.attributes());
+    LazySession loaded = nodes.b().findById(created.getId());
     loaded.getAttribute("cart");
     loaded.setAttribute("visits", 43);
-    nodeB.save(loaded);
+    nodes.b().save(loaded);
 
-    RepositoryMetrics metrics = nodeB.metrics();
+    RepositoryMetrics metrics = nodes.b().metrics();
     assertThat(metrics.loads()).isEqualTo(1);
     assertThat(metrics.saves()).isEqualTo(1);
     assertThat(metrics.attributesInflated()).isEqualTo(1);
@@ -579,14 +526,14 @@ class LazyRedisSessionRepositoryIT {
 
   @Test
   void micrometerBinding_afterLoads_publishesTheRepositoryCounters() {
-    LazySession created = savedSession(nodeA, Map.of("a", "x"));
-    nodeA.findById(created.getId());
-    nodeA.findById(created.getId());
+    LazySession created = savedSession(nodes.a(), Map.of("a", "x"));
+    nodes.a().findById(created.getId());
+    nodes.a().findById(created.getId());
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
-    new LazySessionMetrics(nodeA).bindTo(registry);
+    new LazySessionMetrics(nodes.a()).bindTo(registry);
 
-    assertThat(registry.get("lazysession.loads").tag("namespace", namespace).functionCounter()
+    assertThat(registry.get("lazysession.loads").tag("namespace", nodes.namespace()).functionCounter()
         .count()).isEqualTo(2);
     assertThat(registry.get("lazysession.saves").functionCounter().count()).isEqualTo(1);
     assertThat(registry.get("lazysession.near.cache.hits").functionCounter().count())

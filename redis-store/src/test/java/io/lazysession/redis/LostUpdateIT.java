@@ -3,8 +3,6 @@ package io.lazysession.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lazysession.testing.RedisServerExtension;
-import io.lettuce.core.RedisClient;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -23,17 +21,18 @@ class LostUpdateIT {
   @RegisterExtension
   static final RedisServerExtension redis = RedisServerExtension.standalone();
 
+  @RegisterExtension
+  static final TwoNodes nodes = TwoNodes.on(redis);
+
   static final int THREADS = 16;
   static final int REQUESTS_PER_THREAD = 64;
 
   @Test
   void save_concurrentRequestsOnTwoNodesChangingOwnAttributes_loseNoUpdate() throws Exception {
-    String namespace = TestRedis.uniqueNamespace("lost-updates");
-    RedisClient clientA = RedisClient.create(redis.uri());
-    RedisClient clientB = RedisClient.create(redis.uri());
+    LazyRedisSessionRepository nodeA = nodes.a();
+    LazyRedisSessionRepository nodeB = nodes.b();
     ExecutorService pool = Executors.newFixedThreadPool(THREADS);
-    try (LazyRedisSessionRepository nodeA = node(clientA, namespace);
-        LazyRedisSessionRepository nodeB = node(clientB, namespace)) {
+    try {
       LazySession shared = nodeA.createSession();
       shared.setAttribute("cart", ShopFixtures.attributes().get("cart"));
       nodeA.save(shared);
@@ -70,16 +69,6 @@ class LostUpdateIT {
       assertThat(result.version()).isEqualTo(THREADS * REQUESTS_PER_THREAD + 1);
     } finally {
       pool.shutdownNow();
-      clientA.shutdown();
-      clientB.shutdown();
     }
-  }
-
-  static LazyRedisSessionRepository node(RedisClient client, String namespace) {
-    return LazyRedisSessionRepository.builder(client)
-        .serializer(TestRedis.serializer())
-        .namespace(namespace)
-        .cleanupInterval(Duration.ZERO)
-        .build();
   }
 }
