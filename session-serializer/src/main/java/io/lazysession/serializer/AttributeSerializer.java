@@ -110,6 +110,16 @@ public final class AttributeSerializer {
 
   /** Wraps a codec payload written by this serializer's codec into an envelope, compressing it if due. */
   public byte[] envelope(byte[] payload) {
+    return envelope(codecKind, payload);
+  }
+
+  /** Encodes a value with the codec of this kind, which may not be the configured one. */
+  byte[] encodePayload(CodecKind kind, Object value) {
+    return codecs.get(kind).encode(value);
+  }
+
+  /** Wraps a payload written by the codec of this kind, compressing it as configured. */
+  byte[] envelope(CodecKind codecKind, byte[] payload) {
     if (compression.enabled() && payload.length >= compression.minBytes()) {
       ZstdDictionary dictionary = compression.dictionary();
       byte[] compressed = ZstdCompressor.compress(payload, 0, payload.length, compression.level(),

@@ -1,5 +1,6 @@
 package io.lazysession.serializer;
 
+import io.lazysession.serializer.codec.CodecKind;
 import io.lazysession.serializer.lazy.LazyValue;
 import java.util.Arrays;
 import java.util.Set;
@@ -104,37 +105,52 @@ final class EnvelopeLazyValue implements LazyValue {
     } catch (SerializationException e) {
       return unencodable(v, from, bytes, e);
     }
-    if (from == null || from.samePayload(serializer.codec(), now) || encodesAsStored(from, now)) {
+    if (from == null || unchanged(from, serializer.codec(), now)) {
       return bytes;
     }
     return serializer.envelope(now);
   }
 
   /**
-   * Whether the stored payload, decoded again in this JVM and encoded by the configured codec, gives
-   * exactly {@code now}: then the value is what was stored, only encoded differently (another codec,
-   * another JVM's hash order), and rewriting it would be a spurious write.
+   * Whether {@code now}, the value encoded by the codec {@code kind}, is the stored value: it is the
+   * stored payload, or the stored payload decoded again in this JVM encodes exactly to it. In the
+   * second case the value is what was stored, only encoded differently (another codec, another JVM's
+   * hash order, a hash table sized differently), and rewriting it would be a spurious write.
    */
-  private boolean encodesAsStored(AttributeSerializer.Inflated from, byte[] now) {
+  private boolean unchanged(AttributeSerializer.Inflated from, CodecKind kind, byte[] now) {
+    if (from.samePayload(kind, now)) {
+      return true;
+    }
     try {
       Object stored = serializer.decodePayload(from.codec(), from.bytes(), from.offset(), from.length());
-      return Arrays.equals(serializer.encodePayload(stored), now);
+      return Arrays.equals(serializer.encodePayload(kind, stored), now);
     } catch (SerializationException e) {
       return false;
     }
   }
 
   /**
-   * A value read from the store that the configured codec cannot encode (a JDK-written value holding a
-   * type Kryo does not handle, read on a Kryo node): its original bytes are kept, since they are the
-   * only encoding of it this node has, and the condition is logged once per class. A value too large
-   * to encode is kept only when it encodes, re-read, exactly as stored; otherwise it grew in place and
-   * the caller must learn that it cannot be saved.
+   * A value read from the store that the configured codec cannot encode (a JDK-written map holding an
+   * {@code AtomicInteger}, read on a Kryo node). It is encoded by the codec that wrote it instead:
+   * unchanged, its original bytes are kept; changed in place, it is stored in that codec, so the change
+   * is not lost. When that fails too, its original bytes are kept (the only encoding of it this node
+   * has) and the condition is logged once per class. A value that grew in place beyond the maximum
+   * payload size is the caller's to hear about: it cannot be saved.
    */
   private byte[] unencodable(Object v, AttributeSerializer.@Nullable Inflated from, byte[] bytes,
       SerializationException e) {
-    if (e instanceof ValueTooLargeException && !storedValueTooLargeToo(from, e)) {
+    if (e instanceof ValueTooLargeException && !storedValueTooLargeToo(from)) {
       throw e;
+    }
+    if (from != null && from.codec() != serializer.codec()) {
+      try {
+        byte[] now = serializer.encodePayload(from.codec(), v);
+        return unchanged(from, from.codec(), now) ? bytes : serializer.envelope(from.codec(), now);
+      } catch (ValueTooLargeException tooLarge) {
+        throw tooLarge;
+      } catch (SerializationException other) {
+        // neither codec encodes it: keep the stored bytes, below
+      }
     }
     String type = v.getClass().getName();
     if (REPORTED.size() < MAX_REPORTED && REPORTED.add(type)) {
@@ -147,8 +163,7 @@ final class EnvelopeLazyValue implements LazyValue {
   }
 
   /** Whether the stored payload, decoded again, is too large to encode as well: then nothing grew. */
-  private boolean storedValueTooLargeToo(AttributeSerializer.@Nullable Inflated from,
-      SerializationException failure) {
+  private boolean storedValueTooLargeToo(AttributeSerializer.@Nullable Inflated from) {
     if (from == null) {
       return false;
     }

@@ -111,6 +111,21 @@ class LazyValueChangeTest {
     }
   }
 
+  @Test
+  void currentBytes_jdkValueKryoCannotEncodeChangedInPlace_savedWithTheCodecThatWroteIt() {
+    AttributeSerializer jdkNode = AttributeSerializer.builder().codec(CodecKind.JDK).build();
+    AttributeSerializer kryoNode = AttributeSerializer.builder().codec(CodecKind.KRYO).build();
+    byte[] stored = jdkNode.serialize(new HashMap<>(Map.of("visits", new AtomicInteger(3))));
+    LazyValue lazy = kryoNode.lazy(stored);
+    ((Map<String, AtomicInteger>) lazy.get()).get("visits").incrementAndGet();
+
+    byte[] now = lazy.currentBytes();
+
+    assertThat(lazy.isModified()).isTrue();
+    assertThat(kryoNode.header(now).codec()).isEqualTo(CodecKind.JDK);
+    assertThat(((Map<String, AtomicInteger>) kryoNode.deserialize(now)).get("visits").get()).isEqualTo(4);
+  }
+
   @ParameterizedTest
   @EnumSource(CodecKind.class)
   void currentBytes_storedWithOtherCompression_unchangedNotRecompressed(CodecKind codec) {
