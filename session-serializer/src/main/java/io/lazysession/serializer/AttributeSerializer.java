@@ -110,6 +110,16 @@ public final class AttributeSerializer {
 
   /** Wraps a codec payload written by this serializer's codec into an envelope, compressing it if due. */
   public byte[] envelope(byte[] payload) {
+    return envelope(codecKind, payload);
+  }
+
+  /** Encodes a value with the codec of this kind, which may not be the configured one. */
+  byte[] encodePayload(CodecKind kind, Object value) {
+    return codecs.get(kind).encode(value);
+  }
+
+  /** Wraps a payload written by the codec of this kind, compressing it as configured. */
+  byte[] envelope(CodecKind codecKind, byte[] payload) {
     if (compression.enabled() && payload.length >= compression.minBytes()) {
       ZstdDictionary dictionary = compression.dictionary();
       byte[] compressed = ZstdCompressor.compress(payload, 0, payload.length, compression.level(),
@@ -138,6 +148,39 @@ public final class AttributeSerializer {
     }
     byte[] payload = decompress(envelope, header);
     return codec.decode(payload, 0, payload.length);
+  }
+
+  /**
+   * Decodes an envelope and keeps the codec payload it decoded, so that a lazy value can later tell
+   * whether its value changed by comparing codec bytes, without compressing anything.
+   */
+  Inflated inflate(byte[] envelope) {
+    EnvelopeHeader header = EnvelopeHeader.read(envelope, maxPayloadBytes);
+    Codec codec = codecs.get(header.codec());
+    if (header.compression() == EnvelopeCompression.NONE) {
+      int length = envelope.length - header.length();
+      return new Inflated(codec.decode(envelope, header.length(), length), header.codec(), envelope,
+          header.length(), length);
+    }
+    byte[] payload = decompress(envelope, header);
+    return new Inflated(codec.decode(payload, 0, payload.length), header.codec(), payload, 0,
+        payload.length);
+  }
+
+  /** Decodes a codec payload written by the codec of this kind. */
+  Object decodePayload(CodecKind kind, byte[] bytes, int offset, int length) {
+    return codecs.get(kind).decode(bytes, offset, length);
+  }
+
+  /**
+   * A decoded value and the codec payload it came from ({@code length} bytes of {@code bytes} from
+   * {@code offset}; the array is shared with the envelope for an uncompressed one, never modified).
+   */
+  record Inflated(Object value, CodecKind codec, byte[] bytes, int offset, int length) {
+    boolean samePayload(CodecKind writer, byte[] payload) {
+      return codec == writer && java.util.Arrays.equals(bytes, offset, offset + length, payload, 0,
+          payload.length);
+    }
   }
 
   /** The header of an envelope: which codec, compression and dictionary wrote it. */
@@ -246,8 +289,10 @@ public final class AttributeSerializer {
     }
 
     /**
-     * Largest codec payload written or read (decompressed); larger values fail to encode, and
-     * envelopes declaring more are refused before anything is allocated. Default 16 MiB.
+     * Largest codec payload written or read (decompressed), the setting
+     * {@code lazysession.max-value-bytes}; larger values fail to encode with a
+     * {@link ValueTooLargeException}, and envelopes declaring more are refused before anything is
+     * allocated. Default 16 MiB.
      */
     public Builder maxPayloadBytes(int maxPayloadBytes) {
       if (maxPayloadBytes < 1024) {

@@ -1,19 +1,40 @@
 package io.lazysession.serializer;
 
+import io.lazysession.serializer.codec.CodecKind;
 import io.lazysession.serializer.lazy.LazyValue;
 import java.util.Arrays;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A {@link LazyValue} over envelope bytes. Invariants: {@code original} is never modified nor exposed
  * (callers get it as is: the store hands it back to Redis unchanged); {@code value} is set at most once,
  * under the lock, and read through the volatile field, so {@link #get()} inflates at most once even when
  * several threads race. The encoding of a value given by the application is computed once, on demand.
+ *
+ * <p>Deciding whether a read value changed costs one encode and one array comparison: inflation keeps
+ * the uncompressed codec payload it decoded ({@code read}), and the value is re-encoded without
+ * compression and compared with it; only a value that really changed is compressed. When the bytes
+ * differ although nothing may have changed (the payload was written by another codec, or by another
+ * JVM whose hash order differs: a {@code HashSet} of enums iterates in identity-hash order), the stored
+ * payload is decoded again and re-encoded here: if that copy encodes to the same bytes as the value, the
+ * value is unchanged and its original bytes are kept. {@code equals} is not used for that decision: an
+ * {@code equals} over a subset of the fields would hide an in-place change to the others.
  */
 final class EnvelopeLazyValue implements LazyValue {
+  private static final Logger log = LoggerFactory.getLogger(LazyValue.class);
+  /** Classes already reported as not re-encodable; bounded so that it cannot grow without end. */
+  private static final Set<String> REPORTED = ConcurrentHashMap.newKeySet();
+  private static final int MAX_REPORTED = 1024;
+
   private final AttributeSerializer serializer;
   private volatile byte @Nullable [] original;
   private volatile @Nullable Object value;
+  /** The codec payload {@code value} was decoded from or first encoded to; set before {@code value}. */
+  private volatile AttributeSerializer.@Nullable Inflated read;
 
   private EnvelopeLazyValue(AttributeSerializer serializer, byte @Nullable [] original,
       @Nullable Object value) {
@@ -37,7 +58,9 @@ final class EnvelopeLazyValue implements LazyValue {
       synchronized (this) {
         v = value;
         if (v == null) {
-          v = serializer.deserialize(originalBytes());
+          AttributeSerializer.Inflated inflated = serializer.inflate(originalBytes());
+          read = inflated;
+          v = inflated.value();
           value = v;
         }
       }
@@ -57,7 +80,10 @@ final class EnvelopeLazyValue implements LazyValue {
       synchronized (this) {
         bytes = original;
         if (bytes == null) {
-          bytes = serializer.serialize(value);
+          Object v = value;
+          byte[] payload = serializer.encodePayload(v);
+          read = new AttributeSerializer.Inflated(v, serializer.codec(), payload, 0, payload.length);
+          bytes = serializer.envelope(payload);
           original = bytes;
         }
       }
@@ -72,8 +98,84 @@ final class EnvelopeLazyValue implements LazyValue {
       return originalBytes();
     }
     byte[] bytes = originalBytes();
-    byte[] now = serializer.serialize(v);
-    return Arrays.equals(now, bytes) ? bytes : now;
+    AttributeSerializer.Inflated from = read;
+    byte[] now;
+    try {
+      now = serializer.encodePayload(v);
+    } catch (SerializationException e) {
+      return unencodable(v, from, bytes, e);
+    }
+    if (from == null || unchanged(from, serializer.codec(), now)) {
+      return bytes;
+    }
+    return serializer.envelope(now);
+  }
+
+  /**
+   * Whether {@code now}, the value encoded by the codec {@code kind}, is the stored value: it is the
+   * stored payload, or the stored payload decoded again in this JVM encodes exactly to it. In the
+   * second case the value is what was stored, only encoded differently (another codec, another JVM's
+   * hash order, a hash table sized differently), and rewriting it would be a spurious write.
+   */
+  private boolean unchanged(AttributeSerializer.Inflated from, CodecKind kind, byte[] now) {
+    if (from.samePayload(kind, now)) {
+      return true;
+    }
+    try {
+      Object stored = serializer.decodePayload(from.codec(), from.bytes(), from.offset(), from.length());
+      return Arrays.equals(serializer.encodePayload(kind, stored), now);
+    } catch (SerializationException e) {
+      return false;
+    }
+  }
+
+  /**
+   * A value read from the store that the configured codec cannot encode (a JDK-written map holding an
+   * {@code AtomicInteger}, read on a Kryo node). It is encoded by the codec that wrote it instead:
+   * unchanged, its original bytes are kept; changed in place, it is stored in that codec, so the change
+   * is not lost. When that fails too, its original bytes are kept (the only encoding of it this node
+   * has) and the condition is logged once per class. A value that grew in place beyond the maximum
+   * payload size is the caller's to hear about: it cannot be saved.
+   */
+  private byte[] unencodable(Object v, AttributeSerializer.@Nullable Inflated from, byte[] bytes,
+      SerializationException e) {
+    if (e instanceof ValueTooLargeException && !storedValueTooLargeToo(from)) {
+      throw e;
+    }
+    if (from != null && from.codec() != serializer.codec()) {
+      try {
+        byte[] now = serializer.encodePayload(from.codec(), v);
+        return unchanged(from, from.codec(), now) ? bytes : serializer.envelope(from.codec(), now);
+      } catch (ValueTooLargeException tooLarge) {
+        throw tooLarge;
+      } catch (SerializationException other) {
+        // neither codec encodes it: keep the stored bytes, below
+      }
+    }
+    String type = v.getClass().getName();
+    if (REPORTED.size() < MAX_REPORTED && REPORTED.add(type)) {
+      log.warn("A value of {} read from the session store cannot be encoded with {}; its stored bytes "
+          + "are kept unchanged, and changes made to it in place will not be saved (set it again "
+          + "with a value the codec can encode). Reported once per class. Cause: {}", type,
+          serializer.codec().propertyValue(), e.getMessage());
+    }
+    return bytes;
+  }
+
+  /** Whether the stored payload, decoded again, is too large to encode as well: then nothing grew. */
+  private boolean storedValueTooLargeToo(AttributeSerializer.@Nullable Inflated from) {
+    if (from == null) {
+      return false;
+    }
+    try {
+      Object stored = serializer.decodePayload(from.codec(), from.bytes(), from.offset(), from.length());
+      serializer.encodePayload(stored);
+      return false;
+    } catch (ValueTooLargeException e) {
+      return true;
+    } catch (SerializationException e) {
+      return false;
+    }
   }
 
   @Override
@@ -82,7 +184,7 @@ final class EnvelopeLazyValue implements LazyValue {
     if (v == null) {
       return false;
     }
-    return !Arrays.equals(serializer.serialize(v), originalBytes());
+    return currentBytes() != originalBytes();
   }
 
   @Override

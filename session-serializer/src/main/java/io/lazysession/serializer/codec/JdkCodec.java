@@ -2,16 +2,22 @@ package io.lazysession.serializer.codec;
 
 import io.lazysession.serializer.ClassNotAllowedException;
 import io.lazysession.serializer.CorruptDataException;
+import io.lazysession.serializer.IncompatibleDataException;
 import io.lazysession.serializer.SerializationException;
+import io.lazysession.serializer.ValueTooLargeException;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InvalidClassException;
 import java.io.ObjectInputFilter;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
 import java.io.ObjectStreamClass;
 import java.io.OutputStream;
+import java.io.StreamCorruptedException;
+import java.io.UTFDataFormatException;
 import java.util.Arrays;
 import org.jspecify.annotations.Nullable;
 
@@ -22,6 +28,14 @@ import org.jspecify.annotations.Nullable;
  * outside the allow-list before it is even loaded, and an {@link ObjectInputFilter} set on every stream
  * checks the allow-list again (for classes resolved by other paths) and bounds depth, references, array
  * lengths and total bytes, so hostile streams fail instead of exhausting memory or stack.
+ *
+ * <p>Decode failures are classified so that the store never deletes bytes another node could read:
+ * only a stream the JDK finds malformed ({@link StreamCorruptedException}), one that ends before its
+ * value, or one with trailing bytes is {@link CorruptDataException}. A missing class, a class of another
+ * serialVersionUID, a {@code readObject} that refuses what it reads ({@code InvalidObjectException},
+ * {@code ClassCastException}, an unknown enum constant), a filter limit or a stack overflow is
+ * {@link IncompatibleDataException}. {@link OutOfMemoryError} is never caught. See {@link KryoCodec}
+ * for why a stack overflow is classified rather than propagated.
  */
 final class JdkCodec implements Codec {
   static final int MAX_DEPTH = 256;
@@ -59,32 +73,32 @@ final class JdkCodec implements Codec {
           + " with JDK serialization: " + e, e);
     }
     if (bytes.size() > maxPayloadBytes) {
-      throw new SerializationException("value of " + value.getClass().getName() + " encodes to "
-          + bytes.size() + " bytes, more than the maximum of " + maxPayloadBytes);
+      throw new ValueTooLargeException(value.getClass().getName(), bytes.size(), maxPayloadBytes);
     }
     return bytes.toByteArray();
   }
 
   @Override
   public Object decode(byte[] bytes, int offset, int length) {
+    ByteArrayInputStream source = new ByteArrayInputStream(bytes, offset, length);
     FilteredObjectInputStream in;
     try {
-      in = new FilteredObjectInputStream(new ByteArrayInputStream(bytes, offset, length), length);
+      in = new FilteredObjectInputStream(source, length);
     } catch (IOException | RuntimeException e) {
       throw new CorruptDataException("JDK payload does not start with a serialization stream header", e);
     }
     try {
       Object value = in.readObject();
       if (in.read() >= 0) {
-        throw new CorruptDataException("JDK payload has trailing bytes after the value");
+        throw new CorruptDataException("JDK payload has trailing bytes after the value of "
+            + value.getClass().getName());
       }
       return value;
     } catch (ClassNotAllowedException | CorruptDataException e) {
       throw e;
     } catch (ClassNotFoundException e) {
-      throw new CorruptDataException("JDK payload names a class that is not on the class path: "
-          + e.getMessage(), e);
-    } catch (IOException | RuntimeException | StackOverflowError | OutOfMemoryError e) {
+      throw new IncompatibleDataException(e.getMessage(), "class not found on this node's class path", e);
+    } catch (IOException | RuntimeException | StackOverflowError e) {
       if (in.refusedClass != null) {
         throw new ClassNotAllowedException(in.refusedClass);
       }
@@ -93,7 +107,14 @@ final class JdkCodec implements Codec {
           throw refused;
         }
       }
-      throw new CorruptDataException("JDK payload cannot be decoded: " + e, e);
+      if (e instanceof StreamCorruptedException || e instanceof UTFDataFormatException
+          || e instanceof EOFException && source.available() == 0) {
+        throw new CorruptDataException("JDK payload is not a valid serialization stream: " + e, e);
+      }
+      String reason = e instanceof StackOverflowError
+          ? "the value is nested deeper than this thread's stack allows" : e.toString();
+      throw new IncompatibleDataException(e instanceof InvalidClassException invalid ? invalid.classname
+          : null, "JDK serialization: " + reason, e);
     }
   }
 

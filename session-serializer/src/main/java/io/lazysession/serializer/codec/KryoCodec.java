@@ -1,22 +1,40 @@
 package io.lazysession.serializer.codec;
 
 import com.esotericsoftware.kryo.kryo5.Kryo;
+import com.esotericsoftware.kryo.kryo5.Registration;
+import com.esotericsoftware.kryo.kryo5.io.KryoBufferUnderflowException;
 import com.esotericsoftware.kryo.kryo5.io.Output;
 import io.lazysession.serializer.CorruptDataException;
+import io.lazysession.serializer.IncompatibleDataException;
 import io.lazysession.serializer.SerializationException;
+import io.lazysession.serializer.ValueTooLargeException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Kryo serialization. Thread-safe: Kryo instances (each with its own input and output buffers) live in
  * a pool and are used by one thread at a time, never shared.
  *
  * <p>Configuration lives in {@link KryoFactory}; this class only borrows, runs and maps failures to
- * {@link SerializationException}s. Any failure while decoding, whatever Kryo or a serializer threw, is
- * reported as {@link CorruptDataException} unless it is (or wraps) a more specific serialization
- * exception such as {@link io.lazysession.serializer.ClassNotAllowedException}.
+ * {@link SerializationException}s. Decode failures are classified so that the store never deletes
+ * bytes another node could read: only a payload that ends before its value (or declares more items
+ * than bytes remain), goes on after it, or holds null is {@link CorruptDataException}. Everything else
+ * a serializer throws (an enum constant or a class this node does not have, a field whose type
+ * changed, Kryo's depth limit, a stack overflow) is {@link IncompatibleDataException}, naming the root
+ * class and Kryo's reason. A more specific serialization exception thrown inside (such as
+ * {@link io.lazysession.serializer.ClassNotAllowedException}) is passed on as is.
+ *
+ * <p>{@link StackOverflowError} while decoding is classified, not propagated: a legitimately deep
+ * value can exceed a small request thread's stack, the error is raised by this thread's own recursion
+ * into the serializers and fully unwound by the time it is caught, so the thread is healthy; the
+ * bytes are kept for a node (or a thread) with more stack. {@link OutOfMemoryError} and other
+ * {@link VirtualMachineError}s are never caught: they say nothing about the bytes. A Kryo instance
+ * that saw an error is not returned to the pool, in case a serializer left it half-way.
  */
 final class KryoCodec implements Codec {
   /** Output buffers that grew beyond this are not kept in the pool. */
   private static final int RETAINED_BUFFER_BYTES = 64 * 1024;
+  /** Far above any registration list this library will have (a few hundred ids). */
+  private static final int MAX_PLAUSIBLE_CLASS_ID = 65_536;
 
   private final ClassAllowList allowList;
   private final int maxPayloadBytes;
@@ -50,28 +68,31 @@ final class KryoCodec implements Codec {
     KryoFactory.PooledKryo pooled = pool.obtain();
     Kryo kryo = pooled.kryo();
     Output output = pooled.output();
+    boolean healthy = false;
     try {
       output.reset();
       kryo.writeClassAndObject(output, value);
-      return output.toBytes();
+      byte[] bytes = output.toBytes();
+      healthy = true;
+      return bytes;
     } catch (RuntimeException | StackOverflowError e) {
       kryo.reset();
+      healthy = e instanceof RuntimeException;
       SerializationException specific = specific(e);
       if (specific != null) {
         throw specific;
       }
       if (output.position() >= maxPayloadBytes || e.getMessage() != null
           && e.getMessage().startsWith("Buffer overflow")) {
-        throw new SerializationException("value of " + value.getClass().getName()
-            + " encodes to more than the maximum of " + maxPayloadBytes + " bytes", e);
+        throw new ValueTooLargeException(value.getClass().getName(), -1, maxPayloadBytes, e);
       }
       throw new SerializationException("cannot encode " + value.getClass().getName()
           + " with Kryo: " + e, e);
     } finally {
-      if (output.getBuffer().length > RETAINED_BUFFER_BYTES) {
-        pool.free(KryoFactory.withFreshOutput(pooled, maxPayloadBytes));
-      } else {
-        pool.free(pooled);
+      // An instance that saw an Error is dropped; the pool creates a fresh one when empty.
+      if (healthy) {
+        pool.free(output.getBuffer().length > RETAINED_BUFFER_BYTES
+            ? KryoFactory.withFreshOutput(pooled, maxPayloadBytes) : pooled);
       }
     }
   }
@@ -81,6 +102,7 @@ final class KryoCodec implements Codec {
     KryoFactory.PooledKryo pooled = pool.obtain();
     Kryo kryo = pooled.kryo();
     BoundedInput input = pooled.input();
+    boolean healthy = false;
     try {
       input.setBuffer(bytes, offset, length);
       Object value = kryo.readClassAndObject(input);
@@ -89,19 +111,80 @@ final class KryoCodec implements Codec {
       }
       if (input.position() != offset + length) {
         throw new CorruptDataException("Kryo payload has " + (offset + length - input.position())
-            + " trailing bytes after the value");
+            + " trailing bytes after the value of " + value.getClass().getName());
       }
+      healthy = true;
       return value;
-    } catch (RuntimeException | StackOverflowError | OutOfMemoryError e) {
+    } catch (RuntimeException | StackOverflowError e) {
       kryo.reset();
+      healthy = e instanceof RuntimeException;
       SerializationException specific = specific(e);
       if (specific != null) {
+        healthy = true;
         throw specific;
       }
-      throw new CorruptDataException("Kryo payload cannot be decoded: " + e, e);
+      if (broken(e)) {
+        throw new CorruptDataException("Kryo payload is broken: " + e.getMessage(), e);
+      }
+      String reason = e instanceof StackOverflowError
+          ? "the value is nested deeper than this thread's stack allows"
+          : String.valueOf(e.getMessage() == null ? e : e.getMessage());
+      throw new IncompatibleDataException(healthy ? rootClass(kryo, input, bytes, offset, length) : null,
+          "Kryo: " + reason, e);
     } finally {
       input.setBuffer(KryoFactory.EMPTY);
-      pool.free(pooled);
+      if (healthy) {
+        pool.free(pooled);
+      }
+    }
+  }
+
+  /**
+   * Whether Kryo failed because the bytes are structurally broken: they run out (underflow, or a
+   * declared count larger than the bytes that remain, see {@link BoundedInput}), or a back-reference
+   * points at an object never read. No version of any class reads such bytes.
+   */
+  private static boolean broken(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof KryoBufferUnderflowException) {
+        return true;
+      }
+      String message = t.getMessage();
+      if (message != null && (message.startsWith("declared count") && message.contains("bytes that remain")
+          || message.startsWith("Unable to resolve reference") || impossibleClassId(message))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * A registered class id no version could have written. Ids of a few hundred may be registrations a
+   * newer version added (incompatible, not broken); one past {@link #MAX_PLAUSIBLE_CLASS_ID} is noise.
+   */
+  private static boolean impossibleClassId(String message) {
+    String prefix = "Encountered unregistered class ID: ";
+    if (!message.startsWith(prefix)) {
+      return false;
+    }
+    try {
+      return Long.parseLong(message.substring(prefix.length()).trim()) > MAX_PLAUSIBLE_CLASS_ID;
+    } catch (NumberFormatException e) {
+      return false;
+    }
+  }
+
+  /** The class named at the start of the payload, for messages; null when it cannot be read. */
+  private static @Nullable String rootClass(Kryo kryo, BoundedInput input, byte[] bytes, int offset,
+      int length) {
+    try {
+      input.setBuffer(bytes, offset, length);
+      Registration registration = kryo.readClass(input);
+      return registration == null ? null : registration.getType().getName();
+    } catch (RuntimeException e) {
+      return null;
+    } finally {
+      kryo.reset();
     }
   }
 

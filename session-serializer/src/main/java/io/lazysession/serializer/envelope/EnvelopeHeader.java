@@ -1,6 +1,8 @@
 package io.lazysession.serializer.envelope;
 
 import io.lazysession.serializer.CorruptDataException;
+import io.lazysession.serializer.IncompatibleDataException;
+import io.lazysession.serializer.ValueTooLargeException;
 import io.lazysession.serializer.codec.CodecKind;
 
 /**
@@ -31,6 +33,8 @@ public record EnvelopeHeader(CodecKind codec, EnvelopeCompression compression, i
   public static final int FORMAT_BYTE = 0xA1;
   /** The version written and read by this library. */
   public static final int FORMAT_VERSION = 1;
+  /** The longest Java array: a larger declared length is no writer's. */
+  private static final int MAX_ARRAY_LENGTH = Integer.MAX_VALUE - 8;
 
   /** Header of an uncompressed payload of this length. */
   public static EnvelopeHeader raw(CodecKind codec, int payloadLength) {
@@ -52,6 +56,7 @@ public record EnvelopeHeader(CodecKind codec, EnvelopeCompression compression, i
    *
    * @param maxDecodedLength larger declared decoded lengths are refused (decompression bombs)
    * @throws CorruptDataException if the bytes do not start with a valid header
+   * @throws IncompatibleDataException if the payload is larger than {@code maxDecodedLength}
    */
   public static EnvelopeHeader read(byte[] envelope, int maxDecodedLength) {
     if (envelope.length < 3) {
@@ -88,16 +93,27 @@ public record EnvelopeHeader(CodecKind codec, EnvelopeCompression compression, i
       long length = readVarint(envelope, position);
       position += (int) (length >>> 40);
       long value = length & 0xFFFFFFFFL;
-      if (value > maxDecodedLength) {
+      if (value > MAX_ARRAY_LENGTH) {
         throw new CorruptDataException("envelope declares a decoded length of " + value
-            + " bytes, more than the maximum of " + maxDecodedLength);
+            + " bytes, more than any writer can produce");
+      }
+      if (value > maxDecodedLength) {
+        throw tooLarge(value, maxDecodedLength);
       }
       decodedLength = (int) value;
     } else if (decodedLength > maxDecodedLength) {
-      throw new CorruptDataException("payload of " + decodedLength
-          + " bytes is more than the maximum of " + maxDecodedLength);
+      throw tooLarge(decodedLength, maxDecodedLength);
     }
     return new EnvelopeHeader(codec, compression, dictionaryId, decodedLength, position);
+  }
+
+  /**
+   * A payload over this node's limit is not broken: a node configured with a larger
+   * {@code lazysession.max-value-bytes} wrote it and reads it.
+   */
+  private static IncompatibleDataException tooLarge(long length, int maxDecodedLength) {
+    return new IncompatibleDataException(null, "the payload is " + length + " bytes, more than the "
+        + "maximum of " + maxDecodedLength + " bytes set by " + ValueTooLargeException.PROPERTY, null);
   }
 
   /** Writes this header at the start of {@code target}, which must be at least {@link #length()} long. */

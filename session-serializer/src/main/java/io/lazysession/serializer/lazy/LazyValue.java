@@ -21,16 +21,23 @@ public interface LazyValue {
   byte[] originalBytes();
 
   /**
-   * The bytes to store now: the original bytes when never inflated or unchanged; otherwise the value
-   * encoded again.
+   * The bytes to store now: the very array {@link #originalBytes()} returns when never inflated or
+   * unchanged; otherwise the value encoded again (and compressed if due).
+   *
+   * <p>Unchanged means: the value encodes to the codec payload it was read from, or, when it does not,
+   * to what that payload decodes to once more in this JVM (bytes of another codec, compression or hash
+   * order are kept as they are: a read-only request never rewrites them). A value read from the store
+   * that the configured codec cannot encode at all is unchanged too: its original bytes are kept and
+   * the condition is logged once per class. Compression runs only for a value that changed.
+   *
+   * @throws io.lazysession.serializer.ValueTooLargeException if the value grew in place beyond the
+   *     maximum payload size
    */
   byte[] currentBytes();
 
   /**
-   * For an inflated value: whether it now encodes to bytes different from those it came from (an
-   * in-place mutation). Never re-encodes a value that was not inflated; returns false for it. Bytes
-   * written with another codec or compression than the serializer's count as modified once read, so
-   * saving them migrates the attribute to the configured encoding.
+   * For an inflated value: whether it changed since it was read (an in-place mutation), in the sense
+   * of {@link #currentBytes()}. Never re-encodes a value that was not inflated; returns false for it.
    */
   boolean isModified();
 }

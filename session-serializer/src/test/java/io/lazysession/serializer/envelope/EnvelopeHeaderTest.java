@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lazysession.serializer.CorruptDataException;
+import io.lazysession.serializer.IncompatibleDataException;
 import io.lazysession.serializer.codec.CodecKind;
 import java.util.HexFormat;
 import org.junit.jupiter.api.Test;
@@ -57,9 +58,26 @@ class EnvelopeHeaderTest {
   }
 
   @Test
-  void read_declaredLengthAboveMaximum_throwsBeforeAllocating() {
+  void read_declaredLengthAboveAnyArray_corruptBeforeAllocating() {
     assertThatThrownBy(() -> EnvelopeHeader.read(hex("a10201ffffffff0f00"), 1 << 24))
         .isInstanceOf(CorruptDataException.class)
-        .hasMessageContaining("more than the maximum of 16777216");
+        .hasMessageContaining("more than any writer can produce");
+  }
+
+  /** A node configured with a larger maximum wrote it: not broken, refused here before allocating. */
+  @Test
+  void read_declaredLengthAboveConfiguredMaximum_incompatibleNamingTheSetting() {
+    assertThatThrownBy(() -> EnvelopeHeader.read(hex("a1020180808010" + "00"), 1 << 24))
+        .isInstanceOf(IncompatibleDataException.class)
+        .hasMessageContaining("33554432 bytes, more than the maximum of 16777216")
+        .hasMessageContaining("lazysession.max-value-bytes");
+    assertThatThrownBy(() -> EnvelopeHeader.read(new byte[3 + 2048], 1024))
+        .isInstanceOf(CorruptDataException.class);
+    byte[] raw = new byte[3 + 2048];
+    raw[0] = (byte) 0xA1;
+    raw[1] = 2;
+    assertThatThrownBy(() -> EnvelopeHeader.read(raw, 1024))
+        .isInstanceOf(IncompatibleDataException.class)
+        .hasMessageContaining("2048 bytes, more than the maximum of 1024");
   }
 }

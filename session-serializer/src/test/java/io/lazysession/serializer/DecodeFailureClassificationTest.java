@@ -1,0 +1,236 @@
+package io.lazysession.serializer;
+
+import static java.nio.charset.StandardCharsets.US_ASCII;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.esotericsoftware.kryo.kryo5.DefaultSerializer;
+import com.esotericsoftware.kryo.kryo5.Kryo;
+import com.esotericsoftware.kryo.kryo5.Serializer;
+import com.esotericsoftware.kryo.kryo5.io.Input;
+import com.esotericsoftware.kryo.kryo5.io.Output;
+import io.lazysession.serializer.codec.ClassAllowList;
+import io.lazysession.serializer.codec.CodecKind;
+import io.lazysession.serializer.compress.Compression;
+import io.lazysession.serializer.lazy.LazyValue;
+import java.io.IOException;
+import java.io.InvalidObjectException;
+import java.io.ObjectInputStream;
+import java.io.Serial;
+import java.io.Serializable;
+import java.util.Arrays;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Only provably broken bytes are {@link CorruptDataException}; bytes that another version of a class
+ * reads are {@link IncompatibleDataException}, and errors of the JVM are never turned into either.
+ * Bytes "of another version" are made by writing a twin class whose name differs in its last letter,
+ * then renaming it in the payload (same length, so the stream stays well-formed).
+ */
+class DecodeFailureClassificationTest {
+  private static final ClassAllowList ALLOW =
+      ClassAllowList.builder().allowPackage("io.lazysession.serializer").build();
+
+  /** Version 2 of an enum: a constant added. */
+  enum StatusA { NEW, SHIPPED }
+
+  /** Version 1 of that enum, as an older node has it. */
+  enum StatusB { NEW }
+
+  /** Version 1 of a class: its field holds a String. */
+  static final class HolderA implements Serializable {
+    @Serial private static final long serialVersionUID = 1L;
+    Object amount = "12";
+  }
+
+  /** Version 2: the field's type changed to Integer. */
+  static final class HolderB implements Serializable {
+    @Serial private static final long serialVersionUID = 1L;
+    Integer amount = 12;
+  }
+
+  /** A class whose JDK {@code readObject} and Kryo serializer throw what the test sets. */
+  @DefaultSerializer(ThrowingSerializer.class)
+  static final class Throwing implements Serializable {
+    @Serial private static final long serialVersionUID = 1L;
+    static volatile Supplier<Throwable> onRead = () -> null;
+    int n = 1;
+
+    @Serial
+    private void readObject(ObjectInputStream in) throws IOException, ClassNotFoundException {
+      in.defaultReadObject();
+      throwIt();
+    }
+
+    static void throwIt() throws IOException {
+      Throwable t = onRead.get();
+      if (t instanceof IOException io) {
+        throw io;
+      } else if (t instanceof RuntimeException re) {
+        throw re;
+      } else if (t instanceof Error error) {
+        throw error;
+      }
+    }
+  }
+
+  public static final class ThrowingSerializer extends Serializer<Throwing> {
+    @Override
+    public void write(Kryo kryo, Output output, Throwing object) {
+      output.writeInt(object.n);
+    }
+
+    @Override
+    public Throwing read(Kryo kryo, Input input, Class<? extends Throwing> type) {
+      Throwing t = new Throwing();
+      t.n = input.readInt();
+      try {
+        Throwing.throwIt();
+      } catch (IOException e) {
+        throw new IllegalStateException(e);
+      }
+      return t;
+    }
+  }
+
+  @AfterEach
+  void reset() {
+    Throwing.onRead = () -> null;
+  }
+
+  private static AttributeSerializer serializer(CodecKind codec) {
+    return AttributeSerializer.builder().codec(codec).compression(Compression.none()).allowList(ALLOW)
+        .build();
+  }
+
+  /** The envelope of {@code value} with the last letter of its class name changed from A to {@code to}. */
+  private static byte[] renamed(AttributeSerializer serializer, Object value, char to) {
+    byte[] envelope = serializer.serialize(value);
+    byte[] name = (DecodeFailureClassificationTest.class.getSimpleName() + "$"
+        + value.getClass().getSimpleName().replaceAll("A$", "")).getBytes(US_ASCII);
+    int found = indexOf(envelope, name);
+    assertThat(found).as("class name in payload").isPositive();
+    int last = found + name.length;
+    assertThat(envelope[last] & 0x7F).isEqualTo('A');
+    envelope[last] = (byte) ((envelope[last] & 0x80) | to);
+    return envelope;
+  }
+
+  private static int indexOf(byte[] haystack, byte[] needle) {
+    outer:
+    for (int i = 0; i + needle.length < haystack.length; i++) {
+      for (int j = 0; j < needle.length; j++) {
+        if (haystack[i + j] != needle[j]) {
+          continue outer;
+        }
+      }
+      return i;
+    }
+    return -1;
+  }
+
+  @ParameterizedTest
+  @EnumSource(CodecKind.class)
+  void deserialize_enumConstantAddedByNewerNode_incompatibleNamingConstantAndBytesKept(CodecKind codec) {
+    AttributeSerializer serializer = serializer(codec);
+    byte[] stored = renamed(serializer, StatusA.SHIPPED, 'B');
+    LazyValue lazy = serializer.lazy(stored);
+
+    assertThatThrownBy(lazy::get).isInstanceOf(IncompatibleDataException.class)
+        .isNotInstanceOf(CorruptDataException.class).hasMessageContaining("SHIPPED");
+    assertThat(lazy.currentBytes()).isSameAs(stored);
+    assertThat(serializer.deserialize(renamed(serializer, StatusA.NEW, 'B'))).isEqualTo(StatusB.NEW);
+  }
+
+  @ParameterizedTest
+  @EnumSource(CodecKind.class)
+  void deserialize_fieldTypeChanged_incompatibleNamingTheClass(CodecKind codec) {
+    AttributeSerializer serializer = serializer(codec);
+    byte[] stored = renamed(serializer, new HolderA(), 'B');
+
+    assertThatThrownBy(() -> serializer.deserialize(stored)).isInstanceOf(IncompatibleDataException.class)
+        .hasMessageContaining(HolderB.class.getName());
+  }
+
+  @ParameterizedTest
+  @EnumSource(CodecKind.class)
+  void deserialize_classMissingOnThisNode_incompatibleNamingTheClass(CodecKind codec) {
+    AttributeSerializer serializer = serializer(codec);
+    byte[] stored = renamed(serializer, StatusA.NEW, 'Z');
+
+    assertThatThrownBy(() -> serializer.deserialize(stored)).isInstanceOf(IncompatibleDataException.class)
+        .hasMessageContaining(DecodeFailureClassificationTest.class.getName() + "$StatusZ");
+  }
+
+  @ParameterizedTest
+  @EnumSource(CodecKind.class)
+  void deserialize_readObjectRefusesWhatItReads_incompatible(CodecKind codec) {
+    AttributeSerializer serializer = serializer(codec);
+    byte[] stored = serializer.serialize(new Throwing());
+
+    for (Supplier<Throwable> failure : java.util.List.<Supplier<Throwable>>of(
+        () -> new InvalidObjectException("amount must be positive"),
+        () -> new ClassCastException("java.lang.String cannot be cast to java.lang.Integer"),
+        () -> new IllegalArgumentException("unknown step"))) {
+      Throwing.onRead = failure;
+      assertThatThrownBy(() -> serializer.deserialize(stored)).as(failure.get().toString())
+          .isInstanceOf(IncompatibleDataException.class);
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(CodecKind.class)
+  void deserialize_outOfMemory_propagatesAndNextDecodeWorks(CodecKind codec) {
+    AttributeSerializer serializer = serializer(codec);
+    byte[] stored = serializer.serialize(new Throwing());
+    Throwing.onRead = () -> new OutOfMemoryError("Java heap space (simulated)");
+
+    assertThatThrownBy(() -> serializer.deserialize(stored)).isInstanceOf(OutOfMemoryError.class);
+    Throwing.onRead = () -> null;
+    assertThat(serializer.deserialize(stored)).isInstanceOf(Throwing.class);
+  }
+
+  /**
+   * A legitimately deep value can overflow a small thread stack; the overflow is unwound by the time it
+   * is caught, so it is classified (bytes kept for a thread or node with more stack) rather than
+   * propagated as an Error to the request.
+   */
+  @ParameterizedTest
+  @EnumSource(CodecKind.class)
+  void deserialize_stackOverflow_incompatibleAndNextDecodeWorks(CodecKind codec) {
+    AttributeSerializer serializer = serializer(codec);
+    byte[] stored = serializer.serialize(new Throwing());
+    Throwing.onRead = () -> new StackOverflowError();
+
+    assertThatThrownBy(() -> serializer.deserialize(stored)).isInstanceOf(IncompatibleDataException.class)
+        .hasMessageContaining("deeper than this thread's stack");
+    Throwing.onRead = () -> null;
+    assertThat(serializer.deserialize(stored)).isInstanceOf(Throwing.class);
+  }
+
+  @ParameterizedTest
+  @EnumSource(CodecKind.class)
+  void deserialize_truncatedOrTrailingBytes_corrupt(CodecKind codec) {
+    AttributeSerializer serializer = serializer(codec);
+    byte[] stored = serializer.serialize(new HolderA());
+    byte[] truncated = Arrays.copyOf(stored, stored.length - 2);
+    byte[] trailing = Arrays.copyOf(stored, stored.length + 1);
+
+    assertThatThrownBy(() -> serializer.deserialize(truncated)).isInstanceOf(CorruptDataException.class);
+    assertThatThrownBy(() -> serializer.deserialize(trailing)).isInstanceOf(CorruptDataException.class);
+  }
+
+  @Test
+  void deserialize_unknownCodecIdOrZstdError_corrupt() {
+    AttributeSerializer serializer = serializer(CodecKind.KRYO);
+    byte[] unknownCodec = {(byte) 0xA1, 9, 0, 1};
+    byte[] badFrame = {(byte) 0xA1, 2, 1, 10, 1, 2, 3, 4};
+
+    assertThatThrownBy(() -> serializer.deserialize(unknownCodec)).isInstanceOf(CorruptDataException.class);
+    assertThatThrownBy(() -> serializer.deserialize(badFrame)).isInstanceOf(CorruptDataException.class);
+  }
+}

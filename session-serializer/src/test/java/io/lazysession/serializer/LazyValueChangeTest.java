@@ -1,0 +1,207 @@
+package io.lazysession.serializer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.lazysession.serializer.codec.ClassAllowList;
+import io.lazysession.serializer.codec.CodecKind;
+import io.lazysession.serializer.compress.Compression;
+import io.lazysession.serializer.lazy.LazyValue;
+import io.lazysession.serializer.reference.ReferenceSession;
+import java.io.Serial;
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** When a value that was read counts as changed, and what bytes are stored for it. */
+class LazyValueChangeTest {
+  private static final ClassAllowList ALLOW =
+      ClassAllowList.builder().allowPackage("io.lazysession.serializer").build();
+
+  /**
+   * A key whose hash, like an enum's identity hash, differs from one JVM to the next: {@link #jvm}
+   * stands for the JVM, so changing it between writing and reading simulates another node.
+   */
+  static final class Role implements Serializable {
+    @Serial private static final long serialVersionUID = 1L;
+    static volatile int jvm;
+    final int id;
+
+    Role(int id) {
+      this.id = id;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Role other && other.id == id;
+    }
+
+    @Override
+    public int hashCode() {
+      return jvm == 0 ? id : 63 - id;
+    }
+  }
+
+  @AfterEach
+  void backToThisJvm() {
+    Role.jvm = 0;
+  }
+
+  static Stream<Arguments> matrix() {
+    return Stream.of(CodecKind.values()).flatMap(codec -> Stream.of(
+        Arguments.of(codec, Compression.none()),
+        Arguments.of(codec, Compression.zstd(3, 0))));
+  }
+
+  private static AttributeSerializer serializer(CodecKind codec, Compression compression) {
+    return AttributeSerializer.builder().codec(codec).compression(compression).allowList(ALLOW).build();
+  }
+
+  @ParameterizedTest
+  @MethodSource("matrix")
+  void currentBytes_hashSetReadInAnotherJvm_unchangedKeepsStoredBytes(CodecKind codec,
+      Compression compression) {
+    AttributeSerializer serializer = serializer(codec, compression);
+    Set<Role> roles = new HashSet<>();
+    for (int i = 0; i < 12; i++) {
+      roles.add(new Role(i));
+    }
+    byte[] stored = serializer.serialize(roles);
+    Role.jvm = 1;
+    LazyValue lazy = serializer.lazy(stored);
+    Set<Role> read = (Set<Role>) lazy.get();
+    // the precondition of the defect: this JVM's encoding of the same set differs from the stored one
+    assertThat(serializer.serialize(read)).isNotEqualTo(stored);
+
+    assertThat(lazy.currentBytes()).isSameAs(stored);
+    assertThat(lazy.isModified()).isFalse();
+
+    read.add(new Role(40));
+    assertThat(lazy.isModified()).isTrue();
+    assertThat(serializer.deserialize(lazy.currentBytes())).isEqualTo(read);
+  }
+
+  @Test
+  void currentBytes_jdkValueKryoCannotEncodeOnlyRead_unchangedAndNeverThrows() {
+    AttributeSerializer jdkNode = AttributeSerializer.builder().codec(CodecKind.JDK).build();
+    AttributeSerializer kryoNode = AttributeSerializer.builder().codec(CodecKind.KRYO).build();
+    Map<String, Object> stats = new HashMap<>(Map.of("visits", new AtomicInteger(3)));
+    byte[] stored = jdkNode.serialize(stats);
+    assertThatThrownBy(() -> kryoNode.serialize(stats)).isInstanceOf(SerializationException.class);
+
+    for (int request = 0; request < 3; request++) {
+      LazyValue lazy = kryoNode.lazy(stored);
+      assertThat(lazy.get()).isInstanceOf(HashMap.class);
+
+      assertThat(lazy.currentBytes()).isSameAs(stored);
+      assertThat(lazy.isModified()).isFalse();
+    }
+  }
+
+  @Test
+  void currentBytes_jdkValueKryoCannotEncodeChangedInPlace_savedWithTheCodecThatWroteIt() {
+    AttributeSerializer jdkNode = AttributeSerializer.builder().codec(CodecKind.JDK).build();
+    AttributeSerializer kryoNode = AttributeSerializer.builder().codec(CodecKind.KRYO).build();
+    byte[] stored = jdkNode.serialize(new HashMap<>(Map.of("visits", new AtomicInteger(3))));
+    LazyValue lazy = kryoNode.lazy(stored);
+    ((Map<String, AtomicInteger>) lazy.get()).get("visits").incrementAndGet();
+
+    byte[] now = lazy.currentBytes();
+
+    assertThat(lazy.isModified()).isTrue();
+    assertThat(kryoNode.header(now).codec()).isEqualTo(CodecKind.JDK);
+    assertThat(((Map<String, AtomicInteger>) kryoNode.deserialize(now)).get("visits").get()).isEqualTo(4);
+  }
+
+  @ParameterizedTest
+  @EnumSource(CodecKind.class)
+  void currentBytes_storedWithOtherCompression_unchangedNotRecompressed(CodecKind codec) {
+    AttributeSerializer writer = AttributeSerializer.builder().codec(codec)
+        .compression(Compression.zstd(19, 0)).allowList(ALLOW).build();
+    AttributeSerializer reader = serializer(codec, Compression.zstd(1, 0));
+    AttributeSerializer raw = serializer(codec, Compression.none());
+    for (Object value : ReferenceSession.create().values()) {
+      for (byte[] stored : List.of(writer.serialize(value), raw.serialize(value))) {
+        LazyValue lazy = reader.lazy(stored);
+        lazy.get();
+
+        assertThat(lazy.currentBytes()).as(value.getClass().getName()).isSameAs(stored);
+        assertThat(lazy.isModified()).isFalse();
+      }
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource("matrix")
+  void currentBytes_mutatedInPlace_exactlyTheEnvelopeSerializeWrites(CodecKind codec,
+      Compression compression) {
+    AttributeSerializer serializer = serializer(codec, compression);
+    List<String> list = new ArrayList<>(List.of("a".repeat(300), "b"));
+    LazyValue lazy = serializer.lazy(serializer.serialize(list));
+    ((List<String>) lazy.get()).add("c".repeat(400));
+
+    assertThat(lazy.isModified()).isTrue();
+    assertThat(lazy.currentBytes()).isEqualTo(serializer.serialize(lazy.get()));
+  }
+
+  @Test
+  void currentBytes_otherCodecUnchanged_keepsStoredBytes() {
+    AttributeSerializer jdkNode = serializer(CodecKind.JDK, Compression.zstd());
+    AttributeSerializer kryoNode = serializer(CodecKind.KRYO, Compression.zstd());
+    byte[] stored = jdkNode.serialize(new ArrayList<>(List.of(1, 2, 3)));
+    LazyValue lazy = kryoNode.lazy(stored);
+    lazy.get();
+
+    assertThat(lazy.currentBytes()).isSameAs(stored);
+  }
+
+  @ParameterizedTest
+  @EnumSource(CodecKind.class)
+  void serialize_valueOverMaximum_valueTooLargeNamingClassSizeLimitAndSetting(CodecKind codec) {
+    AttributeSerializer serializer = AttributeSerializer.builder().codec(codec).maxPayloadBytes(1024)
+        .build();
+
+    assertThatThrownBy(() -> serializer.serialize("x".repeat(5000)))
+        .isInstanceOfSatisfying(ValueTooLargeException.class, e -> {
+          assertThat(e.className()).isEqualTo("java.lang.String");
+          assertThat(e.limit()).isEqualTo(1024);
+        })
+        .hasMessageContaining("java.lang.String").hasMessageContaining("1024")
+        .hasMessageContaining("lazysession.max-value-bytes");
+  }
+
+  @ParameterizedTest
+  @EnumSource(CodecKind.class)
+  void currentBytes_readValueGrownInPlaceOverMaximum_valueTooLarge(CodecKind codec) {
+    AttributeSerializer serializer = AttributeSerializer.builder().codec(codec).maxPayloadBytes(1024)
+        .build();
+    LazyValue lazy = serializer.lazy(serializer.serialize(new ArrayList<>(List.of("small"))));
+    ((List<String>) lazy.get()).add("x".repeat(5000));
+
+    assertThatThrownBy(lazy::currentBytes).isInstanceOf(ValueTooLargeException.class);
+  }
+
+  @Test
+  void currentBytes_readOnly_sameArrayAsOriginal() {
+    AttributeSerializer serializer = serializer(CodecKind.KRYO, Compression.zstd(3, 0));
+    byte[] stored = serializer.serialize(new ArrayList<>(List.of("a".repeat(500))));
+    LazyValue lazy = serializer.lazy(stored);
+    lazy.get();
+
+    assertThat(lazy.currentBytes()).isSameAs(lazy.originalBytes()).isSameAs(stored);
+    assertThat(Arrays.equals(lazy.currentBytes(), stored)).isTrue();
+  }
+}
