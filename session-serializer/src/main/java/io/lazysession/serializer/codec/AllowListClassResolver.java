@@ -4,15 +4,19 @@ import com.esotericsoftware.kryo.kryo5.Registration;
 import com.esotericsoftware.kryo.kryo5.io.Output;
 import com.esotericsoftware.kryo.kryo5.util.DefaultClassResolver;
 import io.lazysession.serializer.ClassNotAllowedException;
+import io.lazysession.serializer.SerializationException;
 
 /**
  * A Kryo class resolver that refuses, by name and before {@code Class.forName}, any class outside the
  * allow-list. Classes registered with an id in {@link KryoFactory} are JDK value types and never reach
- * the name path. Writing refuses them too, so a value that could not be read back is never stored. One
- * per Kryo instance, like Kryo itself: not thread-safe.
+ * the name path. Writing refuses them too, so a value that could not be read back is never stored: so
+ * are lambdas and other hidden classes, whose names no class loader resolves, and JDK collection views
+ * are written as the plain collection they show ({@link CollectionCopies}). One per Kryo instance, like
+ * Kryo itself: not thread-safe.
  */
 final class AllowListClassResolver extends DefaultClassResolver {
   private final ClassAllowList allowList;
+  private final CollectionCopies copies = new CollectionCopies();
 
   AllowListClassResolver(ClassAllowList allowList) {
     this.allowList = allowList;
@@ -35,7 +39,37 @@ final class AllowListClassResolver extends DefaultClassResolver {
   }
 
   @Override
+  public Registration writeClass(Output output, Class type) {
+    if (type != null) {
+      Registration copy = copies.replacement(kryo, type);
+      if (copy != null) {
+        super.writeClass(output, copy.getType());
+        return copy;
+      }
+    }
+    return super.writeClass(output, type);
+  }
+
+  /**
+   * A replaced class's own serializer is the copy writer too: collection serializers that find all
+   * elements of one class write that class once and then call its serializer directly.
+   */
+  @Override
+  public Registration registerImplicit(Class type) {
+    Registration copy = copies.replacement(kryo, type);
+    if (copy != null) {
+      return register(new Registration(type, copy.getSerializer(), NAME));
+    }
+    return super.registerImplicit(type);
+  }
+
+  @Override
   protected void writeName(Output output, Class type, Registration registration) {
+    if (type.isHidden() || type.isSynthetic()) {
+      throw new SerializationException("cannot store an instance of " + type.getName()
+          + ": a lambda or hidden class cannot be found by name when read back; use a named class"
+          + " (for a comparator, a class implementing Comparator)");
+    }
     if (!allowList.isAllowed(type)) {
       throw new ClassNotAllowedException(ClassAllowList.refusedName(type.getName()));
     }

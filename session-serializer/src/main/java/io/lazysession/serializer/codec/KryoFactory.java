@@ -11,6 +11,7 @@ import com.esotericsoftware.kryo.kryo5.Serializer;
 import com.esotericsoftware.kryo.kryo5.SerializerFactory;
 import com.esotericsoftware.kryo.kryo5.serializers.DefaultArraySerializers;
 import com.esotericsoftware.kryo.kryo5.serializers.DefaultSerializers;
+import java.util.AbstractMap;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.EnumSet;
@@ -116,6 +117,10 @@ final class KryoFactory {
     kryo.addDefaultSerializer(String[].class,
         new KryoSerializers.CountGuard<>(new DefaultArraySerializers.StringArraySerializer()));
     kryo.addDefaultSerializer(UUID.class, new DefaultSerializers.UUIDSerializer());
+    // Map entries: JDK internals are closed to reflection, and entry views are written as these
+    kryo.addDefaultSerializer(AbstractMap.SimpleImmutableEntry.class,
+        new KryoSerializers.EntrySerializer(true));
+    kryo.addDefaultSerializer(AbstractMap.SimpleEntry.class, new KryoSerializers.EntrySerializer(false));
 
     KryoRegistrations.register(kryo);
     return new PooledKryo(kryo, newOutput(maxPayloadBytes), new BoundedInput());

@@ -15,6 +15,7 @@ import java.io.IOException;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
 import java.io.ObjectStreamClass;
+import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -314,6 +315,30 @@ final class KryoSerializers {
         }
       }
       return wrapper;
+    }
+  }
+
+  /** A map entry as key then value; read as the immutable or the mutable JDK entry. */
+  static final class EntrySerializer extends Serializer<Map.Entry<Object, Object>> {
+    private final boolean immutable;
+
+    EntrySerializer(boolean immutable) {
+      this.immutable = immutable;
+    }
+
+    @Override
+    public void write(Kryo kryo, Output output, Map.Entry<Object, Object> entry) {
+      kryo.writeClassAndObject(output, entry.getKey());
+      kryo.writeClassAndObject(output, entry.getValue());
+    }
+
+    @Override
+    public Map.Entry<Object, Object> read(Kryo kryo, Input input,
+        Class<? extends Map.Entry<Object, Object>> type) {
+      Object key = kryo.readClassAndObject(input);
+      Object value = kryo.readClassAndObject(input);
+      return immutable ? new AbstractMap.SimpleImmutableEntry<>(key, value)
+          : new AbstractMap.SimpleEntry<>(key, value);
     }
   }
 
