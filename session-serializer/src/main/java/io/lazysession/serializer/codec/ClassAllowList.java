@@ -2,6 +2,7 @@ package io.lazysession.serializer.codec;
 
 import java.util.Collections;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -17,8 +18,16 @@ import java.util.Set;
  * that carry behaviour rather than data are refused too ({@code Thread}, {@code ClassLoader},
  * {@code ProcessBuilder}, {@code Runtime}, executors, {@code ServiceLoader}, {@code Timer}). Known
  * gadget chains need a class outside these packages (a {@code TemplatesImpl}, an
- * {@code InvocationHandler}, a commons-collections transformer, a {@code java.net.URL}), so refusing
- * that class breaks the chain before anything is constructed.
+ * {@code InvocationHandler}, a commons-collections transformer, a {@code java.net.URL} read by JDK
+ * serialization), so refusing that class breaks the chain before anything is constructed.
+ *
+ * <p>Also always allowed, so that an application using Spring Security needs no setting: from
+ * {@code java.net} only {@code URI}, and {@code URL} in the forms the codecs write (see
+ * {@link JavaNetSerializers}: rebuilt from its string, never resolving its host); and the Spring
+ * Security packages whose classes its filters keep in the HTTP session (the security context and its
+ * authentications, user details and authorities, OAuth 2.0 and OIDC clients, users and tokens, the
+ * saved request, the CSRF token, WebAuthn options). These are data classes; the rest of Spring
+ * Security (filters, configuration, crypto) stays refused.
  */
 public final class ClassAllowList {
   private static final Set<String> JDK_PACKAGES = Set.of(
@@ -38,6 +47,29 @@ public final class ClassAllowList {
       "java.util.concurrent.ForkJoinTask", "java.util.concurrent.FutureTask",
       "java.util.concurrent.CompletableFuture");
 
+  /**
+   * Single classes outside the JDK packages: {@code java.net.URI} (parsed from its string, no lookup),
+   * and what {@link JdkCodec} writes for a {@code java.net.URL}. {@code java.net.URL} itself is not
+   * here: Kryo writes it by id with its own serializer, and JDK bytes that name it are refused.
+   */
+  private static final Set<String> SINGLE_CLASSES = Set.of(
+      "java.net.URI", "io.lazysession.serializer.codec.SerializedUrl");
+
+  /** Spring Security packages (and their sub-packages) whose classes live in HTTP sessions. */
+  private static final List<String> SPRING_SECURITY_PACKAGES = List.of(
+      "org.springframework.security.core",
+      "org.springframework.security.authentication",
+      "org.springframework.security.web.authentication",
+      "org.springframework.security.web.savedrequest",
+      "org.springframework.security.web.csrf",
+      "org.springframework.security.web.webauthn.api",
+      "org.springframework.security.web.webauthn.authentication",
+      "org.springframework.security.oauth2.core",
+      "org.springframework.security.oauth2.client");
+
+  private static final String[] BUILT_IN_PREFIXES =
+      SPRING_SECURITY_PACKAGES.stream().map(p -> p + ".").toArray(String[]::new);
+
   private static final Set<String> PRIMITIVES = Set.of(
       "boolean", "byte", "char", "short", "int", "long", "float", "double", "void");
 
@@ -51,13 +83,20 @@ public final class ClassAllowList {
     this.prefixes = packages.stream().map(p -> p + ".").toArray(String[]::new);
   }
 
-  /** Only JDK value types. */
+  /** Only what is always allowed: JDK value types, URL and URI, Spring Security's session classes. */
   public static ClassAllowList jdkOnly() {
     return JDK_ONLY;
   }
 
   public static Builder builder() {
     return new Builder();
+  }
+
+  /**
+   * The Spring Security packages always allowed (with their sub-packages), whatever was configured.
+   */
+  public static List<String> springSecurityPackages() {
+    return SPRING_SECURITY_PACKAGES;
   }
 
   /** Whether a class of this binary name may be loaded and constructed while decoding. */
@@ -75,6 +114,14 @@ public final class ClassAllowList {
       String topLevel = dollar < 0 ? name : name.substring(0, dollar);
       return !JDK_DENIED.contains(topLevel);
     }
+    if (SINGLE_CLASSES.contains(name)) {
+      return true;
+    }
+    for (String prefix : BUILT_IN_PREFIXES) {
+      if (name.startsWith(prefix)) {
+        return true;
+      }
+    }
     for (String prefix : prefixes) {
       if (name.startsWith(prefix)) {
         return true;
@@ -83,16 +130,21 @@ public final class ClassAllowList {
     return false;
   }
 
-  /** Whether this class (or, for an array, its element class) may be decoded. */
+  /**
+   * Whether this class (or, for an array, its element class) may be decoded. Unlike its name,
+   * {@code java.net.URL} as a class is allowed: a codec builds it from a string without looking its
+   * host up (the JDK's stream filter sees it as what a {@link SerializedUrl} resolves to), while bytes
+   * that name it are refused.
+   */
   public boolean isAllowed(Class<?> type) {
     Class<?> element = type;
     while (element.isArray()) {
       element = element.getComponentType();
     }
-    return element.isPrimitive() || isAllowed(element.getName());
+    return element.isPrimitive() || element == java.net.URL.class || isAllowed(element.getName());
   }
 
-  /** The packages allowed on top of the JDK types. */
+  /** The packages allowed on top of what is always allowed. */
   public Set<String> packages() {
     return packages;
   }
@@ -134,7 +186,7 @@ public final class ClassAllowList {
 
   @Override
   public String toString() {
-    return "ClassAllowList{jdk + " + packages + "}";
+    return "ClassAllowList{jdk + spring security + " + packages + "}";
   }
 
   /** Not thread-safe. */

@@ -122,6 +122,13 @@ final class JdkCodec implements Codec {
   private final class CheckedObjectOutputStream extends ObjectOutputStream {
     CheckedObjectOutputStream(OutputStream out) throws IOException {
       super(out);
+      enableReplaceObject(true);
+    }
+
+    /** A URL travels as a {@link SerializedUrl}: java.net.URL itself is never decoded (URLDNS). */
+    @Override
+    protected Object replaceObject(Object obj) {
+      return JavaNetSerializers.replaceForJdk(obj);
     }
 
     @Override

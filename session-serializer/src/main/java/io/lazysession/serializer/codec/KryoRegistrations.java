@@ -102,6 +102,9 @@ final class KryoRegistrations {
         boolean[].class, char[].class)) {
       entries.add(new Entry(type, null));
     }
+    // 89..: java.net, rebuilt from strings (a URL without DNS lookups)
+    entries.add(new Entry(java.net.URL.class, new JavaNetSerializers.UrlSerializer()));
+    entries.add(new Entry(java.net.URI.class, new JavaNetSerializers.UriSerializer()));
     return entries;
   }
 
