@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lazysession.redis.bootapp.ShopApplication;
 import io.lazysession.redis.micrometer.LazySessionMetrics;
+import io.lazysession.redis.micrometer.TimedSessionRepository;
 import io.lazysession.testing.RedisServerExtension;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.sync.RedisCommands;
@@ -74,7 +75,8 @@ class BootAutoConfigurationIT {
     try (ConfigurableApplicationContext node1 = start(WebApplicationType.SERVLET, properties);
         ConfigurableApplicationContext node2 = start(WebApplicationType.SERVLET, properties)) {
       assertThat(node1.getBean(SessionRepository.class))
-          .isInstanceOf(LazyRedisSessionRepository.class);
+          .isInstanceOfSatisfying(TimedSessionRepository.class, timed -> assertThat(timed.delegate())
+              .isSameAs(node1.getBean(LazyRedisSessionRepository.class)));
       assertThat(node1.getBeansOfType(SessionRepositoryFilter.class)).hasSize(1);
       HttpClient browser = HttpClient.newBuilder().cookieHandler(new CookieManager()).build();
 
@@ -104,8 +106,43 @@ class BootAutoConfigurationIT {
   }
 
   @Test
-  void startup_properties_configureTheRepository() {
+  void startup_notAWebApplication_backsOff() {
     try (ConfigurableApplicationContext context = start(WebApplicationType.NONE,
+        "spring.data.redis.url=" + redis.url())) {
+      assertThat(context.getBeansOfType(LazyRedisSessionRepository.class)).isEmpty();
+    }
+  }
+
+  @Test
+  void startup_applicationsOwnRedisClientBean_isNotTheSessionStore() {
+    // The app's client points at a closed port: were it used, the repository could not start.
+    try (ConfigurableApplicationContext context = new SpringApplicationBuilder(
+        ShopApplication.class, OwnRedisClient.class).web(WebApplicationType.SERVLET)
+        .properties("server.port=0", "spring.data.redis.url=" + redis.url()).run()) {
+      LazyRedisSessionRepository repository = context.getBean(LazyRedisSessionRepository.class);
+      LazySession session = repository.createSession();
+      repository.save(session);
+      assertThat(repository.findById(session.getId())).isNotNull();
+      assertThat(context.getBean("lazySessionRedisClient"))
+          .isNotSameAs(context.getBean("applicationRedisClient"));
+    }
+  }
+
+  @Test
+  void startup_sessionClientBeanNamedLazySessionRedisClient_isUsed() {
+    try (ConfigurableApplicationContext context = new SpringApplicationBuilder(
+        ShopApplication.class, DedicatedRedisClient.class).web(WebApplicationType.SERVLET)
+        .properties("server.port=0", "spring.data.redis.url=redis://127.0.0.1:1").run()) {
+      LazyRedisSessionRepository repository = context.getBean(LazyRedisSessionRepository.class);
+      LazySession session = repository.createSession();
+      repository.save(session);
+      assertThat(repository.findById(session.getId())).isNotNull();
+    }
+  }
+
+  @Test
+  void startup_properties_configureTheRepository() {
+    try (ConfigurableApplicationContext context = start(WebApplicationType.SERVLET,
         "spring.data.redis.url=" + redis.url(), "spring.session.timeout=45m",
         "lazysession.namespace=configured", "lazysession.touch-interval=7s",
         "lazysession.codec=jdk", "lazysession.compression=none")) {
@@ -118,21 +155,21 @@ class BootAutoConfigurationIT {
 
   @Test
   void startup_unknownCodec_failsNamingTheProperty() {
-    assertThatThrownBy(() -> start(WebApplicationType.NONE, "spring.data.redis.url=" + redis.url(),
+    assertThatThrownBy(() -> start(WebApplicationType.SERVLET, "spring.data.redis.url=" + redis.url(),
         "lazysession.codec=protobuf"))
         .rootCause().hasMessageContaining("lazysession.codec").hasMessageContaining("protobuf");
   }
 
   @Test
   void startup_compressionLevelOutOfRange_failsNamingTheProperty() {
-    assertThatThrownBy(() -> start(WebApplicationType.NONE, "spring.data.redis.url=" + redis.url(),
+    assertThatThrownBy(() -> start(WebApplicationType.SERVLET, "spring.data.redis.url=" + redis.url(),
         "lazysession.compression.level=99"))
         .rootCause().hasMessageContaining("level").hasMessageContaining("99");
   }
 
   @Test
   void startup_unknownDecodeFailurePolicy_failsNamingTheProperty() {
-    assertThatThrownBy(() -> start(WebApplicationType.NONE, "spring.data.redis.url=" + redis.url(),
+    assertThatThrownBy(() -> start(WebApplicationType.SERVLET, "spring.data.redis.url=" + redis.url(),
         "lazysession.on-decode-failure=ignore"))
         .rootCause().hasMessageContaining("lazysession.on-decode-failure");
   }
@@ -144,10 +181,26 @@ class BootAutoConfigurationIT {
       closedPort = socket.getLocalPort();
     }
     int port = closedPort;
-    assertThatThrownBy(() -> start(WebApplicationType.NONE,
+    assertThatThrownBy(() -> start(WebApplicationType.SERVLET,
         "spring.data.redis.url=redis://127.0.0.1:" + port, "spring.data.redis.timeout=1s"))
         .hasStackTraceContaining("lazysession cannot connect to Redis")
         .hasStackTraceContaining("127.0.0.1:" + port + " (spring.data.redis.url)");
+  }
+
+  @org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
+  static class OwnRedisClient {
+    @org.springframework.context.annotation.Bean(destroyMethod = "shutdown")
+    RedisClient applicationRedisClient() {
+      return RedisClient.create("redis://127.0.0.1:1");
+    }
+  }
+
+  @org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
+  static class DedicatedRedisClient {
+    @org.springframework.context.annotation.Bean(destroyMethod = "shutdown")
+    RedisClient lazySessionRedisClient() {
+      return RedisClient.create(redis.uri());
+    }
   }
 
   @org.springframework.context.annotation.Configuration(proxyBeanMethods = false)

@@ -6,6 +6,7 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import io.lazysession.redis.config.EnableLazyHttpSession;
+import io.lazysession.redis.config.LazySessionAutoConfiguration;
 import io.lazysession.testing.RedisServerExtension;
 import io.lettuce.core.RedisClient;
 import java.util.Map;
@@ -18,7 +19,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.session.web.http.SessionRepositoryFilter;
 
-/** Plain Spring (no Boot): {@code @EnableLazyHttpSession} with the context's RedisClient. */
+/** Plain Spring (no Boot): {@code @EnableLazyHttpSession}, one configuration path with Boot's. */
 class EnableLazyHttpSessionIT {
   @RegisterExtension
   static final RedisServerExtension redis = RedisServerExtension.standalone();
@@ -26,8 +27,8 @@ class EnableLazyHttpSessionIT {
   @Configuration(proxyBeanMethods = false)
   @EnableLazyHttpSession(namespace = "plain-spring", maxInactiveIntervalInSeconds = 600)
   static class SessionConfig {
-    @Bean(destroyMethod = "shutdown")
-    RedisClient redisClient() {
+    @Bean(name = LazySessionAutoConfiguration.CLIENT_BEAN_NAME, destroyMethod = "shutdown")
+    RedisClient sessionRedisClient() {
       return RedisClient.create(redis.uri());
     }
   }

@@ -16,22 +16,30 @@ import org.springframework.context.annotation.Import;
  *
  * <pre>{@code
  * @Configuration
- * @EnableLazyHttpSession(redisUrl = "redis://localhost:6379", maxInactiveIntervalInSeconds = 1800)
+ * @EnableLazyHttpSession(redisUrl = "redis://localhost:6379", maxInactiveIntervalInSeconds = 1800,
+ *     codec = "kryo", nearCacheMaxBytes = "32MB", durabilityReplicas = 1)
  * class SessionConfig {}
  * }</pre>
  *
  * <p>It registers the repository and Spring Session's {@code springSessionRepositoryFilter}
  * (register it with the servlet container as usual, e.g. {@code AbstractHttpSessionApplicationInitializer}).
- * Redis: the {@code io.lettuce.core.RedisClient} bean of the context, or one made from
- * {@link #redisUrl()}. Attribute encoding: the {@code AttributeSerializer} bean of the context, or one
- * that decodes JDK types, the annotated class's package and {@link #allowedPackages()}.
+ * Redis: the {@code io.lettuce.core.RedisClient} (or {@code RedisClusterClient}) bean named
+ * {@value LazySessionAutoConfiguration#CLIENT_BEAN_NAME}, or one made from {@link #redisUrl()}; another
+ * client bean of the application is never used. Attribute encoding: the {@code AttributeSerializer}
+ * bean of the context, or one built from these attributes that decodes JDK types, the annotated
+ * class's package and {@link #allowedPackages()}. {@code LazySessionRepositoryCustomizer} beans are
+ * applied last.
+ *
+ * <p>Every attribute that mirrors a {@code lazysession.*} property is read the same way as that
+ * property (one binding, one set of defaults, the same checks); an empty string (or -1) means "the
+ * property's default". String attributes may hold {@code ${...}} placeholders.
  */
 @Retention(RetentionPolicy.RUNTIME)
 @Target(ElementType.TYPE)
 @Documented
 @Import(LazyHttpSessionConfiguration.class)
 public @interface EnableLazyHttpSession {
-  /** The key prefix. */
+  /** The key prefix ({@code lazysession.namespace}). */
   String namespace() default LazyRedisSessionRepository.DEFAULT_NAMESPACE;
 
   /** The max inactive interval of new sessions, in seconds; negative: never expire. */
@@ -39,15 +47,43 @@ public @interface EnableLazyHttpSession {
 
   /**
    * Where Redis is, e.g. {@code redis://localhost:6379} or {@code ${redis.url}} (placeholders are
-   * resolved from the environment); empty: use the context's RedisClient. The client made from it
-   * fails fast like the Spring Boot one: commands are refused while disconnected, the queue is
-   * bounded, and every command times out after the URL's {@code timeout} parameter, else 2 s.
+   * resolved from the environment); empty: use the context's client bean named
+   * {@value LazySessionAutoConfiguration#CLIENT_BEAN_NAME}. The client made from it fails fast like
+   * the Spring Boot one: commands are refused while disconnected, the queue is bounded, and every
+   * command times out after the URL's {@code timeout} parameter, else 2 s.
    */
   String redisUrl() default "";
 
-  /** What happens when an attribute cannot be decoded. */
+  /** What happens when an attribute cannot be decoded ({@code lazysession.on-decode-failure}). */
   DecodeFailurePolicy onDecodeFailure() default DecodeFailurePolicy.DROP_ATTRIBUTE;
 
   /** Packages whose classes may be decoded, on top of JDK types and the annotated class's package. */
   String[] allowedPackages() default {};
+
+  /** {@code kryo} or {@code jdk} ({@code lazysession.codec}); empty: the default. */
+  String codec() default "";
+
+  /** {@code zstd} or {@code none} ({@code lazysession.compression}); empty: the default. */
+  String compression() default "";
+
+  /** zstd level ({@code lazysession.compression.level}); -1: the default. */
+  int compressionLevel() default -1;
+
+  /** Smaller values stay uncompressed ({@code lazysession.compression.min-bytes}); -1: the default. */
+  int compressionMinBytes() default -1;
+
+  /** Near cache heap, e.g. {@code 32MB}, {@code 0} turns it off ({@code lazysession.near-cache.max-bytes}). */
+  String nearCacheMaxBytes() default "";
+
+  /** Replicas that must acknowledge each save ({@code lazysession.durability.replicas}); -1: the default. */
+  int durabilityReplicas() default -1;
+
+  /** How long a save waits for them, e.g. {@code 500ms} ({@code lazysession.durability.timeout}). */
+  String durabilityTimeout() default "";
+
+  /** e.g. {@code 10s} ({@code lazysession.touch-interval}); empty: the default. */
+  String touchInterval() default "";
+
+  /** The largest encoded attribute value, e.g. {@code 4MB} ({@code lazysession.max-value-bytes}). */
+  String maxValueBytes() default "";
 }

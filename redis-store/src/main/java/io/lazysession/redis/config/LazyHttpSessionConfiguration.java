@@ -3,18 +3,20 @@ package io.lazysession.redis.config;
 import io.lazysession.redis.DecodeFailurePolicy;
 import io.lazysession.redis.LazyRedisSessionRepository;
 import io.lazysession.serializer.AttributeSerializer;
-import io.lazysession.serializer.codec.ClassAllowList;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.cluster.RedisClusterClient;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.BeanClassLoaderAware;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.EnvironmentAware;
 import org.springframework.context.annotation.Bean;
@@ -27,19 +29,25 @@ import org.springframework.util.ClassUtils;
 
 /**
  * What {@link EnableLazyHttpSession} imports: the repository plus Spring Session's servlet filter.
- * Public only because Spring imports it; not meant to be used directly.
+ * The annotation's attributes are turned into {@code lazysession.*} values and bound into
+ * {@link LazySessionProperties}, exactly as the Boot properties are; the repository is then built by
+ * the same {@link RepositoryFactory}. Public only because Spring imports it; not meant to be used
+ * directly.
  */
 @Configuration(proxyBeanMethods = false)
 public class LazyHttpSessionConfiguration extends SpringHttpSessionConfiguration
-    implements ImportAware, BeanClassLoaderAware, EnvironmentAware, DisposableBean {
-  private String namespace = LazyRedisSessionRepository.DEFAULT_NAMESPACE;
+    implements ImportAware, BeanClassLoaderAware, EnvironmentAware, BeanFactoryAware,
+    DisposableBean {
+  private static final String ANNOTATION = "@EnableLazyHttpSession";
+
+  private final Map<String, Object> settings = new HashMap<>();
   private Duration maxInactiveInterval = LazyRedisSessionRepository.DEFAULT_MAX_INACTIVE_INTERVAL;
   private String redisUrl = "";
-  private DecodeFailurePolicy onDecodeFailure = DecodeFailurePolicy.DROP_ATTRIBUTE;
-  private final List<String> allowedPackages = new ArrayList<>();
+  private final List<String> defaultPackages = new ArrayList<>();
   private @Nullable ClassLoader classLoader;
   private @Nullable RedisClient ownedClient;
   private @Nullable Environment environment;
+  private @Nullable BeanFactory beanFactory;
 
   @Override
   public void setImportMetadata(AnnotationMetadata metadata) {
@@ -48,12 +56,36 @@ public class LazyHttpSessionConfiguration extends SpringHttpSessionConfiguration
     if (attributes == null) {
       return;
     }
-    namespace = (String) attributes.get("namespace");
     maxInactiveInterval = Duration.ofSeconds((Integer) attributes.get("maxInactiveIntervalInSeconds"));
     redisUrl = (String) attributes.get("redisUrl");
-    onDecodeFailure = (DecodeFailurePolicy) attributes.get("onDecodeFailure");
-    allowedPackages.add(ClassUtils.getPackageName(metadata.getClassName()));
-    allowedPackages.addAll(List.of((String[]) attributes.get("allowedPackages")));
+    String packageName = ClassUtils.getPackageName(metadata.getClassName());
+    if (!packageName.isEmpty()) { // the default package has nothing to allow
+      defaultPackages.add(packageName);
+    }
+    put("namespace", attributes.get("namespace"));
+    put("on-decode-failure",
+        ((DecodeFailurePolicy) attributes.get("onDecodeFailure")).propertyValue());
+    String[] packages = (String[]) attributes.get("allowedPackages");
+    if (packages != null && packages.length > 0) {
+      put("allowed-packages", String.join(",", packages));
+    }
+    put("codec", attributes.get("codec"));
+    put("compression", attributes.get("compression"));
+    put("compression.level", attributes.get("compressionLevel"));
+    put("compression.min-bytes", attributes.get("compressionMinBytes"));
+    put("near-cache.max-bytes", attributes.get("nearCacheMaxBytes"));
+    put("durability.replicas", attributes.get("durabilityReplicas"));
+    put("durability.timeout", attributes.get("durabilityTimeout"));
+    put("touch-interval", attributes.get("touchInterval"));
+    put("max-value-bytes", attributes.get("maxValueBytes"));
+  }
+
+  /** Records one attribute as its property; "" and -1 mean "not set": the property's default. */
+  private void put(String property, @Nullable Object value) {
+    if (value == null || "".equals(value) || Integer.valueOf(-1).equals(value)) {
+      return;
+    }
+    settings.put(LazySessionProperties.PREFIX + "." + property, value);
   }
 
   @Override
@@ -66,41 +98,62 @@ public class LazyHttpSessionConfiguration extends SpringHttpSessionConfiguration
     this.classLoader = classLoader;
   }
 
+  @Override
+  public void setBeanFactory(BeanFactory beanFactory) {
+    this.beanFactory = beanFactory;
+  }
+
+  /** The annotation's settings, bound as {@code lazysession.*}; errors name the attribute too. */
+  LazySessionProperties properties() {
+    Map<String, Object> resolved = new HashMap<>();
+    settings.forEach((key, value) -> resolved.put(key, value instanceof String text
+        && environment != null ? environment.resolveRequiredPlaceholders(text) : value));
+    try {
+      return LazySessionProperties.bind(new MapConfigurationPropertySource(resolved));
+    } catch (RuntimeException e) {
+      Throwable root = e;
+      while (root.getCause() != null) {
+        root = root.getCause();
+      }
+      throw new LazySessionConfigurationException(ANNOTATION,
+          "an attribute is not valid: " + root.getMessage(),
+          "Fix the attribute of " + ANNOTATION + " that mirrors the property named above.", e);
+    }
+  }
+
   @Bean(destroyMethod = "close")
   public LazyRedisSessionRepository sessionRepository(
-      ObjectProvider<AbstractRedisClient> clients, ObjectProvider<AttributeSerializer> serializers,
-      ApplicationEventPublisher events) {
+      ObjectProvider<AttributeSerializer> serializers, ApplicationEventPublisher events,
+      ObjectProvider<LazySessionRepositoryCustomizer> customizers) {
+    LazySessionProperties properties = properties();
     AbstractRedisClient client;
+    RedisTarget target = null;
+    String clientName;
     if (!redisUrl.isBlank()) {
       String url = environment == null ? redisUrl
           : environment.resolveRequiredPlaceholders(redisUrl);
-      client = RedisConnectionSettings.createClient(url, "@EnableLazyHttpSession(redisUrl)");
-      ownedClient = (RedisClient) client;
+      clientName = ANNOTATION + "(redisUrl)";
+      RedisClient created = RedisConnectionSettings.createClient(url, clientName);
+      ownedClient = created;
+      client = created;
+      target = RedisConnectionSettings.urlTarget(url, clientName);
     } else {
-      client = clients.getIfUnique();
-      if (!(client instanceof RedisClient) && !(client instanceof RedisClusterClient)) {
-        throw new IllegalStateException("@EnableLazyHttpSession needs a redisUrl or exactly one "
-            + "io.lettuce.core.RedisClient or RedisClusterClient bean");
+      clientName = LazySessionAutoConfiguration.CLIENT_BEAN_NAME;
+      if (beanFactory == null || !beanFactory.containsBean(clientName)) {
+        throw new LazySessionConfigurationException(ANNOTATION + "(redisUrl)",
+            "no Redis to connect to: redisUrl is empty and there is no bean named " + clientName,
+            "Set redisUrl (e.g. \"${redis.url}\"), or define the session store's RedisClient "
+                + "(or RedisClusterClient) as @Bean(\"" + clientName + "\"); other client beans "
+                + "are not used for sessions.");
       }
+      client = beanFactory.getBean(clientName, AbstractRedisClient.class);
     }
-    AttributeSerializer serializer = serializers.getIfUnique(() -> {
-      AttributeSerializer.Builder builder = AttributeSerializer.builder()
-          .allowList(ClassAllowList.builder().allowPackages(allowedPackages).build());
-      if (classLoader != null) {
-        builder.classLoader(classLoader);
-      }
-      return builder.build();
-    });
-    LazyRedisSessionRepository.Builder builder = client instanceof RedisClusterClient cluster
-        ? LazyRedisSessionRepository.builder(cluster)
-        : LazyRedisSessionRepository.builder((RedisClient) client);
-    return builder
-        .serializer(serializer)
-        .namespace(namespace)
-        .defaultMaxInactiveInterval(maxInactiveInterval)
-        .onDecodeFailure(onDecodeFailure)
-        .eventPublisher(events)
-        .build();
+    AttributeSerializer serializer = serializers.getIfUnique(
+        () -> properties.serializer(defaultPackages, classLoader));
+    return RepositoryFactory.build(new RepositoryFactory.Request(client, target, clientName,
+        serializer, properties, properties.namespace(), maxInactiveInterval,
+        ANNOTATION + "(maxInactiveIntervalInSeconds)", events,
+        customizers.orderedStream().toList()));
   }
 
   @Override

@@ -2,97 +2,171 @@ package io.lazysession.redis.config;
 
 import io.lazysession.redis.LazyRedisSessionRepository;
 import io.lazysession.redis.micrometer.LazySessionMetrics;
+import io.lazysession.redis.micrometer.TimedSessionRepository;
 import io.lazysession.serializer.AttributeSerializer;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.resource.ClientResources;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurationPackages;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisProperties;
+import org.springframework.boot.data.redis.autoconfigure.LettuceClientConfigurationBuilderCustomizer;
+import org.springframework.boot.data.redis.autoconfigure.LettuceClientOptionsBuilderCustomizer;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.Primary;
 import org.springframework.core.env.Environment;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.session.SessionRepository;
 import org.springframework.session.config.annotation.web.http.SpringHttpSessionConfiguration;
 import org.springframework.session.web.http.SessionRepositoryFilter;
 import org.springframework.util.ClassUtils;
 
 /**
- * Spring Boot auto-configuration: with redis-store on the class path, HTTP sessions live in Redis
- * through {@link LazyRedisSessionRepository}. The connection comes from {@code spring.data.redis.*}
- * (standalone, {@code sentinel.*} or {@code cluster.nodes}),
- * the session timeout from {@code spring.session.timeout} (else {@code server.servlet.session.timeout}),
- * lazysession's own settings from {@code lazysession.*} (see {@link LazySessionProperties}).
+ * Spring Boot auto-configuration: in a web application with redis-store on the class path, HTTP
+ * sessions live in Redis through {@link LazyRedisSessionRepository}.
+ *
+ * <ul>
+ *   <li>Redis: the client bean named {@value #CLIENT_BEAN_NAME} when the application defines one;
+ *       else a client of the store's own, built from Spring Boot's {@code DataRedisConnectionDetails}
+ *       when spring-boot-data-redis is present ({@code spring.data.redis.*}, {@code @ServiceConnection},
+ *       Docker Compose, SSL bundles, Lettuce customizers, the shared {@code ClientResources}), else
+ *       from {@code spring.data.redis.*} read directly. Any other Lettuce client bean of the
+ *       application is left alone.
+ *   <li>Settings: {@code lazysession.*} ({@link LazySessionProperties}), the session timeout from
+ *       {@code spring.session.timeout} (else {@code server.servlet.session.timeout}), and
+ *       {@code spring.session.data.redis.*} honoured or refused ({@link SpringSessionRedisProperties}).
+ *   <li>{@link LazySessionRepositoryCustomizer} beans adjust the builder last.
+ *   <li>With Micrometer: counters, find/save timers ({@link TimedSessionRepository}, the primary
+ *       {@code SessionRepository}). With Boot's health support: a {@code lazysession} health
+ *       contribution that checks the store's own connection.
+ * </ul>
  *
  * <p>Backs off when the application defines its own {@link SessionRepository}, or sets
  * {@code lazysession.enabled=false}. Classes of the application's package (the one of its
  * {@code @SpringBootApplication}) and, when Spring Security is present, {@code org.springframework.security}
  * may be decoded on top of JDK types and {@code lazysession.allowed-packages}.
  *
- * <p>Runs before Spring Boot's own session auto-configuration, which then registers this
- * repository's filter with its usual settings ({@code spring.session.servlet.*}).
+ * <p>Runs before Spring Boot's session auto-configuration (spring-boot-session), which then applies
+ * {@code server.servlet.session.cookie.*} and {@code spring.session.servlet.*} to this repository's
+ * filter and exposes the {@code sessions} actuator endpoint.
  */
-@AutoConfiguration(beforeName = {
-    "org.springframework.boot.session.autoconfigure.SessionAutoConfiguration",
-    "org.springframework.boot.session.data.redis.autoconfigure.SessionDataRedisAutoConfiguration"})
+@AutoConfiguration(
+    beforeName = {
+        "org.springframework.boot.session.autoconfigure.SessionAutoConfiguration",
+        "org.springframework.boot.session.autoconfigure.SessionsEndpointAutoConfiguration",
+        "org.springframework.boot.session.data.redis.autoconfigure.SessionDataRedisAutoConfiguration"},
+    afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
+@ConditionalOnWebApplication
 @ConditionalOnClass({LazyRedisSessionRepository.class, RedisClient.class, SessionRepository.class})
 @ConditionalOnBooleanProperty(name = "lazysession.enabled", matchIfMissing = true)
 @ConditionalOnMissingBean(SessionRepository.class)
+@EnableConfigurationProperties(LazySessionProperties.class)
 public class LazySessionAutoConfiguration {
+  /** The name of the Lettuce client bean the session store uses (defined by the app, or here). */
+  public static final String CLIENT_BEAN_NAME = "lazySessionRedisClient";
   static final String SPRING_SECURITY_PACKAGE = "org.springframework.security";
+  private static final Logger log = LoggerFactory.getLogger(LazySessionAutoConfiguration.class);
 
-  /**
-   * The client for the session store, from {@code spring.data.redis.*}: a {@link RedisClusterClient}
-   * when {@code spring.data.redis.cluster.nodes} is set, else a {@link RedisClient} (standalone, or
-   * Sentinel with {@code spring.data.redis.sentinel.*}).
-   */
-  @Bean(destroyMethod = "shutdown")
-  @ConditionalOnMissingBean(AbstractRedisClient.class)
-  AbstractRedisClient lazySessionRedisClient(Environment environment) {
-    return RedisConnectionSettings.bind(environment).createClient();
+  /** The store's client from Boot's connection details, when spring-boot-data-redis is present. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass({DataRedisConnectionDetails.class, LettuceClientConfiguration.class})
+  @ConditionalOnBean(DataRedisConnectionDetails.class)
+  @ConditionalOnMissingBean(name = CLIENT_BEAN_NAME)
+  static class ConnectionDetailsClientConfiguration {
+    @Bean
+    RedisTarget lazySessionRedisTarget(DataRedisConnectionDetails details,
+        ObjectProvider<DataRedisProperties> properties) {
+      return ConnectionDetailsClients.target(details, properties.getIfAvailable());
+    }
+
+    @Bean(name = CLIENT_BEAN_NAME, destroyMethod = "shutdown")
+    AbstractRedisClient lazySessionRedisClient(DataRedisConnectionDetails details,
+        ObjectProvider<DataRedisProperties> properties, ObjectProvider<ClientResources> resources,
+        ObjectProvider<LettuceClientOptionsBuilderCustomizer> optionsCustomizers,
+        ObjectProvider<LettuceClientConfigurationBuilderCustomizer> configurationCustomizers) {
+      return ConnectionDetailsClients.create(details, properties.getIfAvailable(),
+          resources.getIfUnique(), optionsCustomizers.orderedStream().toList(),
+          configurationCustomizers.orderedStream().toList());
+    }
+  }
+
+  /** The store's client from {@code spring.data.redis.*}, without spring-boot-data-redis. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnMissingBean(name = CLIENT_BEAN_NAME)
+  static class PropertiesClientConfiguration {
+    @Bean
+    RedisTarget lazySessionRedisTarget(Environment environment) {
+      return RedisConnectionSettings.bind(environment).target();
+    }
+
+    @Bean(name = CLIENT_BEAN_NAME, destroyMethod = "shutdown")
+    AbstractRedisClient lazySessionRedisClient(Environment environment) {
+      return RedisConnectionSettings.bind(environment).createClient();
+    }
   }
 
   @Bean
   @ConditionalOnMissingBean(AttributeSerializer.class)
-  AttributeSerializer lazySessionAttributeSerializer(Environment environment,
+  AttributeSerializer lazySessionAttributeSerializer(LazySessionProperties properties,
       BeanFactory beanFactory) {
     List<String> packages = new ArrayList<>();
     if (AutoConfigurationPackages.has(beanFactory)) {
-      packages.addAll(AutoConfigurationPackages.get(beanFactory));
+      for (String name : AutoConfigurationPackages.get(beanFactory)) {
+        if (name.isEmpty()) {
+          // A class in the default package has no package to allow; say so instead of failing.
+          log.warn("The application's @SpringBootApplication class is in the default package, so "
+              + "no application package is allowed to decode by default: move it into a package "
+              + "or list your session attribute packages in lazysession.allowed-packages");
+        } else {
+          packages.add(name);
+        }
+      }
     }
-    ClassLoader classLoader = beanFactory instanceof org.springframework.beans.factory.config
-        .ConfigurableBeanFactory configurable ? configurable.getBeanClassLoader() : null;
+    ClassLoader classLoader = beanFactory instanceof ConfigurableBeanFactory configurable
+        ? configurable.getBeanClassLoader() : null;
     if (ClassUtils.isPresent("org.springframework.security.core.context.SecurityContextImpl",
         classLoader)) {
       packages.add(SPRING_SECURITY_PACKAGE);
     }
-    return LazySessionProperties.bind(environment).serializer(packages, classLoader);
+    return properties.serializer(packages, classLoader);
   }
 
   @Bean(destroyMethod = "close")
-  LazyRedisSessionRepository sessionRepository(ObjectProvider<AbstractRedisClient> clients,
-      AttributeSerializer serializer, Environment environment, ApplicationEventPublisher events) {
-    AbstractRedisClient client = clients.getIfUnique();
-    if (!(client instanceof RedisClient) && !(client instanceof RedisClusterClient)) {
-      throw new IllegalStateException("lazysession needs exactly one io.lettuce.core.RedisClient "
-          + "or RedisClusterClient bean; define one, or none to have it built from "
-          + "spring.data.redis.*");
-    }
-    RedisConnectionSettings settings = RedisConnectionSettings.bind(environment);
-    LazySessionProperties properties = LazySessionProperties.bind(environment);
-    properties.checkDurabilityTimeout(settings.timeout());
-    return RepositoryFactory.build(client, settings.describe(), serializer, properties,
-        RepositoryFactory.sessionTimeout(environment), events);
+  LazyRedisSessionRepository sessionRepository(
+      @Qualifier(CLIENT_BEAN_NAME) AbstractRedisClient client,
+      ObjectProvider<RedisTarget> target, AttributeSerializer serializer,
+      LazySessionProperties properties, Environment environment,
+      ApplicationEventPublisher events,
+      ObjectProvider<LazySessionRepositoryCustomizer> customizers) {
+    String namespace = SpringSessionRedisProperties.check(Binder.get(environment),
+        properties.namespace());
+    return RepositoryFactory.build(new RepositoryFactory.Request(client,
+        target.getIfAvailable(), CLIENT_BEAN_NAME, serializer, properties, namespace,
+        RepositoryFactory.sessionTimeout(environment), RepositoryFactory.SESSION_TIMEOUT_NAME,
+        events, customizers.orderedStream().toList()));
   }
 
   /** The {@link SessionRepositoryFilter} (Spring Session's standard servlet wiring). */
@@ -103,7 +177,7 @@ public class LazySessionAutoConfiguration {
   @Import(SpringHttpSessionConfiguration.class)
   static class ServletConfiguration {}
 
-  /** Micrometer counters, when Micrometer is on the class path. */
+  /** Micrometer counters and timers, when Micrometer is on the class path. */
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnClass(MeterBinder.class)
   static class MetricsConfiguration {
@@ -111,6 +185,28 @@ public class LazySessionAutoConfiguration {
     @ConditionalOnMissingBean(LazySessionMetrics.class)
     LazySessionMetrics lazySessionMetrics(LazyRedisSessionRepository repository) {
       return new LazySessionMetrics(repository);
+    }
+
+    /** Primary, so that Spring Session's filter and the sessions endpoint go through the timers. */
+    @Bean
+    @Primary
+    TimedSessionRepository timedSessionRepository(LazyRedisSessionRepository repository) {
+      return new TimedSessionRepository(repository);
+    }
+  }
+
+  /** The {@code lazysession} health contribution, with Spring Boot's health support. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(HealthIndicator.class)
+  @ConditionalOnEnabledHealthIndicator("lazysession")
+  static class HealthConfiguration {
+    @Bean
+    @ConditionalOnMissingBean(name = "lazysessionHealthIndicator")
+    HealthIndicator lazysessionHealthIndicator(LazyRedisSessionRepository repository,
+        ObjectProvider<RedisTarget> target) {
+      @Nullable RedisTarget where = target.getIfAvailable();
+      return new LazySessionHealthIndicator(repository,
+          where == null ? CLIENT_BEAN_NAME + " bean" : where.description());
     }
   }
 }

@@ -7,135 +7,210 @@ import io.lazysession.serializer.codec.ClassAllowList;
 import io.lazysession.serializer.codec.CodecKind;
 import io.lazysession.serializer.compress.Compression;
 import java.time.Duration;
-import java.util.ArrayList;
+import java.time.temporal.ChronoUnit;
 import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
 import org.jspecify.annotations.Nullable;
+import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.boot.context.properties.bind.Name;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
+import org.springframework.boot.convert.DurationUnit;
 import org.springframework.core.env.Environment;
 import org.springframework.util.unit.DataSize;
 
 /**
- * lazysession's own settings, bound from {@code lazysession.*}:
+ * lazysession's own settings, {@code lazysession.*}. Immutable and thread-safe. The defaults are
+ * written once, here (the {@code @DefaultValue}s), and both Spring Boot's auto-configuration and
+ * {@link EnableLazyHttpSession} bind through {@link #bind(Binder)}, so they agree by construction.
+ * Every value is checked when bound; an error names the property to change.
  *
- * <table>
- *   <caption>properties</caption>
- *   <tr><td>{@code lazysession.namespace}</td><td>key prefix</td><td>{@code lazysession}</td></tr>
- *   <tr><td>{@code lazysession.codec}</td><td>{@code kryo} or {@code jdk}</td><td>{@code kryo}</td></tr>
- *   <tr><td>{@code lazysession.compression}</td><td>{@code zstd} or {@code none}</td><td>{@code zstd}</td></tr>
- *   <tr><td>{@code lazysession.compression.level}</td><td>zstd level, 1..22</td><td>3</td></tr>
- *   <tr><td>{@code lazysession.compression.min-bytes}</td><td>smaller values stay uncompressed</td><td>256</td></tr>
- *   <tr><td>{@code lazysession.allowed-packages}</td><td>extra packages allowed to decode</td><td>none</td></tr>
- *   <tr><td>{@code lazysession.on-decode-failure}</td><td>{@code drop-attribute}, {@code invalidate-session}, {@code fail}</td><td>{@code drop-attribute}</td></tr>
- *   <tr><td>{@code lazysession.near-cache.max-bytes}</td><td>near cache heap; 0 turns it off</td><td>64MB</td></tr>
- *   <tr><td>{@code lazysession.touch-interval}</td><td>staleness allowed for the stored access time; shorter than the session timeout, capped at a tenth of a session's own timeout</td><td>1% of each session's timeout, at most 60s</td></tr>
- *   <tr><td>{@code lazysession.expiry-grace}</td><td>how long Redis keeps an expired hash</td><td>5m</td></tr>
- *   <tr><td>{@code lazysession.cleanup-interval}</td><td>how often each node sweeps for expired sessions</td><td>10s</td></tr>
- *   <tr><td>{@code lazysession.durability.replicas}</td><td>replicas that must acknowledge each save (WAIT); 0 turns it off</td><td>0</td></tr>
- *   <tr><td>{@code lazysession.durability.timeout}</td><td>how long a save waits for them; shorter than {@code spring.data.redis.timeout}</td><td>1s</td></tr>
- * </table>
+ * <p>Durations take a unit ({@code 250ms}, {@code 30s}, {@code 5m}) or ISO-8601 ({@code PT5M}); a
+ * bare number is in seconds, like Spring Boot's session timeouts.
  *
- * <p>Durations take a unit ({@code 250ms}, {@code 30s}, {@code 5m}) or ISO-8601 ({@code PT5M}); a bare
- * number is in seconds, like Spring Boot's session timeouts.
+ * <p>{@code lazysession.compression} is both a value ({@code zstd}, {@code none}) and the parent of
+ * {@code .level} and {@code .min-bytes}, so those two are components of their own, named with
+ * {@code @Name}, rather than a nested object.
  *
- * <p>{@code lazysession.compression} is both a value and the parent of {@code .level} and
- * {@code .min-bytes}, which a {@code @ConfigurationProperties} bean cannot express; so the values are
- * bound one by one with {@link Binder} and checked when bound. Mutable; not thread-safe.
+ * @param namespace Key prefix in Redis: letters, digits and -_.: only.
+ * @param codec What attribute values are written with: kryo or jdk. Every codec is read whatever
+ *     is written, so a cluster can switch in a rolling deploy.
+ * @param compression Compression of attribute values: zstd or none.
+ * @param compressionLevel zstd level, from 1 (fastest) to 22 (smallest).
+ * @param compressionMinBytes Values that encode to fewer bytes are stored uncompressed.
+ * @param allowedPackages Packages whose classes may be decoded, on top of JDK types, the
+ *     application's own package and Spring Security's.
+ * @param onDecodeFailure What happens when an attribute cannot be decoded: drop-attribute,
+ *     invalidate-session or fail.
+ * @param nearCache This node's near cache of sessions.
+ * @param touchInterval How stale the stored last-access time may get before a read-only request
+ *     writes it. Shorter than the session timeout, and capped at a tenth of a session's own
+ *     timeout. Default: 1% of each session's timeout, at most 60s.
+ * @param expiryGrace How long Redis keeps a session's hash after the session expired.
+ * @param cleanupInterval How often each node sweeps for expired sessions (publishing expiry
+ *     events); 0 turns the sweep off.
+ * @param durability Replicas that must acknowledge each save.
+ * @param maxValueBytes The largest encoded attribute value written or read; a bigger value fails
+ *     its save with an error naming the attribute. Default: 16MB.
  */
-public final class LazySessionProperties {
+@ConfigurationProperties(LazySessionProperties.PREFIX)
+public record LazySessionProperties(
+    @DefaultValue(LazyRedisSessionRepository.DEFAULT_NAMESPACE) String namespace,
+    @DefaultValue(DEFAULT_CODEC) String codec,
+    @DefaultValue(DEFAULT_COMPRESSION) String compression,
+    @Name("compression.level") @DefaultValue("" + Compression.DEFAULT_LEVEL)
+        int compressionLevel,
+    @Name("compression.min-bytes") @DefaultValue("" + Compression.DEFAULT_MIN_BYTES)
+        int compressionMinBytes,
+    @DefaultValue List<String> allowedPackages,
+    @DefaultValue(DEFAULT_ON_DECODE_FAILURE) String onDecodeFailure,
+    @DefaultValue NearCache nearCache,
+    @DurationUnit(ChronoUnit.SECONDS) @Nullable Duration touchInterval,
+    @DurationUnit(ChronoUnit.SECONDS) @DefaultValue(DEFAULT_EXPIRY_GRACE) Duration expiryGrace,
+    @DurationUnit(ChronoUnit.SECONDS) @DefaultValue(DEFAULT_CLEANUP_INTERVAL)
+        Duration cleanupInterval,
+    @DefaultValue Durability durability,
+    @Nullable DataSize maxValueBytes) {
+
   public static final String PREFIX = "lazysession";
+  static final String DEFAULT_CODEC = "kryo";
+  static final String DEFAULT_COMPRESSION = "zstd";
+  static final String DEFAULT_ON_DECODE_FAILURE = "drop-attribute";
+  static final String DEFAULT_EXPIRY_GRACE = "5m";
+  static final String DEFAULT_CLEANUP_INTERVAL = "10s";
 
-  private String namespace = LazyRedisSessionRepository.DEFAULT_NAMESPACE;
-  private String codec = "kryo";
-  private String compression = "zstd";
-  private int compressionLevel = Compression.DEFAULT_LEVEL;
-  private int compressionMinBytes = Compression.DEFAULT_MIN_BYTES;
-  private List<String> allowedPackages = new ArrayList<>();
-  private String onDecodeFailure = DecodeFailurePolicy.DROP_ATTRIBUTE.propertyValue();
-  private DataSize nearCacheMaxBytes = DataSize.ofMegabytes(64);
-  private @Nullable Duration touchInterval;
-  private Duration expiryGrace = LazyRedisSessionRepository.DEFAULT_EXPIRY_GRACE;
-  private Duration cleanupInterval = LazyRedisSessionRepository.DEFAULT_CLEANUP_INTERVAL;
-  private int durabilityReplicas;
-  private Duration durabilityTimeout = LazyRedisSessionRepository.DEFAULT_DURABILITY_TIMEOUT;
+  public LazySessionProperties {
+    allowedPackages = List.copyOf(allowedPackages);
+    // Parsed here so that a wrong value fails at startup, naming the property.
+    CodecKind.fromProperty(codec);
+    DecodeFailurePolicy.fromProperty(onDecodeFailure);
+    compressionEnabled(compression);
+    if (compressionLevel < Compression.MIN_LEVEL || compressionLevel > Compression.MAX_LEVEL) {
+      throw new IllegalArgumentException(PREFIX + ".compression.level must be between "
+          + Compression.MIN_LEVEL + " and " + Compression.MAX_LEVEL + ", was " + compressionLevel);
+    }
+    if (compressionMinBytes < 0) {
+      throw new IllegalArgumentException(PREFIX + ".compression.min-bytes must be >= 0, was "
+          + compressionMinBytes);
+    }
+    nonNegative(expiryGrace, "expiry-grace");
+    nonNegative(cleanupInterval, "cleanup-interval");
+    if (touchInterval != null) {
+      nonNegative(touchInterval, "touch-interval");
+    }
+    if (maxValueBytes != null && maxValueBytes.toBytes() < 1024) {
+      throw new IllegalArgumentException(PREFIX + ".max-value-bytes must be at least 1KB, was "
+          + maxValueBytes);
+    }
+    if (maxValueBytes != null && maxValueBytes.toBytes() > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException(PREFIX + ".max-value-bytes must be below 2GB, was "
+          + maxValueBytes);
+    }
+  }
 
-  /** Binds {@code lazysession.*} from the environment; absent values keep their defaults. */
+  /**
+   * The near cache, {@code lazysession.near-cache.*}.
+   *
+   * @param maxBytes Heap for this node's near cache of sessions; 0 turns it off.
+   */
+  public record NearCache(@DefaultValue("64MB") DataSize maxBytes) {
+    public NearCache {
+      if (maxBytes.isNegative()) {
+        throw new IllegalArgumentException(PREFIX + ".near-cache.max-bytes must be >= 0, was "
+            + maxBytes);
+      }
+    }
+  }
+
+  /**
+   * Replicated saves, {@code lazysession.durability.*}.
+   *
+   * @param replicas Replicas that must acknowledge each save (Redis WAIT); 0 turns it off.
+   * @param timeout How long a save waits for them; shorter than spring.data.redis.timeout.
+   */
+  public record Durability(
+      @DefaultValue("0") int replicas,
+      @DurationUnit(ChronoUnit.SECONDS) @DefaultValue("1s") Duration timeout) {
+    public Durability {
+      if (replicas < 0) {
+        throw new IllegalArgumentException(PREFIX + ".durability.replicas must be >= 0, was "
+            + replicas);
+      }
+      if (timeout.isNegative() || timeout.isZero()) {
+        throw new IllegalArgumentException(PREFIX + ".durability.timeout must be > 0, was "
+            + timeout);
+      }
+    }
+  }
+
+  /** Binds {@code lazysession.*}; absent values take their defaults. */
+  public static LazySessionProperties bind(Binder binder) {
+    return binder.bindOrCreate(PREFIX, Bindable.of(LazySessionProperties.class));
+  }
+
+  /** Binds {@code lazysession.*} from the environment. */
   public static LazySessionProperties bind(Environment environment) {
-    Binder binder = Binder.get(environment);
-    LazySessionProperties p = new LazySessionProperties();
-    binder.bind(PREFIX + ".namespace", String.class).ifBound(p::setNamespace);
-    binder.bind(PREFIX + ".codec", String.class).ifBound(p::setCodec);
-    binder.bind(PREFIX + ".compression", String.class).ifBound(p::setCompression);
-    binder.bind(PREFIX + ".compression.level", Integer.class).ifBound(p::setCompressionLevel);
-    binder.bind(PREFIX + ".compression.min-bytes", Integer.class)
-        .ifBound(p::setCompressionMinBytes);
-    binder.bind(PREFIX + ".allowed-packages", Bindable.listOf(String.class))
-        .ifBound(p::setAllowedPackages);
-    binder.bind(PREFIX + ".on-decode-failure", String.class).ifBound(p::setOnDecodeFailure);
-    binder.bind(PREFIX + ".near-cache.max-bytes", DataSize.class)
-        .ifBound(p::setNearCacheMaxBytes);
-    binder.bind(PREFIX + ".touch-interval", DurationProperties.SECONDS).ifBound(p::setTouchInterval);
-    binder.bind(PREFIX + ".expiry-grace", DurationProperties.SECONDS).ifBound(p::setExpiryGrace);
-    binder.bind(PREFIX + ".cleanup-interval", DurationProperties.SECONDS).ifBound(p::setCleanupInterval);
-    binder.bind(PREFIX + ".durability.replicas", Integer.class).ifBound(p::setDurabilityReplicas);
-    binder.bind(PREFIX + ".durability.timeout", DurationProperties.SECONDS).ifBound(p::setDurabilityTimeout);
-    return p;
+    return bind(Binder.get(environment));
+  }
+
+  /** Binds {@code lazysession.*} from one property source (the attributes of an annotation). */
+  static LazySessionProperties bind(ConfigurationPropertySource source) {
+    return bind(new Binder(source));
+  }
+
+  /** The codec written. */
+  public CodecKind codecKind() {
+    return CodecKind.fromProperty(codec);
+  }
+
+  /** The decode failure policy. */
+  public DecodeFailurePolicy decodeFailurePolicy() {
+    return DecodeFailurePolicy.fromProperty(onDecodeFailure);
+  }
+
+  /** The compression these settings describe. */
+  public Compression compressionSettings() {
+    if (!compressionEnabled(compression)) {
+      return Compression.none();
+    }
+    return Compression.zstd(compressionLevel, compressionMinBytes);
   }
 
   /**
    * The serializer these settings describe.
    *
    * @param defaultPackages packages allowed on top of {@code allowed-packages} (the application's)
-   * @throws IllegalArgumentException naming the property to change
    */
   public AttributeSerializer serializer(Collection<String> defaultPackages,
       @Nullable ClassLoader classLoader) {
-    CodecKind codecKind = CodecKind.fromProperty(codec);
-    ClassAllowList.Builder allowList = ClassAllowList.builder();
-    allowList.allowPackages(defaultPackages);
-    allowList.allowPackages(allowedPackages);
+    ClassAllowList allowList = ClassAllowList.builder()
+        .allowPackages(defaultPackages)
+        .allowPackages(allowedPackages)
+        .build();
     AttributeSerializer.Builder builder = AttributeSerializer.builder()
-        .codec(codecKind)
-        .compression(compression())
-        .allowList(allowList.build());
+        .codec(codecKind())
+        .compression(compressionSettings())
+        .allowList(allowList);
+    if (maxValueBytes != null) {
+      builder.maxPayloadBytes((int) maxValueBytes.toBytes());
+    }
     if (classLoader != null) {
       builder.classLoader(classLoader);
     }
     return builder.build();
   }
 
-  /** The compression these settings describe; fails naming the property. */
-  public Compression compression() {
-    String kind = compression.trim().toLowerCase(Locale.ROOT);
-    if (kind.equals("none")) {
-      return Compression.none();
-    }
-    if (!kind.equals("zstd")) {
-      throw new IllegalArgumentException(
-          "lazysession.compression must be 'zstd' or 'none', was '" + compression + "'");
-    }
-    try {
-      return Compression.zstd(compressionLevel, compressionMinBytes);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("lazysession.compression.level / min-bytes: "
-          + e.getMessage(), e);
-    }
-  }
-
   /**
    * Fails naming both properties when durability is on and its timeout is not shorter than the
    * command timeout (the WAIT would time out as a command before it could answer).
    */
-  public void checkDurabilityTimeout(Duration commandTimeout) {
-    if (durabilityReplicas < 0) {
-      throw new IllegalArgumentException("lazysession.durability.replicas must be >= 0, was "
-          + durabilityReplicas);
-    }
-    if (durabilityReplicas > 0 && durabilityTimeout.compareTo(commandTimeout) >= 0) {
-      throw new IllegalArgumentException("lazysession.durability.timeout (" + durabilityTimeout
-          + ") must be shorter than spring.data.redis.timeout (" + commandTimeout + ")");
+  void checkDurabilityTimeout(Duration commandTimeout, String commandTimeoutName) {
+    if (durability.replicas() > 0 && durability.timeout().compareTo(commandTimeout) >= 0) {
+      throw new IllegalArgumentException(PREFIX + ".durability.timeout (" + durability.timeout()
+          + ") must be shorter than " + commandTimeoutName + " (" + commandTimeout + ")");
     }
   }
 
@@ -143,121 +218,30 @@ public final class LazySessionProperties {
    * Fails naming both properties when {@code lazysession.touch-interval} is set and not shorter than
    * the session timeout (read-only requests would never keep a session alive).
    */
-  public void checkTouchInterval(Duration sessionTimeout) {
+  void checkTouchInterval(Duration sessionTimeout, String sessionTimeoutName) {
     if (touchInterval != null && !sessionTimeout.isNegative()
         && touchInterval.compareTo(sessionTimeout) >= 0) {
-      throw new IllegalArgumentException("lazysession.touch-interval (" + touchInterval
-          + ") must be shorter than the session timeout (spring.session.timeout or "
-          + "server.servlet.session.timeout, " + sessionTimeout + ")");
+      throw new IllegalArgumentException(PREFIX + ".touch-interval (" + touchInterval
+          + ") must be shorter than the session timeout (" + sessionTimeoutName + ", "
+          + sessionTimeout + ")");
     }
   }
 
-  /** The decode failure policy; fails naming the property and its accepted values. */
-  public DecodeFailurePolicy decodeFailurePolicy() {
-    return DecodeFailurePolicy.fromProperty(onDecodeFailure);
+  private static boolean compressionEnabled(String compression) {
+    String kind = compression.trim().toLowerCase(Locale.ROOT);
+    if (kind.equals("none")) {
+      return false;
+    }
+    if (!kind.equals("zstd")) {
+      throw new IllegalArgumentException(PREFIX + ".compression must be 'zstd' or 'none', was '"
+          + compression + "'");
+    }
+    return true;
   }
 
-  public String getNamespace() {
-    return namespace;
-  }
-
-  public void setNamespace(String namespace) {
-    this.namespace = namespace;
-  }
-
-  public String getCodec() {
-    return codec;
-  }
-
-  public void setCodec(String codec) {
-    this.codec = codec;
-  }
-
-  public String getCompression() {
-    return compression;
-  }
-
-  public void setCompression(String compression) {
-    this.compression = compression;
-  }
-
-  public int getCompressionLevel() {
-    return compressionLevel;
-  }
-
-  public void setCompressionLevel(int compressionLevel) {
-    this.compressionLevel = compressionLevel;
-  }
-
-  public int getCompressionMinBytes() {
-    return compressionMinBytes;
-  }
-
-  public void setCompressionMinBytes(int compressionMinBytes) {
-    this.compressionMinBytes = compressionMinBytes;
-  }
-
-  public List<String> getAllowedPackages() {
-    return allowedPackages;
-  }
-
-  public void setAllowedPackages(List<String> allowedPackages) {
-    this.allowedPackages = new ArrayList<>(allowedPackages);
-  }
-
-  public String getOnDecodeFailure() {
-    return onDecodeFailure;
-  }
-
-  public void setOnDecodeFailure(String onDecodeFailure) {
-    this.onDecodeFailure = onDecodeFailure;
-  }
-
-  public DataSize getNearCacheMaxBytes() {
-    return nearCacheMaxBytes;
-  }
-
-  public void setNearCacheMaxBytes(DataSize nearCacheMaxBytes) {
-    this.nearCacheMaxBytes = nearCacheMaxBytes;
-  }
-
-  public @Nullable Duration getTouchInterval() {
-    return touchInterval;
-  }
-
-  public void setTouchInterval(@Nullable Duration touchInterval) {
-    this.touchInterval = touchInterval;
-  }
-
-  public Duration getExpiryGrace() {
-    return expiryGrace;
-  }
-
-  public void setExpiryGrace(Duration expiryGrace) {
-    this.expiryGrace = expiryGrace;
-  }
-
-  public Duration getCleanupInterval() {
-    return cleanupInterval;
-  }
-
-  public int getDurabilityReplicas() {
-    return durabilityReplicas;
-  }
-
-  public void setDurabilityReplicas(int durabilityReplicas) {
-    this.durabilityReplicas = durabilityReplicas;
-  }
-
-  public Duration getDurabilityTimeout() {
-    return durabilityTimeout;
-  }
-
-  public void setDurabilityTimeout(Duration durabilityTimeout) {
-    this.durabilityTimeout = durabilityTimeout;
-  }
-
-  public void setCleanupInterval(Duration cleanupInterval) {
-    this.cleanupInterval = cleanupInterval;
+  private static void nonNegative(Duration value, String name) {
+    if (value.isNegative()) {
+      throw new IllegalArgumentException(PREFIX + "." + name + " must be >= 0, was " + value);
+    }
   }
 }

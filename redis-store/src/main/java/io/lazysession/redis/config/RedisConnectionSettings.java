@@ -186,11 +186,7 @@ record RedisConnectionSettings(
     if (isCluster()) {
       ClusterClientOptions.Builder options = ClusterClientOptions.builder();
       failFast(options);
-      options.topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
-          .enableAllAdaptiveRefreshTriggers()
-          .adaptiveRefreshTriggersTimeout(CLUSTER_ADAPTIVE_REFRESH_RATE_LIMIT)
-          .enablePeriodicRefresh(CLUSTER_REFRESH_PERIOD)
-          .build());
+      refreshTopology(options);
       RedisClusterClient client = RedisClusterClient.create(toClusterUris());
       client.setOptions(options.build());
       return client;
@@ -227,11 +223,24 @@ record RedisConnectionSettings(
     return client;
   }
 
+  /** Adaptive and periodic topology refresh, so that a promoted replica is seen within seconds. */
+  static void refreshTopology(ClusterClientOptions.Builder options) {
+    options.topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+        .enableAllAdaptiveRefreshTriggers()
+        .adaptiveRefreshTriggersTimeout(CLUSTER_ADAPTIVE_REFRESH_RATE_LIMIT)
+        .enablePeriodicRefresh(CLUSTER_REFRESH_PERIOD)
+        .build());
+  }
+
   private void failFast(ClientOptions.Builder options) {
     failFast(options, timeout, connectTimeout);
   }
 
-  private static void failFast(ClientOptions.Builder options, Duration timeout,
+  /**
+   * Fail fast: commands refused while disconnected (with a bounded queue for those in flight during
+   * a reconnect), every command timing out after {@code timeout}, automatic reconnects.
+   */
+  static void failFast(ClientOptions.Builder options, Duration timeout,
       @Nullable Duration connectTimeout) {
     SocketOptions.Builder socket = SocketOptions.builder();
     if (connectTimeout != null) {
@@ -244,8 +253,21 @@ record RedisConnectionSettings(
         .autoReconnect(true);
   }
 
+  /** Where a Redis URL points (without credentials) and its command timeout. */
+  static RedisTarget urlTarget(String url, String what) {
+    RedisURI uri = RedisURI.create(url);
+    Duration timeout = url.contains("timeout=") ? uri.getTimeout() : DEFAULT_TIMEOUT;
+    return new RedisTarget((uri.isSsl() ? "rediss://" : "redis://") + uri.getHost() + ":"
+        + uri.getPort() + " (" + what + ")", timeout, what + " timeout parameter");
+  }
+
   private static @Nullable String blankToNull(@Nullable String value) {
     return value == null || value.isBlank() ? null : value;
+  }
+
+  /** Where these settings point and the command timeout, for checks and error messages. */
+  RedisTarget target() {
+    return new RedisTarget(describe(), timeout, PREFIX + ".timeout");
   }
 
   /** Where the settings point, without credentials, for error messages. */

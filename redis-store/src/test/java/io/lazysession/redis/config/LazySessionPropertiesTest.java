@@ -13,85 +13,95 @@ import org.springframework.mock.env.MockEnvironment;
 import org.springframework.util.unit.DataSize;
 
 class LazySessionPropertiesTest {
+  private static LazySessionProperties bind(String... keyValues) {
+    MockEnvironment environment = new MockEnvironment();
+    for (int i = 0; i < keyValues.length; i += 2) {
+      environment.setProperty(keyValues[i], keyValues[i + 1]);
+    }
+    return LazySessionProperties.bind(environment);
+  }
+
   @Test
   void bind_nothingSet_keepsTheDocumentedDefaults() {
-    LazySessionProperties properties = LazySessionProperties.bind(new MockEnvironment());
+    LazySessionProperties properties = bind();
 
-    assertThat(properties.getNamespace()).isEqualTo("lazysession");
-    assertThat(properties.getCodec()).isEqualTo("kryo");
-    assertThat(properties.compression().enabled()).isTrue();
-    assertThat(properties.compression().level()).isEqualTo(3);
-    assertThat(properties.compression().minBytes()).isEqualTo(256);
+    assertThat(properties.namespace()).isEqualTo("lazysession");
+    assertThat(properties.codecKind()).isEqualTo(CodecKind.KRYO);
+    assertThat(properties.compressionSettings().enabled()).isTrue();
+    assertThat(properties.compressionSettings().level()).isEqualTo(3);
+    assertThat(properties.compressionSettings().minBytes()).isEqualTo(256);
     assertThat(properties.decodeFailurePolicy()).isEqualTo(DecodeFailurePolicy.DROP_ATTRIBUTE);
-    assertThat(properties.getNearCacheMaxBytes()).isEqualTo(DataSize.ofMegabytes(64));
-    assertThat(properties.getTouchInterval()).isNull();
-    assertThat(properties.getDurabilityReplicas()).isZero();
-    assertThat(properties.getDurabilityTimeout()).isEqualTo(Duration.ofSeconds(1));
+    assertThat(properties.nearCache().maxBytes()).isEqualTo(DataSize.ofMegabytes(64));
+    assertThat(properties.touchInterval()).isNull();
+    assertThat(properties.expiryGrace()).isEqualTo(Duration.ofMinutes(5));
+    assertThat(properties.cleanupInterval()).isEqualTo(Duration.ofSeconds(10));
+    assertThat(properties.durability().replicas()).isZero();
+    assertThat(properties.durability().timeout()).isEqualTo(Duration.ofSeconds(1));
+    assertThat(properties.maxValueBytes()).isNull();
+    assertThat(properties.allowedPackages()).isEmpty();
   }
 
   @Test
   void bind_durability_isRead() {
-    LazySessionProperties properties = LazySessionProperties.bind(new MockEnvironment()
-        .withProperty("lazysession.durability.replicas", "1")
-        .withProperty("lazysession.durability.timeout", "250ms"));
+    LazySessionProperties properties = bind("lazysession.durability.replicas", "1",
+        "lazysession.durability.timeout", "250ms");
 
-    assertThat(properties.getDurabilityReplicas()).isEqualTo(1);
-    assertThat(properties.getDurabilityTimeout()).isEqualTo(Duration.ofMillis(250));
+    assertThat(properties.durability().replicas()).isEqualTo(1);
+    assertThat(properties.durability().timeout()).isEqualTo(Duration.ofMillis(250));
   }
 
   @Test
   void checkDurabilityTimeout_notShorterThanCommandTimeout_failsNamingBothProperties() {
-    LazySessionProperties properties = LazySessionProperties.bind(new MockEnvironment()
-        .withProperty("lazysession.durability.replicas", "1")
-        .withProperty("lazysession.durability.timeout", "2s"));
+    LazySessionProperties properties = bind("lazysession.durability.replicas", "1",
+        "lazysession.durability.timeout", "2s");
 
-    assertThatThrownBy(() -> properties.checkDurabilityTimeout(Duration.ofSeconds(2)))
+    assertThatThrownBy(() -> properties.checkDurabilityTimeout(Duration.ofSeconds(2),
+        "spring.data.redis.timeout"))
         .hasMessage("lazysession.durability.timeout (PT2S) must be shorter than "
             + "spring.data.redis.timeout (PT2S)");
   }
 
   @Test
   void checkDurabilityTimeout_durabilityOff_acceptsAnyTimeout() {
-    LazySessionProperties properties = LazySessionProperties.bind(new MockEnvironment()
-        .withProperty("lazysession.durability.timeout", "5s"));
-
-    properties.checkDurabilityTimeout(Duration.ofSeconds(2));
+    bind("lazysession.durability.timeout", "5s")
+        .checkDurabilityTimeout(Duration.ofSeconds(2), "spring.data.redis.timeout");
   }
 
   @Test
   void bind_compressionValueAndChildren_bindsBoth() {
-    LazySessionProperties properties = LazySessionProperties.bind(new MockEnvironment()
-        .withProperty("lazysession.compression", "zstd")
-        .withProperty("lazysession.compression.level", "9")
-        .withProperty("lazysession.compression.min-bytes", "64"));
+    LazySessionProperties properties = bind("lazysession.compression", "zstd",
+        "lazysession.compression.level", "9", "lazysession.compression.min-bytes", "64");
 
-    assertThat(properties.compression().level()).isEqualTo(9);
-    assertThat(properties.compression().minBytes()).isEqualTo(64);
+    assertThat(properties.compressionSettings().enabled()).isTrue();
+    assertThat(properties.compressionSettings().level()).isEqualTo(9);
+    assertThat(properties.compressionSettings().minBytes()).isEqualTo(64);
   }
 
   @Test
   void bind_everySetting_isRead() {
-    LazySessionProperties properties = LazySessionProperties.bind(new MockEnvironment()
-        .withProperty("lazysession.namespace", "shop")
-        .withProperty("lazysession.codec", "jdk")
-        .withProperty("lazysession.compression", "none")
-        .withProperty("lazysession.allowed-packages", "com.example.a, com.example.b")
-        .withProperty("lazysession.on-decode-failure", "fail")
-        .withProperty("lazysession.near-cache.max-bytes", "0")
-        .withProperty("lazysession.touch-interval", "5s")
-        .withProperty("lazysession.expiry-grace", "1m")
-        .withProperty("lazysession.cleanup-interval", "0s"));
+    LazySessionProperties properties = bind(
+        "lazysession.namespace", "shop",
+        "lazysession.codec", "jdk",
+        "lazysession.compression", "none",
+        "lazysession.allowed-packages", "com.example.a, com.example.b",
+        "lazysession.on-decode-failure", "fail",
+        "lazysession.near-cache.max-bytes", "0",
+        "lazysession.touch-interval", "5s",
+        "lazysession.expiry-grace", "1m",
+        "lazysession.cleanup-interval", "0s",
+        "lazysession.max-value-bytes", "4MB");
 
-    assertThat(properties.getNamespace()).isEqualTo("shop");
-    assertThat(properties.compression().enabled()).isFalse();
-    assertThat(properties.getAllowedPackages()).containsExactly("com.example.a", "com.example.b");
+    assertThat(properties.namespace()).isEqualTo("shop");
+    assertThat(properties.compressionSettings().enabled()).isFalse();
+    assertThat(properties.allowedPackages()).containsExactly("com.example.a", "com.example.b");
     assertThat(properties.decodeFailurePolicy()).isEqualTo(DecodeFailurePolicy.FAIL);
-    assertThat(properties.getNearCacheMaxBytes()).isEqualTo(DataSize.ofBytes(0));
-    assertThat(properties.getTouchInterval()).isEqualTo(Duration.ofSeconds(5));
-    assertThat(properties.getExpiryGrace()).isEqualTo(Duration.ofMinutes(1));
-    assertThat(properties.getCleanupInterval()).isZero();
+    assertThat(properties.nearCache().maxBytes()).isEqualTo(DataSize.ofBytes(0));
+    assertThat(properties.touchInterval()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(properties.expiryGrace()).isEqualTo(Duration.ofMinutes(1));
+    assertThat(properties.cleanupInterval()).isZero();
     AttributeSerializer serializer = properties.serializer(List.of("com.example.app"), null);
     assertThat(serializer.codec()).isEqualTo(CodecKind.JDK);
+    assertThat(serializer.maxPayloadBytes()).isEqualTo(4 * 1024 * 1024);
     assertThat(serializer.allowList().isAllowed("com.example.app.Cart")).isTrue();
     assertThat(serializer.allowList().isAllowed("com.example.b.Thing")).isTrue();
     assertThat(serializer.allowList().isAllowed("org.evil.Gadget")).isFalse();
@@ -99,45 +109,63 @@ class LazySessionPropertiesTest {
 
   @Test
   void bind_bareNumberDurations_areSeconds() {
-    LazySessionProperties properties = LazySessionProperties.bind(new MockEnvironment()
-        .withProperty("lazysession.touch-interval", "5")
-        .withProperty("lazysession.expiry-grace", "60")
-        .withProperty("lazysession.cleanup-interval", "10")
-        .withProperty("lazysession.durability.timeout", "1"));
+    LazySessionProperties properties = bind("lazysession.touch-interval", "5",
+        "lazysession.expiry-grace", "60", "lazysession.cleanup-interval", "10",
+        "lazysession.durability.timeout", "1");
 
-    assertThat(properties.getTouchInterval()).isEqualTo(Duration.ofSeconds(5));
-    assertThat(properties.getExpiryGrace()).isEqualTo(Duration.ofMinutes(1));
-    assertThat(properties.getCleanupInterval()).isEqualTo(Duration.ofSeconds(10));
-    assertThat(properties.getDurabilityTimeout()).isEqualTo(Duration.ofSeconds(1));
+    assertThat(properties.touchInterval()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(properties.expiryGrace()).isEqualTo(Duration.ofMinutes(1));
+    assertThat(properties.cleanupInterval()).isEqualTo(Duration.ofSeconds(10));
+    assertThat(properties.durability().timeout()).isEqualTo(Duration.ofSeconds(1));
   }
 
   @Test
   void checkTouchInterval_notShorterThanSessionTimeout_failsNamingTheProperty() {
-    LazySessionProperties properties = LazySessionProperties.bind(new MockEnvironment()
-        .withProperty("lazysession.touch-interval", "30m"));
+    LazySessionProperties properties = bind("lazysession.touch-interval", "30m");
 
-    assertThatThrownBy(() -> properties.checkTouchInterval(Duration.ofMinutes(30)))
+    assertThatThrownBy(() -> properties.checkTouchInterval(Duration.ofMinutes(30),
+        "spring.session.timeout"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("lazysession.touch-interval (PT30M) must be shorter than the "
-            + "session timeout");
-    properties.checkTouchInterval(Duration.ofMinutes(31));
+            + "session timeout (spring.session.timeout");
+    properties.checkTouchInterval(Duration.ofMinutes(31), "spring.session.timeout");
   }
 
   @Test
-  void compression_unknownKind_failsNamingTheProperty() {
-    LazySessionProperties properties = LazySessionProperties.bind(new MockEnvironment()
-        .withProperty("lazysession.compression", "gzip"));
-
-    assertThatThrownBy(properties::compression)
-        .hasMessage("lazysession.compression must be 'zstd' or 'none', was 'gzip'");
+  void bind_unknownCompression_failsNamingTheProperty() {
+    assertThatThrownBy(() -> bind("lazysession.compression", "gzip"))
+        .rootCause().hasMessage("lazysession.compression must be 'zstd' or 'none', was 'gzip'");
   }
 
   @Test
-  void compression_levelOutOfRange_failsNamingTheProperty() {
-    LazySessionProperties properties = LazySessionProperties.bind(new MockEnvironment()
-        .withProperty("lazysession.compression.level", "23"));
+  void bind_compressionLevelOutOfRange_failsNamingTheProperty() {
+    assertThatThrownBy(() -> bind("lazysession.compression.level", "23"))
+        .rootCause().hasMessage("lazysession.compression.level must be between 1 and 22, was 23");
+  }
 
-    assertThatThrownBy(properties::compression)
-        .hasMessageStartingWith("lazysession.compression.level").hasMessageContaining("23");
+  @Test
+  void bind_unknownCodec_failsNamingTheProperty() {
+    assertThatThrownBy(() -> bind("lazysession.codec", "protobuf"))
+        .rootCause().hasMessageContaining("lazysession.codec").hasMessageContaining("protobuf");
+  }
+
+  @Test
+  void bind_negativeDurabilityReplicas_failsNamingTheProperty() {
+    assertThatThrownBy(() -> bind("lazysession.durability.replicas", "-1"))
+        .rootCause().hasMessage("lazysession.durability.replicas must be >= 0, was -1");
+  }
+
+  @Test
+  void bind_tinyMaxValueBytes_failsNamingTheProperty() {
+    assertThatThrownBy(() -> bind("lazysession.max-value-bytes", "10B"))
+        .rootCause().hasMessageStartingWith("lazysession.max-value-bytes must be at least 1KB");
+  }
+
+  @Test
+  void allowedPackages_isImmutable() {
+    LazySessionProperties properties = bind("lazysession.allowed-packages", "com.example");
+
+    assertThatThrownBy(() -> properties.allowedPackages().add("org.evil"))
+        .isInstanceOf(UnsupportedOperationException.class);
   }
 }

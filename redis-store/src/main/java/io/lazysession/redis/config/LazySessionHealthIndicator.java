@@ -1,0 +1,32 @@
+package io.lazysession.redis.config;
+
+import io.lazysession.redis.LazyRedisSessionRepository;
+import org.springframework.boot.health.contributor.AbstractHealthIndicator;
+import org.springframework.boot.health.contributor.Health;
+
+/**
+ * The {@code lazysession} health contribution: UP when the session store's own connection answers.
+ * It looks up a session id that is never issued (one small script call on the store's connection,
+ * the same path as every request), so it checks what requests use, not another client's
+ * connection. Thread-safe.
+ */
+class LazySessionHealthIndicator extends AbstractHealthIndicator {
+  /** Not a UUID, so never a real session's id. */
+  static final String PROBE_ID = "lazysession-health-probe";
+
+  private final LazyRedisSessionRepository repository;
+  private final String where;
+
+  LazySessionHealthIndicator(LazyRedisSessionRepository repository, String where) {
+    super("lazysession health check failed");
+    this.repository = repository;
+    this.where = where;
+  }
+
+  @Override
+  protected void doHealthCheck(Health.Builder builder) {
+    builder.withDetail("namespace", repository.namespace()).withDetail("redis", where);
+    repository.findById(PROBE_ID);
+    builder.up();
+  }
+}
