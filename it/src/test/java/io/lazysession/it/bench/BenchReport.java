@@ -34,12 +34,14 @@ final class BenchReport {
       List<StoreSpec> stores) {}
 
   private final List<CellResult> results;
+  private final ReplicationCostHarness.Run run;
   private final RunInfo info;
   private final int fewThreads;
   private final int manyThreads;
 
-  BenchReport(List<CellResult> results, RunInfo info) {
-    this.results = List.copyOf(results);
+  BenchReport(ReplicationCostHarness.Run run, RunInfo info) {
+    this.results = List.copyOf(run.cells());
+    this.run = run;
     this.info = info;
     this.fewThreads = info.config().threads().stream().mapToInt(Integer::intValue).min().orElse(1);
     this.manyThreads = info.config().threads().stream().mapToInt(Integer::intValue).max().orElse(1);
@@ -110,7 +112,7 @@ final class BenchReport {
     md.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
         + "---:|\n");
     for (CellResult r : results) {
-      if (r.threads() != fewThreads || isPing(r)) {
+      if (r.threads() != fewThreads || !isMatrix(r)) {
         continue;
       }
       CellResult many = cell(r.store(), r.size(), r.workload(), manyThreads);
@@ -174,7 +176,311 @@ final class BenchReport {
       md.append("- ").append(line).append('\n');
     }
     md.append('\n');
+    md.append(floorSection());
+    md.append(memorySection());
+    md.append(nearHitSection());
+    md.append(largeSection());
+    md.append(durableSection());
+    md.append("## Performance targets, round 2 (reference session, ").append(fewThreads)
+        .append(" thread)\n\n");
+    for (String line : roundTwoTargets()) {
+      md.append("- ").append(line).append('\n');
+    }
+    md.append('\n');
     return md.toString();
+  }
+
+  // ---- sections beyond the matrix ---------------------------------------------------------------
+
+  /** Request-thread CPU of each store next to one PING on the store's own client, measured just before. */
+  String floorSection() {
+    StringBuilder md = new StringBuilder("## CPU at the floor: each store against one PING on its own "
+        + "client\n\n");
+    md.append("Before each store's cells of a size, one PING through a connection of its own on the "
+        + "store's Lettuce client (same client resources and event loop) is measured for the same "
+        + "time: its request-thread CPU and p50 are the floor of that store's requests, taken minutes, "
+        + "not a run, apart. Ratios are store / PING; request-thread CPU, ").append(fewThreads)
+        .append(" thread.\n\n");
+    md.append("| store | size | PING CPU µs | PING p50 µs | read CPU µs | read / PING | change CPU µs "
+        + "| change / PING | read p50 µs | read p50 / PING p50 | change p50 µs | change p50 / PING "
+        + "p50 |\n");
+    md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (StoreSpec store : info.stores()) {
+      for (SessionSize size : info.config().sizes()) {
+        CellResult ping = cell(store.name(), size.label(), ReplicationCostHarness.SAME_CLIENT_PING,
+            fewThreads);
+        if (ping == null) {
+          continue;
+        }
+        CellResult read = cell(store.name(), size.label(), Workload.READ.label(), fewThreads);
+        CellResult change = cell(store.name(), size.label(), Workload.WRITE.label(), fewThreads);
+        md.append(String.format(Locale.ROOT, "| `%s` | %s | %s | %s | %s | %s | %s | %s | %s | %s | "
+                + "%s | %s |%n", store.name(), size.label(), num(ping.cpuMicrosPerRequest()),
+            num(ping.p50Micros()), num(value(read, CellResult::cpuMicrosPerRequest)),
+            times(read, ping, CellResult::cpuMicrosPerRequest),
+            num(value(change, CellResult::cpuMicrosPerRequest)),
+            times(change, ping, CellResult::cpuMicrosPerRequest),
+            num(value(read, CellResult::p50Micros)), times(read, ping, CellResult::p50Micros),
+            num(value(change, CellResult::p50Micros)), times(change, ping, CellResult::p50Micros)));
+      }
+    }
+    md.append('\n');
+    return md.toString();
+  }
+
+  /** MEMORY USAGE per reference session, on the default hash-max-listpack-value and raised. */
+  String memorySection() {
+    if (run.memory().isEmpty()) {
+      return "";
+    }
+    StringBuilder md = new StringBuilder("## Redis memory per reference session, by "
+        + "hash-max-listpack-value\n\n");
+    md.append("MEMORY USAGE (SAMPLES 0) of all of a store's keys, per session, for ")
+        .append(run.memory().get(0).sessions()).append(" reference sessions written after CONFIG SET "
+            + "of the setting on the benchmark's own Redis (restored after). Ratio: to `")
+        .append(PEER).append("` with the same setting, and to `").append(PEER)
+        .append("` on Redis's default. Compact hashes: how many of the store's hashes Redis keeps "
+            + "as a listpack rather than a hashtable.\n\n");
+    md.append("| store | setting | MEMORY USAGE B/session | vs `").append(PEER)
+        .append("` (same setting) | vs `").append(PEER).append("` (default) | field bytes B/session "
+            + "| compact hashes |\n");
+    md.append("|---|---|---:|---:|---:|---:|---:|\n");
+    for (ReplicationCostHarness.MemoryResult m : run.memory()) {
+      ReplicationCostHarness.MemoryResult peer = memory(PEER, m.listpackValue());
+      ReplicationCostHarness.MemoryResult peerDefault = memoryDefault(PEER);
+      md.append(String.format(Locale.ROOT, "| `%s` | %s %d%s | %s | %s | %s | %s | %d of %d |%n",
+          m.store(), m.setting(), m.listpackValue(), m.redisDefault() ? " (default)" : "",
+          num(m.memoryPerSession()),
+          peer == null ? "–" : ratio(m.memoryPerSession() / peer.memoryPerSession()),
+          peerDefault == null ? "–" : ratio(m.memoryPerSession() / peerDefault.memoryPerSession()),
+          num(m.fieldBytesPerSession()), m.compactHashes(), m.hashes()));
+    }
+    md.append('\n');
+    return md.toString();
+  }
+
+  /** Bytes on the wire of a read-only request answered from the near cache. */
+  String nearHitSection() {
+    StringBuilder md = new StringBuilder("## Near-cache hit on the wire\n\n");
+    md.append("The read-only request (read the cart, save) of each store with the near cache on, ")
+        .append(fewThreads).append(" thread: bytes into and out of Redis per request (INFO), and "
+            + "the share of loads that were near-cache hits (RepositoryMetrics.nearCacheHits per "
+            + "request).\n\n");
+    md.append("| store | size | B into Redis | B out of Redis | total | hits/request | Redis "
+        + "cmds/req |\n");
+    md.append("|---|---|---:|---:|---:|---:|---:|\n");
+    for (StoreSpec store : info.stores()) {
+      if (!store.name().endsWith("+near")) {
+        continue;
+      }
+      for (SessionSize size : info.config().sizes()) {
+        CellResult read = cell(store.name(), size.label(), Workload.READ.label(), fewThreads);
+        if (read == null) {
+          continue;
+        }
+        md.append(String.format(Locale.ROOT, "| `%s` | %s | %s | %s | %s | %s | %s |%n",
+            store.name(), size.label(), num(read.bytesInPerRequest()),
+            num(read.bytesOutPerRequest()),
+            num(read.bytesInPerRequest() + read.bytesOutPerRequest()),
+            num(read.nearCacheHitsPerRequest()), num(read.redisCommandsPerRequest())));
+      }
+    }
+    md.append('\n');
+    return md.toString();
+  }
+
+  /** The 1 MB and 10 MB cells, and the 20 MB value. */
+  String largeSection() {
+    List<CellResult> large = results.stream()
+        .filter(r -> r.size().endsWith(" MB value")).toList();
+    if (large.isEmpty() && run.huge().isEmpty()) {
+      return "";
+    }
+    StringBuilder md = new StringBuilder("## Large values\n\n");
+    md.append("A reference session plus an attribute `").append(ReplicationCostHarness.DOCUMENT)
+        .append("` holding a byte[] of text with numbers (it compresses, partly). Save: create and "
+            + "save a session holding it. Read: load, read it, save. 1 thread; failures with their "
+            + "first message.\n\n");
+    md.append("| store | value | workload | requests | MEMORY USAGE B/session | CPU µs/req (request "
+        + "thread) | CPU µs/req (JVM) | alloc KB/req | p50 µs | B into Redis/req | B out of "
+        + "Redis/req | failures |\n");
+    md.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+    for (CellResult r : large) {
+      md.append(String.format(Locale.ROOT, "| `%s` | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s "
+              + "| %s |%n", r.store(), r.size(), r.workload(), r.requests(),
+          num(r.storedMemoryPerSession()), num(r.cpuMicrosPerRequest()),
+          num(r.processCpuMicrosPerRequest()), num(r.allocatedBytesPerRequest() / 1024),
+          num(r.p50Micros()), num(r.bytesInPerRequest()), num(r.bytesOutPerRequest()),
+          r.errors() == 0 && r.measured() ? "none"
+              : (r.errors() + " — " + Objects.requireNonNullElse(r.note(), "")).replace("|", "\\|")));
+    }
+    if (!run.huge().isEmpty()) {
+      md.append("\nA session holding a ").append(run.huge().get(0).bytes() >> 20)
+          .append(" MB value, saved on one node and read back on the other:\n\n");
+      md.append("| store | outcome | save ms | read ms |\n|---|---|---:|---:|\n");
+      for (ReplicationCostHarness.HugeValueResult h : run.huge()) {
+        md.append(String.format(Locale.ROOT, "| `%s` | %s | %s | %s |%n", h.store(),
+            h.outcome().replace("|", "\\|"), num(h.saveMillis()), num(h.readMillis())));
+      }
+    }
+    md.append('\n');
+    return md.toString();
+  }
+
+  /** Durable saves with 1 and 16 threads on a primary with a replica. */
+  String durableSection() {
+    List<CellResult> durable = results.stream()
+        .filter(r -> r.store().equals(Stores.DURABLE) || r.store().equals(Stores.DEFAULT_ON_REPLICA))
+        .toList();
+    if (durable.isEmpty()) {
+      return "";
+    }
+    StringBuilder md = new StringBuilder("## Durable saves (primary + replica)\n\n");
+    md.append("The change request of the reference session (load, read the cart, store a changed "
+        + "copy, save) on a primary with one replica, without durability and with durability(1 "
+        + "replica, ").append(Stores.DURABILITY_TIMEOUT.toMillis()).append(" ms). Each thread "
+        + "changes sessions of its own. Failures by kind, with the first message of each.\n\n");
+    md.append("| store | threads | requests | req/s | p50 µs | p99 µs | Redis cmds/req | round "
+        + "trips/req | failed | failures by kind |\n");
+    md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+    for (CellResult r : durable) {
+      md.append(String.format(Locale.ROOT, "| `%s` | %d | %d | %s | %s | %s | %s | %s | %d | %s |%n",
+          r.store(), r.threads(), r.requests(), num(r.throughput()), num(r.p50Micros()),
+          num(r.p99Micros()), num(r.redisCommandsPerRequest()), num(r.roundTripsPerRequest()),
+          r.errors(), r.errors() == 0 ? "none"
+              : Objects.requireNonNullElse(r.note(), "").replace("|", "\\|")));
+    }
+    md.append('\n');
+    return md.toString();
+  }
+
+  /** The targets of the second performance round, each checked against this run. */
+  List<String> roundTwoTargets() {
+    List<String> lines = new ArrayList<>();
+    String ref = SessionSize.REFERENCE.label();
+    CellResult ping = cell(DEFAULT_LAZY, ref, ReplicationCostHarness.SAME_CLIENT_PING, fewThreads);
+    CellResult read = cell(DEFAULT_LAZY, ref, Workload.READ.label(), fewThreads);
+    CellResult change = cell(DEFAULT_LAZY, ref, Workload.WRITE.label(), fewThreads);
+    CellResult nearRead = cell(DEFAULT_LAZY + "+near", ref, Workload.READ.label(), fewThreads);
+    if (ping == null || read == null || change == null) {
+      lines.add("CPU at the floor: not evaluated (the run lacks `" + DEFAULT_LAZY
+          + "` on the reference session)");
+    } else {
+      double readRatio = read.cpuMicrosPerRequest() / ping.cpuMicrosPerRequest();
+      double changeRatio = change.cpuMicrosPerRequest() / ping.cpuMicrosPerRequest();
+      lines.add(verdict(readRatio <= 1.5) + String.format(Locale.ROOT, "read-only request CPU ≤ "
+          + "1.5x one PING on the same client: `%s` %s µs against %s µs, %.2fx", DEFAULT_LAZY,
+          num(read.cpuMicrosPerRequest()), num(ping.cpuMicrosPerRequest()), readRatio));
+      lines.add(verdict(changeRatio <= 2.5) + String.format(Locale.ROOT, "changing request CPU ≤ "
+          + "2.5x one PING on the same client: `%s` %s µs against %s µs, %.2fx", DEFAULT_LAZY,
+          num(change.cpuMicrosPerRequest()), num(ping.cpuMicrosPerRequest()), changeRatio));
+      if (nearRead != null) {
+        lines.add(verdict(nearRead.cpuMicrosPerRequest() <= read.cpuMicrosPerRequest())
+            + String.format(Locale.ROOT, "a near-cache hit never costs more CPU than no cache: "
+                + "`%s+near` read %s µs against %s µs without (%.2fx)", DEFAULT_LAZY,
+            num(nearRead.cpuMicrosPerRequest()), num(read.cpuMicrosPerRequest()),
+            nearRead.cpuMicrosPerRequest() / read.cpuMicrosPerRequest()));
+      }
+    }
+    ReplicationCostHarness.MemoryResult peer = memoryDefault(PEER);
+    ReplicationCostHarness.MemoryResult lazy = memoryDefault(DEFAULT_LAZY);
+    ReplicationCostHarness.MemoryResult dict = memoryDefault(DICTIONARY_LAZY);
+    if (peer == null || lazy == null) {
+      lines.add("Memory: not evaluated (no memory cells for `" + PEER + "` and `" + DEFAULT_LAZY
+          + "`)");
+    } else {
+      double ratio = lazy.memoryPerSession() / peer.memoryPerSession();
+      lines.add(verdict(ratio <= 0.25) + String.format(Locale.ROOT, "MEMORY USAGE per reference "
+          + "session ≤ 0.25x of Spring Session with the defaults, Redis's default configuration: "
+          + "`%s` %s B against %s B, %.3fx", DEFAULT_LAZY, num(lazy.memoryPerSession()),
+          num(peer.memoryPerSession()), ratio));
+      if (dict != null) {
+        double dictRatio = dict.memoryPerSession() / peer.memoryPerSession();
+        lines.add(verdict(dictRatio <= 0.15) + String.format(Locale.ROOT, "MEMORY USAGE per "
+            + "reference session ≤ 0.15x of Spring Session with a dictionary: `%s` %s B, %.3fx",
+            DICTIONARY_LAZY, num(dict.memoryPerSession()), dictRatio));
+      }
+      for (int raised : ReplicationCostHarness.RAISED_LISTPACK_VALUES) {
+        ReplicationCostHarness.MemoryResult lazyRaised = memory(DEFAULT_LAZY, raised);
+        ReplicationCostHarness.MemoryResult peerRaised = memory(PEER, raised);
+        if (lazyRaised != null && peerRaised != null) {
+          lines.add(String.format(Locale.ROOT, "(for information) with %s %d: `%s` %s B (%.3fx of "
+                  + "`%s` on the default, %.3fx of `%s` with the same setting)", lazyRaised.setting(),
+              raised, DEFAULT_LAZY, num(lazyRaised.memoryPerSession()),
+              lazyRaised.memoryPerSession() / peer.memoryPerSession(), PEER,
+              lazyRaised.memoryPerSession() / peerRaised.memoryPerSession(), PEER));
+        }
+      }
+    }
+    if (nearRead == null) {
+      lines.add("Near-cache hit < 100 B on the wire: not evaluated (no `" + DEFAULT_LAZY
+          + "+near` read cell)");
+    } else {
+      double wire = nearRead.bytesInPerRequest() + nearRead.bytesOutPerRequest();
+      lines.add(verdict(wire < 100) + String.format(Locale.ROOT, "near-cache hit < 100 B on the "
+          + "wire: `%s+near` moves %s B (%s in, %s out), %s hits per request", DEFAULT_LAZY,
+          num(wire), num(nearRead.bytesInPerRequest()), num(nearRead.bytesOutPerRequest()),
+          num(nearRead.nearCacheHitsPerRequest())));
+    }
+    List<ReplicationCostHarness.HugeValueResult> lazyHuge = run.huge().stream()
+        .filter(h -> !h.store().equals(PEER)).toList();
+    if (lazyHuge.isEmpty()) {
+      lines.add("Large values without a cliff: not evaluated (no 20 MB cell)");
+    } else {
+      for (ReplicationCostHarness.HugeValueResult h : lazyHuge) {
+        boolean clearRefusal = !h.roundTrips() && h.outcome().startsWith("refused")
+            && h.outcome().contains("'" + ReplicationCostHarness.DOCUMENT + "'")
+            && (h.outcome().contains("lazysession.") || h.outcome().contains("maxPayloadBytes"));
+        lines.add(verdict(h.roundTrips() || clearRefusal) + String.format(Locale.ROOT, "a %d MB "
+            + "value round-trips or is refused naming the attribute and the setting: `%s` %s",
+            h.bytes() >> 20, h.store(), h.outcome()));
+      }
+      lines.add("Large values: the cost of a 1 MB and a 10 MB attribute is in the table above "
+          + "(not a pass/fail target)");
+    }
+    lines.add("NOT MEASURED — optional zero-round-trip reads (CLIENT TRACKING): no such read mode in "
+        + "this code");
+    CellResult durable = cell(Stores.DURABLE, ref, Workload.WRITE.label(), manyThreads);
+    if (durable != null) {
+      lines.add(verdict(durable.errors() == 0) + String.format(Locale.ROOT, "durable saves of "
+          + "different sessions never wait on each other's WAIT (%d threads, durability 1): %s "
+          + "req/s, %d of %d failed%s", manyThreads, num(durable.throughput()), durable.errors(),
+          durable.requests(), durable.errors() == 0 ? "" : ": " + durable.note()));
+    }
+    return lines;
+  }
+
+  private ReplicationCostHarness.@Nullable MemoryResult memory(String store, int listpackValue) {
+    return run.memory().stream().filter(m -> m.store().equals(store)
+        && m.listpackValue() == listpackValue).findFirst().orElse(null);
+  }
+
+  private ReplicationCostHarness.@Nullable MemoryResult memoryDefault(String store) {
+    return run.memory().stream().filter(m -> m.store().equals(store) && m.redisDefault())
+        .findFirst().orElse(null);
+  }
+
+  private static String times(@Nullable CellResult r, CellResult floor,
+      ToDoubleFunction<CellResult> figure) {
+    if (r == null) {
+      return "–";
+    }
+    return ratio(figure.applyAsDouble(r) / figure.applyAsDouble(floor));
+  }
+
+  private static String ratio(double ratio) {
+    if (Double.isNaN(ratio) || Double.isInfinite(ratio)) {
+      return "–";
+    }
+    return String.format(Locale.ROOT, ratio >= 10 ? "%.0fx" : ratio >= 0.1 ? "%.2fx" : "%.3fx",
+        ratio);
+  }
+
+  /** A cell of the store-by-size matrix (not a PING, a durable-save or a large-value cell). */
+  private boolean isMatrix(CellResult r) {
+    return !isPing(r) && info.stores().stream().anyMatch(s -> s.name().equals(r.store()))
+        && info.config().sizes().stream().anyMatch(s -> s.label().equals(r.size()))
+        && java.util.Arrays.stream(Workload.values()).anyMatch(w -> w.label().equals(r.workload()));
   }
 
   /** Each design target of docs/DESIGN.md, checked against this run, as one sentence. */
@@ -251,7 +557,7 @@ final class BenchReport {
         + "redis_commands_per_request,round_trips_per_request,bytes_into_redis_per_request,"
         + "bytes_out_of_redis_per_request,cpu_us_per_request_request_threads,"
         + "cpu_us_per_request_jvm,allocated_bytes_per_request,p50_us,p99_us,requests_per_second,"
-        + "note\n");
+        + "near_cache_hits_per_request,note\n");
     for (CellResult r : results) {
       csv.append(String.join(",", r.store(), r.size(), quoted(r.workload()),
           Integer.toString(r.threads()), Long.toString(r.requests()), Long.toString(r.errors()),
@@ -260,7 +566,8 @@ final class BenchReport {
           plain(r.bytesInPerRequest()), plain(r.bytesOutPerRequest()),
           plain(r.cpuMicrosPerRequest()), plain(r.processCpuMicrosPerRequest()),
           plain(r.allocatedBytesPerRequest()), plain(r.p50Micros()), plain(r.p99Micros()),
-          plain(r.throughput()), quoted(r.note() == null ? "" : r.note()))).append('\n');
+          plain(r.throughput()), plain(r.nearCacheHitsPerRequest()),
+          quoted(r.note() == null ? "" : r.note()))).append('\n');
     }
     return csv.toString();
   }
@@ -271,7 +578,7 @@ final class BenchReport {
     SvgChart chart = new SvgChart();
     List<String> stores = new ArrayList<>();
     for (CellResult r : results) {
-      if (r.measured() && !isPing(r) && !stores.contains(r.store())) {
+      if (r.measured() && isMatrix(r) && !stores.contains(r.store())) {
         stores.add(r.store());
       }
     }

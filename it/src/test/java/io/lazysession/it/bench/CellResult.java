@@ -25,19 +25,21 @@ import org.jspecify.annotations.Nullable;
  * @param p50Micros median latency of one request
  * @param p99Micros 99th percentile latency
  * @param throughput requests per second over the measured batch
- * @param note why figures are missing, or the first error, or null
+ * @param nearCacheHitsPerRequest loads answered from a validated near-cache copy, per request
+ *     (lazysession's RepositoryMetrics; NaN for stores without a near cache)
+ * @param note why figures are missing, or the failures by kind (count, first message), or null
  */
 record CellResult(String store, String size, String workload, int threads, long requests,
     long errors, double storedMemoryPerSession, double storedBytesPerSession,
     double redisCommandsPerRequest, double roundTripsPerRequest, double bytesInPerRequest,
     double bytesOutPerRequest, double cpuMicrosPerRequest, double processCpuMicrosPerRequest,
     double allocatedBytesPerRequest, double p50Micros, double p99Micros, double throughput,
-    @Nullable String note) {
+    double nearCacheHitsPerRequest, @Nullable String note) {
 
   static CellResult unavailable(StoreSpec store, String reason) {
     double n = Double.NaN;
     return new CellResult(store.name(), "all", "all", 0, 0, 0, n, n, n, n, n, n, n, n, n, n, n, n,
-        reason);
+        n, reason);
   }
 
   boolean measured() {

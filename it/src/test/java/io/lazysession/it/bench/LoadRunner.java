@@ -5,7 +5,9 @@ import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -53,7 +55,8 @@ final class LoadRunner {
 
   /** What a batch did. */
   record Batch(long requests, long errors, long wallNanos, long cpuNanos, long allocatedBytes,
-      long[] sortedLatencyNanos, List<String> created, @Nullable String firstError) {
+      long[] sortedLatencyNanos, List<String> created, @Nullable String firstError,
+      Map<String, Failure> failures) {
     double percentileMicros(double quantile) {
       if (sortedLatencyNanos.length == 0) {
         return Double.NaN;
@@ -62,6 +65,19 @@ final class LoadRunner {
       return sortedLatencyNanos[Math.max(0, Math.min(sortedLatencyNanos.length - 1, index))] / 1e3;
     }
   }
+
+  /**
+   * Failed requests of one kind: the exception's class (simple name), or {@link #NOT_FOUND} for a
+   * request that returned false; how many, and the message of the first.
+   */
+  record Failure(long count, String firstMessage) {
+    Failure plus(Failure other) {
+      return new Failure(count + other.count, firstMessage);
+    }
+  }
+
+  /** The failure kind of a request that did not find its session or attribute. */
+  static final String NOT_FOUND = "not found";
 
   private LoadRunner() {}
 
@@ -108,25 +124,31 @@ final class LoadRunner {
   }
 
   private record ThreadResult(int count, long errors, long cpuNanos, long allocated,
-      long[] latencies, List<String> created, @Nullable String firstError) {}
+      long[] latencies, List<String> created, @Nullable String firstError,
+      Map<String, Failure> failures) {}
 
   private static ThreadResult loop(Worker worker, int max, long deadline, Request request) {
     long[] latencies = new long[max];
     long errors = 0;
     String firstError = null;
+    Map<String, Failure> failures = new LinkedHashMap<>();
     long cpuStart = THREADS.getCurrentThreadCpuTime();
     long allocatedStart = THREADS.getCurrentThreadAllocatedBytes();
     int count = 0;
     while (count < max && System.nanoTime() < deadline) {
       long start = System.nanoTime();
       boolean ok;
+      boolean threw = false;
       try {
         ok = request.run(worker, count);
       } catch (Exception e) {
         ok = false;
+        threw = true;
         if (firstError == null) {
           firstError = e.toString();
         }
+        failures.merge(e.getClass().getSimpleName(), new Failure(1, String.valueOf(e.getMessage())),
+            Failure::plus);
       }
       latencies[count++] = System.nanoTime() - start;
       if (!ok) {
@@ -134,12 +156,16 @@ final class LoadRunner {
         if (firstError == null) {
           firstError = "a request did not find its session or attribute";
         }
+        if (!threw) {
+          failures.merge(NOT_FOUND, new Failure(1, "a request did not find its session or "
+              + "attribute"), Failure::plus);
+        }
       }
     }
     long cpu = THREADS.getCurrentThreadCpuTime() - cpuStart;
     long allocated = THREADS.getCurrentThreadAllocatedBytes() - allocatedStart;
     return new ThreadResult(count, errors, cpu, allocated, Arrays.copyOf(latencies, count),
-        worker.created, firstError);
+        worker.created, firstError, failures);
   }
 
   private static Batch combine(List<ThreadResult> results, long wallNanos) {
@@ -149,7 +175,9 @@ final class LoadRunner {
     long allocated = 0;
     String firstError = null;
     List<String> created = new ArrayList<>();
+    Map<String, Failure> failures = new LinkedHashMap<>();
     for (ThreadResult result : results) {
+      result.failures.forEach((kind, failure) -> failures.merge(kind, failure, Failure::plus));
       requests += result.count;
       errors += result.errors;
       cpu += result.cpuNanos;
@@ -166,6 +194,7 @@ final class LoadRunner {
       offset += result.latencies.length;
     }
     Arrays.sort(latencies);
-    return new Batch(requests, errors, wallNanos, cpu, allocated, latencies, created, firstError);
+    return new Batch(requests, errors, wallNanos, cpu, allocated, latencies, created, firstError,
+        failures);
   }
 }

@@ -77,8 +77,12 @@ final class RedisMeter implements AutoCloseable {
     return counters().minus(before);
   }
 
-  /** Memory and bytes taken by the keys matching a pattern. */
-  record StoredBytes(long keys, long memoryUsage, long fieldBytes) {}
+  /**
+   * Memory and bytes taken by the keys matching a pattern, and how many of those keys are hashes and
+   * how many of the hashes Redis keeps in its compact encoding (listpack, ziplist before Redis 7).
+   */
+  record StoredBytes(long keys, long memoryUsage, long fieldBytes, long hashes,
+      long compactHashes) {}
 
   /**
    * Sums, over every key matching {@code pattern}: MEMORY USAGE (with SAMPLES 0: exact), and the
@@ -88,12 +92,21 @@ final class RedisMeter implements AutoCloseable {
     long keys = 0;
     long memory = 0;
     long contents = 0;
+    long hashes = 0;
+    long compact = 0;
     ScanCursor cursor = ScanCursor.INITIAL;
     do {
       KeyScanCursor<byte[]> page = redis.scan(cursor,
           ScanArgs.Builder.matches(pattern).limit(SCAN_PAGE));
       for (byte[] key : page.getKeys()) {
         keys++;
+        if ("hash".equals(redis.type(key))) {
+          hashes++;
+          String encoding = redis.objectEncoding(key);
+          if ("listpack".equals(encoding) || "ziplist".equals(encoding)) {
+            compact++;
+          }
+        }
         Long usage = redis.dispatch(CommandType.MEMORY, new IntegerOutput<>(ByteArrayCodec.INSTANCE),
             new CommandArgs<>(ByteArrayCodec.INSTANCE).add("USAGE").addKey(key).add("SAMPLES")
                 .add(0));
@@ -105,7 +118,7 @@ final class RedisMeter implements AutoCloseable {
       }
       cursor = page;
     } while (!cursor.isFinished());
-    return new StoredBytes(keys, memory, contents);
+    return new StoredBytes(keys, memory, contents, hashes, compact);
   }
 
   private long contentBytes(byte[] key) {
@@ -150,6 +163,25 @@ final class RedisMeter implements AutoCloseable {
       }
     } while (!cursor.isFinished());
     return deleted;
+  }
+
+  /**
+   * The setting that bounds the value length of a compactly encoded hash:
+   * {@code hash-max-listpack-value} (Redis 7), or {@code hash-max-ziplist-value} before.
+   */
+  String hashValueSetting() {
+    return config("hash-max-listpack-value") == null ? "hash-max-ziplist-value"
+        : "hash-max-listpack-value";
+  }
+
+  /** CONFIG GET of one setting, or null when the server has no such setting. */
+  @org.jspecify.annotations.Nullable String config(String name) {
+    return redis.configGet(name).get(name);
+  }
+
+  /** CONFIG SET of one setting (on the benchmark's own Redis only). */
+  void config(String name, String value) {
+    redis.configSet(name, value);
   }
 
   /** A field of INFO server, e.g. redis_version. */

@@ -15,11 +15,14 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class ReplicationCostBenchmark {
   @RegisterExtension
   static final RedisServerExtension redis = RedisServerExtension.standalone();
+  /** Durable saves need a replica to acknowledge them; the matrix stays on the standalone server. */
+  @RegisterExtension
+  static final RedisServerExtension replicated = RedisServerExtension.primaryReplica();
 
   @Test
   void run() {
     BenchConfig config = BenchConfig.full().withSystemProperties();
-    ReplicationCost.Outcome outcome = ReplicationCost.run(config, redis, System.out::println);
+    ReplicationCost.Outcome outcome = ReplicationCost.run(config, redis, replicated, System.out::println);
     System.out.println();
     System.out.println(outcome.markdown());
     System.out.println("written to " + config.outputDirectory().toAbsolutePath());

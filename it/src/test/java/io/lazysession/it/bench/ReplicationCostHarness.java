@@ -22,6 +22,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The replication-cost benchmark: for every store, session size, workload and thread count, runs a
@@ -38,23 +39,59 @@ final class ReplicationCostHarness {
   static final long MEASURED_SEED = 1_000_000;
   static final String PING_STORE = "redis-ping";
   static final String PING_WORKLOAD = "PING";
+  /** Workload label of the per-store floor: one PING on the store's own Lettuce client. */
+  static final String SAME_CLIENT_PING = "PING, same client";
+  /** Attribute that holds the 1 MB, 10 MB and 20 MB values. */
+  static final String DOCUMENT = "document";
+  /** Sizes of the large-value cells, and of the value that must round-trip or be refused clearly. */
+  static final List<Integer> LARGE_VALUE_BYTES = List.of(1 << 20, 10 << 20);
+  static final int HUGE_VALUE_BYTES = 20 << 20;
+  /** Stores of the large-value cells: the peer, Kryo with and without zstd, the defaults with the near cache. */
+  static final List<String> LARGE_VALUE_STORES =
+      List.of("spring", "lazy-kryo", "lazy-kryo-zstd", "lazy-kryo-zstd+near");
+  /** hash-max-listpack-value settings the memory cells are repeated with (besides the default). */
+  static final List<Integer> RAISED_LISTPACK_VALUES = List.of(1024, 4096);
+  static final String SAVE_WORKLOAD = "save (create session holding it)";
+  static final String READ_WORKLOAD = "read it";
   private static final int TEMPLATES = 16;
   private static final OperatingSystemMXBean OS =
       (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 
   private final BenchConfig config;
   private final RedisURI uri;
+  private final @Nullable RedisURI replicatedUri;
   private final Consumer<String> log;
 
-  ReplicationCostHarness(BenchConfig config, RedisURI uri, Consumer<String> log) {
+  /**
+   * @param uri the Redis of the matrix (nothing else talks to it)
+   * @param replicatedUri the primary of a primary + replica pair, for the durable-save cells; null to
+   *     skip them
+   */
+  ReplicationCostHarness(BenchConfig config, RedisURI uri, @Nullable RedisURI replicatedUri,
+      Consumer<String> log) {
     this.config = config;
     this.uri = uri;
+    this.replicatedUri = replicatedUri;
     this.log = log;
   }
 
-  /** Runs the whole matrix; cells of stores that cannot run are reported as such. */
-  List<CellResult> run() {
+  /** MEMORY USAGE per reference session of one store under one hash-max-listpack-value. */
+  record MemoryResult(String store, String setting, int listpackValue, boolean redisDefault,
+      int sessions, double memoryPerSession, double fieldBytesPerSession, long hashes,
+      long compactHashes) {}
+
+  /** What happened to a session holding a 20 MB value: saved and read back equal, or refused. */
+  record HugeValueResult(String store, int bytes, boolean roundTrips, String outcome,
+      double saveMillis, double readMillis) {}
+
+  /** Everything one run measured. */
+  record Run(List<CellResult> cells, List<MemoryResult> memory, List<HugeValueResult> huge) {}
+
+  /** Runs the whole matrix, then the extra cells; cells of stores that cannot run are reported as such. */
+  Run run() {
     List<CellResult> results = new ArrayList<>();
+    List<MemoryResult> memory = new ArrayList<>();
+    List<HugeValueResult> huge = new ArrayList<>();
     try (RedisMeter meter = new RedisMeter(uri)) {
       results.addAll(ping(meter, "start"));
       ZstdDictionary dictionary = Stores.trainDictionary();
@@ -82,10 +119,18 @@ final class ReplicationCostHarness {
           results.addAll(runStore(spec, size, meter));
         }
       }
+      if (config.extras()) {
+        memory.addAll(memory(stores, meter));
+        results.addAll(largeValues(stores, meter));
+        huge.addAll(hugeValue(stores));
+        if (replicatedUri != null) {
+          results.addAll(durableSaves(replicatedUri));
+        }
+      }
       // Again at the end, the JVM warm: the floor is the faster of the two.
       results.addAll(ping(meter, "end"));
     }
-    return results;
+    return new Run(results, memory, huge);
   }
 
   private List<CellResult> ping(RedisMeter meter, String when) {
@@ -101,9 +146,9 @@ final class ReplicationCostHarness {
     try (StatefulRedisConnection<String, String> connection = client.connect()) {
       RedisCommands<String, String> redis = connection.sync();
       for (int threads : config.threads()) {
-        CellResult result = measure(meter, sent::sum, PING_STORE, when, PING_WORKLOAD, threads,
-            Double.NaN, Double.NaN, config.maxRequests(), (worker, i) -> "PONG".equals(redis.ping()),
-            created -> { });
+        CellResult result = measure(meter, sent::sum, null, PING_STORE, when, PING_WORKLOAD,
+            threads, Double.NaN, Double.NaN, config.maxRequests(),
+            (worker, i) -> "PONG".equals(redis.ping()), created -> { });
         results.add(result);
         log.accept(line(result));
       }
@@ -153,6 +198,12 @@ final class ReplicationCostHarness {
       double memoryPerSession = (double) stored.memoryUsage() / ids.size();
       double bytesPerSession = (double) stored.fieldBytes() / ids.size();
       checkReadable(store, ids.get(0), size);
+      // The floor of this store's cells, next to them in time: one PING on the store's own client.
+      CellResult floor = measure(meter, store::commandsSent, null, spec.name(), size.label(),
+          SAME_CLIENT_PING, fewThreads(), Double.NaN, Double.NaN, config.maxRequests(),
+          (worker, i) -> store.ping(), created -> { });
+      results.add(floor);
+      log.accept(line(floor));
       for (Workload workload : config.workloads()) {
         for (int threads : config.threads()) {
           int cap = config.maxRequests();
@@ -161,8 +212,9 @@ final class ReplicationCostHarness {
                 config.createBudgetBytes() / Math.max(1.0, memoryPerSession)));
           }
           LoadRunner.Request request = request(store, workload, ids, templates);
-          CellResult result = measure(meter, store::commandsSent, spec.name(), size.label(),
-              workload.label(), threads, memoryPerSession, bytesPerSession, cap, request,
+          CellResult result = measure(meter, store::commandsSent, store, spec.name(),
+              size.label(), workload.label(), threads, memoryPerSession, bytesPerSession, cap,
+              request,
               created -> created.forEach(store.node(0)::delete));
           results.add(result);
           log.accept(line(result));
@@ -170,6 +222,229 @@ final class ReplicationCostHarness {
       }
     } finally {
       meter.delete(pattern);
+    }
+    return results;
+  }
+
+  // ---- cells beyond the matrix -------------------------------------------------------------------
+
+  /**
+   * MEMORY USAGE per reference session of every store, on Redis's default hash-max-listpack-value and
+   * again with it raised: a hash whose values all fit stays in the compact listpack encoding instead
+   * of becoming a hashtable. The setting is changed with CONFIG SET on this benchmark's own Redis
+   * only, applies to hashes written after it, and is restored at the end.
+   */
+  private List<MemoryResult> memory(List<StoreSpec> stores, RedisMeter meter) {
+    List<MemoryResult> results = new ArrayList<>();
+    String setting = meter.hashValueSetting();
+    String original = Objects.requireNonNull(meter.config(setting), setting);
+    List<Integer> values = new ArrayList<>();
+    values.add(Integer.parseInt(original));
+    values.addAll(RAISED_LISTPACK_VALUES);
+    int sessions = Math.min(config.sessions(), 32);
+    try {
+      for (int value : values) {
+        meter.config(setting, Integer.toString(value));
+        for (StoreSpec spec : stores) {
+          if (!config.runs(spec) || !spec.available()) {
+            continue;
+          }
+          String pattern = spec.namespace() + ":*";
+          meter.delete(pattern);
+          try (SessionStore store = spec.open(uri)) {
+            for (int i = 0; i < sessions; i++) {
+              store.node(0).create(ShopSessions.create(SessionSize.REFERENCE, MEASURED_SEED + i));
+            }
+            StoredBytes stored = meter.stored(pattern);
+            MemoryResult result = new MemoryResult(spec.name(), setting, value,
+                value == values.get(0), sessions, (double) stored.memoryUsage() / sessions,
+                (double) stored.fieldBytes() / sessions, stored.hashes(), stored.compactHashes());
+            results.add(result);
+            log.accept(String.format(java.util.Locale.ROOT,
+                "%-26s %s=%-5d MEMORY USAGE %7.0f B/session, %d of %d hashes compact",
+                spec.name(), setting, value, result.memoryPerSession(), stored.compactHashes(),
+                stored.hashes()));
+          } finally {
+            meter.delete(pattern);
+          }
+        }
+      }
+    } finally {
+      meter.config(setting, original);
+    }
+    return results;
+  }
+
+  /**
+   * The cost of a 1 MB and a 10 MB attribute (on top of the reference session): saving a session
+   * that holds it, and a request that reads it and saves. Failures are recorded with their message.
+   */
+  private List<CellResult> largeValues(List<StoreSpec> stores, RedisMeter meter) {
+    List<CellResult> results = new ArrayList<>();
+    for (StoreSpec spec : stores) {
+      if (!LARGE_VALUE_STORES.contains(spec.name()) || !config.runs(spec) || !spec.available()) {
+        continue;
+      }
+      for (int bytes : LARGE_VALUE_BYTES) {
+        String pattern = spec.namespace() + ":*";
+        meter.delete(pattern);
+        List<Map<String, Object>> templates = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+          Map<String, Object> attributes = new java.util.LinkedHashMap<>(
+              ShopSessions.create(SessionSize.REFERENCE, MEASURED_SEED + 600_000 + i));
+          attributes.put(DOCUMENT, ShopSessions.document(bytes, MEASURED_SEED + 600_000 + i));
+          templates.add(attributes);
+        }
+        String size = largeLabel(bytes);
+        try (SessionStore store = spec.open(uri)) {
+          List<String> ids = new ArrayList<>();
+          String setupFailure = null;
+          try {
+            for (Map<String, Object> template : templates) {
+              ids.add(store.node(0).create(template));
+            }
+          } catch (RuntimeException e) {
+            setupFailure = e.getClass().getSimpleName() + ": " + oneLine(String.valueOf(
+                e.getMessage()));
+          }
+          double memoryPerSession = Double.NaN;
+          double bytesPerSession = Double.NaN;
+          if (!ids.isEmpty()) {
+            StoredBytes stored = meter.stored(pattern);
+            memoryPerSession = (double) stored.memoryUsage() / ids.size();
+            bytesPerSession = (double) stored.fieldBytes() / ids.size();
+          }
+          int cap = config.largeRequests();
+          CellResult save = measure(meter, store::commandsSent, store, spec.name(), size,
+              SAVE_WORKLOAD, 1, memoryPerSession, bytesPerSession, cap, (worker, i) -> {
+                worker.created.add(store.node(0).create(worker.pick(templates, i)));
+                return true;
+              }, created -> created.forEach(store.node(0)::delete));
+          results.add(save);
+          log.accept(line(save));
+          CellResult read;
+          if (ids.isEmpty()) {
+            read = new CellResult(spec.name(), size, READ_WORKLOAD, 1, 0, 0, Double.NaN,
+                Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN,
+                Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN,
+                "not run: no session holding the value could be saved (" + setupFailure + ")");
+          } else {
+            read = measure(meter, store::commandsSent, store, spec.name(), size, READ_WORKLOAD, 1,
+                memoryPerSession, bytesPerSession, cap,
+                (worker, i) -> store.node(0).readAttribute(worker.pick(ids, i), DOCUMENT),
+                created -> { });
+          }
+          results.add(read);
+          log.accept(line(read));
+        } finally {
+          meter.delete(pattern);
+        }
+      }
+    }
+    return results;
+  }
+
+  static String largeLabel(int bytes) {
+    return (bytes >> 20) + " MB value";
+  }
+
+  /**
+   * A session holding a 20 MB value, once per large-value store: saved on node 0 and read back on
+   * node 1 (a fresh load), or refused; the outcome says which, with the message of a refusal.
+   */
+  private List<HugeValueResult> hugeValue(List<StoreSpec> stores) {
+    List<HugeValueResult> results = new ArrayList<>();
+    byte[] document = ShopSessions.document(HUGE_VALUE_BYTES, MEASURED_SEED + 650_000);
+    Map<String, Object> attributes = new java.util.LinkedHashMap<>(
+        ShopSessions.create(SessionSize.REFERENCE, MEASURED_SEED + 650_000));
+    attributes.put(DOCUMENT, document);
+    for (StoreSpec spec : stores) {
+      if (!LARGE_VALUE_STORES.contains(spec.name()) || !config.runs(spec) || !spec.available()) {
+        continue;
+      }
+      HugeValueResult result;
+      try (SessionStore store = spec.open(uri)) {
+        long started = System.nanoTime();
+        String id;
+        try {
+          id = store.node(0).create(attributes);
+        } catch (RuntimeException e) {
+          result = new HugeValueResult(spec.name(), HUGE_VALUE_BYTES, false, "refused at save: "
+              + describe(e), (System.nanoTime() - started) / 1e6, Double.NaN);
+          results.add(result);
+          log.accept(spec.name() + " 20 MB value: " + result.outcome());
+          continue;
+        }
+        double saveMillis = (System.nanoTime() - started) / 1e6;
+        started = System.nanoTime();
+        try {
+          Object read = store.node(1).attribute(id, DOCUMENT);
+          double readMillis = (System.nanoTime() - started) / 1e6;
+          boolean equal = read instanceof byte[] bytes && java.util.Arrays.equals(bytes, document);
+          result = new HugeValueResult(spec.name(), HUGE_VALUE_BYTES, equal, equal
+              ? "round-trips (saved, then read back equal on the other node)"
+              : "saved, but read back " + (read == null ? "nothing" : "a different value"),
+              saveMillis, readMillis);
+        } catch (RuntimeException e) {
+          result = new HugeValueResult(spec.name(), HUGE_VALUE_BYTES, false,
+              "saved, but reading it back failed: " + describe(e), saveMillis, Double.NaN);
+        } finally {
+          store.node(0).delete(id);
+        }
+      }
+      results.add(result);
+      log.accept(spec.name() + " 20 MB value: " + result.outcome());
+    }
+    return results;
+  }
+
+  /** An exception and its causes, class and message each, on one line. */
+  private static String describe(Throwable e) {
+    StringBuilder text = new StringBuilder();
+    for (Throwable t = e; t != null && text.length() < 600; t = t.getCause()) {
+      if (text.length() > 0) {
+        text.append(" ← caused by ");
+      }
+      text.append(t.getClass().getSimpleName()).append(": ")
+          .append(oneLine(String.valueOf(t.getMessage())));
+      if (t.getCause() == t) {
+        break;
+      }
+    }
+    return text.toString();
+  }
+
+  /**
+   * Durable saves on a primary with one replica: the "change 1 attr" request of the reference
+   * session at each thread count, with lazysession's defaults without durability, then with
+   * durability 1 replica. Records throughput and the failures by kind.
+   */
+  private List<CellResult> durableSaves(RedisURI primary) {
+    List<CellResult> results = new ArrayList<>();
+    try (RedisMeter meter = new RedisMeter(primary)) {
+      for (StoreSpec spec : Stores.replicated()) {
+        String pattern = spec.namespace() + ":*";
+        meter.delete(pattern);
+        try (SessionStore store = spec.open(primary)) {
+          List<String> ids = new ArrayList<>();
+          for (int i = 0; i < config.sessions(); i++) {
+            ids.add(store.node(0).create(ShopSessions.create(SessionSize.REFERENCE,
+                MEASURED_SEED + i)));
+          }
+          StoredBytes stored = meter.stored(pattern);
+          for (int threads : config.threads()) {
+            CellResult result = measure(meter, store::commandsSent, store, spec.name(),
+                SessionSize.REFERENCE.label(), Workload.WRITE.label(), threads,
+                (double) stored.memoryUsage() / ids.size(),
+                (double) stored.fieldBytes() / ids.size(), config.maxRequests(),
+                (worker, i) -> store.node(0).changeCart(worker.pick(ids, i)), created -> { });
+            results.add(result);
+            log.accept(line(result) + (result.errors() > 0 ? " | " + result.note() : ""));
+          }
+        } finally {
+          meter.delete(pattern);
+        }
+      }
     }
     return results;
   }
@@ -212,14 +487,16 @@ final class ReplicationCostHarness {
    * commands the client sent, process CPU, and what the batch itself recorded. Sessions the batches
    * create are deleted after each (not measured), to bound Redis memory.
    */
-  private CellResult measure(RedisMeter meter, SentCounter sent, String store, String size,
-      String workload, int threads, double memoryPerSession, double bytesPerSession, int cap,
-      LoadRunner.Request request, Consumer<List<String>> deleteCreated) {
+  private CellResult measure(RedisMeter meter, SentCounter sent, @Nullable SessionStore hits,
+      String store, String size, String workload, int threads, double memoryPerSession,
+      double bytesPerSession, int cap, LoadRunner.Request request,
+      Consumer<List<String>> deleteCreated) {
     if (!config.warmup().isZero()) {
       Batch warmup = LoadRunner.run(threads, config.warmup(), cap, request);
       deleteCreated.accept(warmup.created());
     }
     Counters overhead = meter.emptyBatch();
+    long hitsBefore = hits == null ? 0 : hits.nearCacheHits();
     long sentBefore = sent.sent();
     long cpuBefore = OS.getProcessCpuTime();
     Counters before = meter.counters();
@@ -227,6 +504,7 @@ final class ReplicationCostHarness {
     Counters after = meter.counters();
     long cpuAfter = OS.getProcessCpuTime();
     long sentAfter = sent.sent();
+    long hitsAfter = hits == null ? 0 : hits.nearCacheHits();
     deleteCreated.accept(batch.created());
     Counters delta = after.minus(before).minus(overhead);
     double n = Math.max(1, batch.requests());
@@ -235,7 +513,34 @@ final class ReplicationCostHarness {
         Math.max(0, delta.netInput()) / n, Math.max(0, delta.netOutput()) / n,
         batch.cpuNanos() / n / 1e3, (cpuAfter - cpuBefore) / n / 1e3, batch.allocatedBytes() / n,
         batch.percentileMicros(0.50), batch.percentileMicros(0.99),
-        batch.requests() / (batch.wallNanos() / 1e9), batch.firstError());
+        batch.requests() / (batch.wallNanos() / 1e9),
+        hits == null || !hits.hasNearCache() ? Double.NaN : (hitsAfter - hitsBefore) / n,
+        failures(batch));
+  }
+
+  /** The failures of a batch by kind, e.g. "3 × SessionNotReplicatedException (first: ...)". */
+  private static @Nullable String failures(Batch batch) {
+    if (batch.failures().isEmpty()) {
+      return batch.firstError();
+    }
+    StringBuilder text = new StringBuilder();
+    batch.failures().forEach((kind, failure) -> {
+      if (text.length() > 0) {
+        text.append("; ");
+      }
+      text.append(failure.count()).append(" × ").append(kind).append(" (first: ")
+          .append(oneLine(failure.firstMessage())).append(')');
+    });
+    return text.toString();
+  }
+
+  private static String oneLine(String message) {
+    String line = message.replaceAll("\\s+", " ").trim();
+    return line.length() > 300 ? line.substring(0, 300) + "…" : line;
+  }
+
+  private int fewThreads() {
+    return config.threads().stream().mapToInt(Integer::intValue).min().orElse(1);
   }
 
   static String line(CellResult r) {

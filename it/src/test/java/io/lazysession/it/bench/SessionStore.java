@@ -17,6 +17,18 @@ interface SessionStore extends AutoCloseable {
   /** Commands sent to Redis by both nodes so far (one per round trip; a script call counts as one). */
   long commandsSent();
 
+  /**
+   * One PING through node 0's own Lettuce client (a connection of its own on the same client
+   * resources): the floor that this store's request-thread CPU is compared with.
+   */
+  boolean ping();
+
+  /** Near-cache hits of both nodes so far (lazysession's RepositoryMetrics); 0 without a near cache. */
+  long nearCacheHits();
+
+  /** Whether this store has a near cache whose hits {@link #nearCacheHits()} counts. */
+  boolean hasNearCache();
+
   @Override
   void close();
 }

@@ -63,6 +63,18 @@ final class StoreNode<S extends Session> {
     return true;
   }
 
+  /** A request that reads one attribute and saves; false when the session or attribute is missing. */
+  boolean readAttribute(String id, String name) {
+    S session = repository.findById(id);
+    if (session == null) {
+      return false;
+    }
+    session.setLastAccessedTime(Instant.now());
+    Object value = session.getAttribute(name);
+    repository.save(session);
+    return value != null;
+  }
+
   /** Deletes a session (clean-up, not measured). */
   void delete(String id) {
     repository.deleteById(id);

@@ -11,6 +11,7 @@ import io.lazysession.serializer.compress.ZstdDictionary;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.event.command.CommandListener;
 import io.lettuce.core.event.command.CommandStartedEvent;
 import java.time.Duration;
@@ -20,6 +21,8 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
@@ -123,19 +126,49 @@ final class Stores {
     return ZstdDictionary.train(samples, DICTIONARY_BYTES);
   }
 
+  /**
+   * The stores of the durable-save cell, run on a primary with one replica: lazysession's defaults
+   * without durability (the comparison), and with {@code durability(1, 1 s)}, where each save waits
+   * (WAIT) until the replica has the change.
+   */
+  static List<StoreSpec> replicated() {
+    AttributeSerializer.Builder defaults = AttributeSerializer.builder().codec(CodecKind.KRYO)
+        .compression(Compression.zstd(3, 256));
+    return List.of(
+        lazy(DEFAULT_ON_REPLICA, "lazysession defaults (Kryo, zstd, near cache off) on a primary "
+            + "with one replica, durability off", defaults, false, 0),
+        lazy(DURABLE, "lazysession defaults (Kryo, zstd, near cache off) on a primary with one "
+            + "replica, durability(1 replica, " + DURABILITY_TIMEOUT.toMillis() + " ms): each save "
+            + "waits until the replica has it", defaults, false, 1));
+  }
+
+  /** Name of the durable-save comparison store (durability off, same topology). */
+  static final String DEFAULT_ON_REPLICA = "lazy-kryo-zstd-replicated";
+  /** Name of the durable-save store. */
+  static final String DURABLE = "lazy-kryo-zstd+durable1";
+  /** WAIT timeout of the durable-save store. */
+  static final Duration DURABILITY_TIMEOUT = Duration.ofSeconds(1);
+
   private static StoreSpec lazy(String name, String description,
       AttributeSerializer.Builder serializer, boolean nearCache) {
+    return lazy(name, description, serializer, nearCache, 0);
+  }
+
+  private static StoreSpec lazy(String name, String description,
+      AttributeSerializer.Builder serializer, boolean nearCache, int durabilityReplicas) {
     AttributeSerializer built = serializer.allowList(ALLOW_LIST).build();
     return new StoreSpec(name, description, false, null,
-        (spec, uri) -> lazy(spec, uri, built, nearCache));
+        (spec, uri) -> lazy(spec, uri, built, nearCache, durabilityReplicas));
   }
 
   private static SessionStore lazy(StoreSpec spec, RedisURI uri, AttributeSerializer serializer,
-      boolean nearCache) {
+      boolean nearCache, int durabilityReplicas) {
     LongAdder sent = new LongAdder();
     List<StoreNode<?>> nodes = new ArrayList<>();
     List<AutoCloseable> resources = new ArrayList<>();
+    List<LazyRedisSessionRepository> repositories = new ArrayList<>();
     try {
+      RedisCommands<String, String> ping = null;
       for (int i = 0; i < 2; i++) {
         RedisClient client = RedisClient.create(uri);
         resources.add(() -> client.shutdown(Duration.ZERO, Duration.ofSeconds(2)));
@@ -145,21 +178,40 @@ final class Stores {
             .namespace(spec.namespace())
             .cleanupInterval(Duration.ZERO)
             .nearCacheMaxBytes(nearCache ? NEAR_CACHE_BYTES : 0);
+        if (durabilityReplicas > 0) {
+          builder.durability(durabilityReplicas, DURABILITY_TIMEOUT);
+        }
         LazyRedisSessionRepository repository = builder.build();
         resources.add(repository::close);
+        repositories.add(repository);
         nodes.add(StoreNode.of(repository));
+        if (i == 0) {
+          ping = pingCommands(client, resources);
+        }
       }
+      RedisCommands<String, String> pinger = java.util.Objects.requireNonNull(ping);
+      return new OpenStore(spec, nodes, spec.namespace() + ":*", sent, resources,
+          () -> "PONG".equals(pinger.ping()), nearCache,
+          () -> repositories.stream().mapToLong(r -> r.metrics().nearCacheHits()).sum());
     } catch (RuntimeException e) {
       closeAll(resources);
       throw e;
     }
-    return new OpenStore(spec, nodes, spec.namespace() + ":*", sent, resources);
+  }
+
+  /** A connection of its own on a store's client, for the PING floor of that client. */
+  private static RedisCommands<String, String> pingCommands(RedisClient client,
+      List<AutoCloseable> resources) {
+    StatefulRedisConnection<String, String> connection = client.connect();
+    resources.add(connection::close);
+    return connection.sync();
   }
 
   private static SessionStore spring(StoreSpec spec, RedisURI uri, boolean indexed) {
     LongAdder sent = new LongAdder();
     List<StoreNode<?>> nodes = new ArrayList<>();
     List<AutoCloseable> resources = new ArrayList<>();
+    RedisCommands<String, String> ping = null;
     try {
       if (indexed) {
         // @EnableRedisIndexedHttpSession turns keyspace notifications on at start-up (below); the
@@ -175,6 +227,9 @@ final class Stores {
         // Connections are made lazily, on first use: the listener sees every command.
         factory.getRequiredNativeClient().addListener(counting(sent));
         resources.add(factory::destroy);
+        if (i == 0) {
+          ping = pingCommands((RedisClient) factory.getRequiredNativeClient(), resources);
+        }
         if (indexed && i == 0) {
           try (RedisConnection connection = factory.getConnection()) {
             new ConfigureNotifyKeyspaceEventsAction().configure(connection);
@@ -213,7 +268,9 @@ final class Stores {
       closeAll(resources);
       throw e;
     }
-    return new OpenStore(spec, nodes, spec.namespace() + ":*", sent, resources);
+    RedisCommands<String, String> pinger = java.util.Objects.requireNonNull(ping);
+    return new OpenStore(spec, nodes, spec.namespace() + ":*", sent, resources,
+        () -> "PONG".equals(pinger.ping()), false, () -> 0);
   }
 
   /** Reads notify-keyspace-events (value null) or sets it; returns the value read or set. */
@@ -259,7 +316,18 @@ final class Stores {
   }
 
   private record OpenStore(StoreSpec spec, List<StoreNode<?>> nodes, String keyPattern,
-      LongAdder sent, List<AutoCloseable> resources) implements SessionStore {
+      LongAdder sent, List<AutoCloseable> resources, BooleanSupplier pinger, boolean hasNearCache,
+      LongSupplier hits) implements SessionStore {
+    @Override
+    public boolean ping() {
+      return pinger.getAsBoolean();
+    }
+
+    @Override
+    public long nearCacheHits() {
+      return hits.getAsLong();
+    }
+
     @Override
     public StoreNode<?> node(int index) {
       return nodes.get(index);

@@ -92,6 +92,23 @@ public final class ShopSessions {
     return attributes;
   }
 
+  /**
+   * A large value of exactly {@code bytes} bytes, such as an export or a draft document kept in a
+   * session: product text from the vocabulary with a random number every eighth word (text compresses,
+   * the numbers do not). The same seed gives the same bytes.
+   */
+  public static byte[] document(int bytes, long seed) {
+    SplittableRandom random = new SplittableRandom(seed);
+    StringBuilder text = new StringBuilder(bytes + 64);
+    int words = 0;
+    while (text.length() < bytes) {
+      text.append(++words % 8 == 0 ? Integer.toString(random.nextInt(1_000_000)) : word(random))
+          .append(' ');
+    }
+    return Arrays.copyOf(text.toString().getBytes(java.nio.charset.StandardCharsets.US_ASCII),
+        bytes);
+  }
+
   private static UserProfile user(SplittableRandom random, Instant now) {
     String first = capitalized(word(random));
     String last = capitalized(word(random));
