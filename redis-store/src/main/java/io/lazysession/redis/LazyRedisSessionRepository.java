@@ -99,7 +99,7 @@ public final class LazyRedisSessionRepository
         new DecodeFailureHandler(builder.decodeFailurePolicy, metrics));
     this.touch = new TouchPolicy(builder.touchInterval, defaultMaxInactiveInterval);
     SessionEvents events = new SessionEvents(this, builder.eventPublisher);
-    this.principals = new PrincipalIndex(store);
+    this.principals = new PrincipalIndex(store, builder.clock);
     this.reader = new SessionReader(store, nearCache, metrics, context);
     this.expiry = new ExpirySweeper(store, nearCache, principals, events, metrics, builder.clock,
         builder.cleanupInterval);

@@ -225,6 +225,13 @@ final class RedisSessionStore {
         utf8(id));
   }
 
+  /** When {@code id} is due to expire by the schedule (epoch milliseconds); null when not on it. */
+  @Nullable Long scheduledExpiry(String id) {
+    metrics.roundTrips.increment();
+    Double due = connection.commands().zscore(keys.expirations(), utf8(id));
+    return due == null ? null : due.longValue();
+  }
+
   /** Removes an id from the schedule; true for exactly one caller when several race. */
   boolean unscheduleExpiry(String id) {
     metrics.roundTrips.increment();
