@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.session.FindByIndexNameSessionRepository;
 import org.springframework.session.Session;
@@ -138,7 +139,12 @@ public final class LazySession implements Session {
     return Collections.unmodifiableSet(new LinkedHashSet<>(attributes.keySet()));
   }
 
-  /** Sets an attribute; a null value removes it. The value is encoded when the session is saved. */
+  /**
+   * Sets an attribute; a null value removes it. The value is encoded when the session is saved.
+   *
+   * @throws IllegalArgumentException when the name cannot be stored as a Redis field (it holds a
+   *     lone UTF-16 surrogate, which has no UTF-8 form)
+   */
   @Override
   public void setAttribute(String attributeName, @Nullable Object attributeValue) {
     Objects.requireNonNull(attributeName, "attributeName must not be null");
@@ -146,6 +152,7 @@ public final class LazySession implements Session {
       removeAttribute(attributeName);
       return;
     }
+    SessionKeys.requireStorableName(attributeName);
     AttributeEntry previous = attributes.get(attributeName);
     attributes.put(attributeName, AttributeEntry.set(context.serializer().ofValue(attributeValue),
         previous == null ? null : previous.stored()));
@@ -310,7 +317,7 @@ public final class LazySession implements Session {
   Map<String, byte[]> changedAttributes() {
     Map<String, byte[]> changed = new LinkedHashMap<>();
     attributes.forEach((name, entry) -> {
-      byte[] bytes = entry.changedBytes();
+      byte[] bytes = encoded(name, entry::changedBytes);
       if (bytes != null) {
         changed.put(name, bytes);
       }
@@ -324,9 +331,26 @@ public final class LazySession implements Session {
    */
   Map<String, byte[]> allAttributes() {
     Map<String, byte[]> all = new LinkedHashMap<>();
-    attributes.forEach((name, entry) -> all.put(name, entry.fullBytes()));
+    attributes.forEach((name, entry) -> all.put(name, encoded(name, entry::fullBytes)));
     all.putAll(hidden);
     return all;
+  }
+
+  /**
+   * Runs an entry's encoding; a failure names the attribute and session, and for a value over the
+   * size limit the setting that raises it.
+   */
+  private byte @Nullable [] encoded(String name, Supplier<byte @Nullable []> encoding) {
+    try {
+      return encoding.get();
+    } catch (SerializationException e) {
+      String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+      String hint = message.contains("more than the maximum")
+          ? " (the limit is AttributeSerializer.Builder.maxPayloadBytes; raise it or store less in "
+              + "this attribute)" : "";
+      throw new SerializationException("attribute '" + name + "' of session " + id
+          + " cannot be stored: " + message + hint, e);
+    }
   }
 
   /** The bytes Redis holds for each attribute, hidden ones included: what the near cache keeps. */
