@@ -123,26 +123,34 @@ final class RedisSessionStore {
   }
 
   /**
-   * Runs the save script on the primary that owns the session, then WAIT on the same connection: the
-   * answer tells how many replicas have the write. A Cluster topology that moved the slot meanwhile
-   * (MOVED) is re-read and the pair is tried once more.
+   * Runs the save script on the primary that owns the session, then WAIT on the same connection,
+   * which no other save uses meanwhile: the answer tells how many replicas have this write. A Cluster
+   * topology that moved the slot meanwhile (MOVED) is re-read and the pair is tried once more.
    *
    * @return the new version (as {@link #save}; when not positive nothing was waited for) and how many
-   *     replicas acknowledged it within {@code timeout}
+   *     replicas acknowledged it within {@code timeout}, or why waiting failed after the write
    */
   SaveResult saveAndWait(String id, SaveRequest request, int replicas, Duration timeout) {
     byte[][] arguments = arguments(request);
     byte[] key = keys.session(id);
     for (int attempt = 1; ; attempt++) {
-      RedisClusterCommands<byte[], byte[]> primary = connection.primaryOf(key);
       try {
-        Long version = eval(primary, RedisScript.SAVE, ScriptOutputType.INTEGER, key, arguments);
-        if (version == null || version <= 0) {
-          return new SaveResult(version == null ? 0 : version, 0);
-        }
-        metrics.roundTrips.increment();
-        Long acknowledged = primary.waitForReplication(replicas, Math.max(1, timeout.toMillis()));
-        return new SaveResult(version, acknowledged == null ? 0 : acknowledged);
+        return connection.onPrimaryOf(key, primary -> {
+          Long version = eval(primary, RedisScript.SAVE, ScriptOutputType.INTEGER, key, arguments);
+          if (version == null || version <= 0) {
+            return new SaveResult(version == null ? 0 : version, 0, null);
+          }
+          metrics.roundTrips.increment();
+          try {
+            Long acknowledged =
+                primary.waitForReplication(replicas, Math.max(1, timeout.toMillis()));
+            return new SaveResult(version, acknowledged == null ? 0 : acknowledged, null);
+          } catch (RedisException e) {
+            throw new WaitFailed(version, e); // thrown, so that the connection is not reused
+          }
+        });
+      } catch (WaitFailed e) {
+        return new SaveResult(e.version, 0, e.failure);
       } catch (RedisException e) {
         if (attempt >= 2 || !StoreFailures.isMoved(e)) {
           throw e;
@@ -152,8 +160,26 @@ final class RedisSessionStore {
     }
   }
 
-  /** A save's new version, and how many replicas acknowledged it (-1: not asked). */
-  record SaveResult(long version, long acknowledged) {}
+  /**
+   * A save's new version, and how many replicas acknowledged it (-1: not asked).
+   *
+   * @param waitFailure why WAIT failed after the script applied the write (a timeout, a dropped
+   *     connection); null when it answered or was not sent
+   */
+  record SaveResult(long version, long acknowledged, @Nullable RedisException waitFailure) {}
+
+  /** WAIT failed after the save script was applied as {@code version}. */
+  private static final class WaitFailed extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    private final long version;
+    private final RedisException failure;
+
+    WaitFailed(long version, RedisException failure) {
+      super(null, failure, false, false);
+      this.version = version;
+      this.failure = failure;
+    }
+  }
 
   /** The save script's arguments, as save.lua reads them; counted as bytes written. */
   private byte[][] arguments(SaveRequest request) {

@@ -198,20 +198,29 @@ final class SessionWriter {
   /** The save script, followed by WAIT when durability is on. */
   private SaveResult write(String id, SaveRequest request) {
     if (!durability.on()) {
-      return new SaveResult(store.save(id, request), -1);
+      return new SaveResult(store.save(id, request), -1, null);
     }
     return store.saveAndWait(id, request, durability.replicas(), durability.timeout());
   }
 
   private boolean replicated(SaveResult result) {
-    return result.acknowledged() < 0 || result.acknowledged() >= durability.replicas();
+    return result.acknowledged() < 0
+        || (result.waitFailure() == null && result.acknowledged() >= durability.replicas());
   }
 
-  /** Throws, after the store's own bookkeeping is done, when too few replicas acknowledged. */
+  /**
+   * Throws, after the store's own bookkeeping is done, when too few replicas acknowledged: either
+   * exception says that the primary applied the change.
+   */
   private void requireReplicated(String id, SaveResult result) {
+    if (result.waitFailure() != null) {
+      throw new SessionStoreUnavailableException("save", id, "the primary applied it (version "
+          + result.version() + ", kept there), but waiting for " + durability.replicas()
+          + " replica(s) failed: " + result.waitFailure().getMessage(), result.waitFailure());
+    }
     if (!replicated(result)) {
       throw new SessionNotReplicatedException("save", id, durability.replicas(),
-          result.acknowledged());
+          result.acknowledged(), durability.timeout());
     }
   }
 }
