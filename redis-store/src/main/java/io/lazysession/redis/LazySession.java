@@ -4,6 +4,7 @@ import io.lazysession.serializer.SerializationException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -298,6 +299,38 @@ public final class LazySession implements Session {
       }
     }
     return false;
+  }
+
+  /**
+   * Takes in what Redis held for this session when its old id was deleted (an id change): attributes
+   * this request neither set nor changed take the stored bytes (another request may have saved newer
+   * ones), attributes another request added join, those it removed leave; this request's own changes
+   * win. So do its timeout and a later access time; the stored principal becomes the one Redis held.
+   */
+  void mergeStored(Map<String, byte[]> stored, SessionMetadata metadata) {
+    Set<String> removedHere = removedNames();
+    attributes.entrySet().removeIf(named -> named.getValue().isLoaded()
+        && named.getValue().changedBytes() == null && !stored.containsKey(named.getKey()));
+    hidden.keySet().retainAll(stored.keySet());
+    stored.forEach((name, bytes) -> {
+      AttributeEntry entry = attributes.get(name);
+      boolean unchangedHere = entry != null && entry.isLoaded() && entry.changedBytes() == null
+          && !Arrays.equals(entry.stored(), bytes);
+      if (hidden.containsKey(name)) {
+        hidden.put(name, bytes);
+      } else if (unchangedHere || (entry == null && !removedHere.contains(name))) {
+        attributes.put(name, AttributeEntry.loaded(context.serializer().lazy(bytes), bytes));
+      }
+    });
+    storedNames.retainAll(stored.keySet());
+    if (metadata.lastAccess() != null && metadata.lastAccess() > lastAccessedTime.toEpochMilli()) {
+      lastAccessedTime = Instant.ofEpochMilli(metadata.lastAccess());
+    }
+    if (maxInactiveInterval.equals(storedMaxInactiveInterval)
+        && metadata.maxInactiveSeconds() != null) {
+      maxInactiveInterval = Duration.ofSeconds(metadata.maxInactiveSeconds());
+    }
+    storedPrincipal = metadata.principal();
   }
 
   /** The near-cache epoch in which {@link #version()} was read from or written to Redis. */

@@ -228,6 +228,25 @@ final class RedisSessionStore {
     return isNil(answer) ? null : ScriptReplies.metadata(elements(answer), 0);
   }
 
+  /**
+   * Runs the delete script asking for the whole hash back: the deleted session's metadata and
+   * attribute envelopes, or null when there was nothing live to delete.
+   */
+  ScriptReplies.@Nullable DeletedHash deleteReturningHash(String id, long nowMillis) {
+    List<Object> answer = eval(connection.commands(), RedisScript.DELETE, ScriptOutputType.MULTI,
+        keys.session(id), utf8(Long.toString(nowMillis)), utf8("all"));
+    if (isNil(answer)) {
+      return null;
+    }
+    List<byte @Nullable []> values = elements(answer);
+    long bytes = 0;
+    for (byte[] value : values) {
+      bytes += value == null ? 0 : value.length;
+    }
+    metrics.bytesRead.add(bytes);
+    return ScriptReplies.deletedHash(values);
+  }
+
   /** HMGET of creation, last access, max inactive and principal, without touching attributes. */
   SessionMetadata metadata(String id) {
     metrics.roundTrips.increment();

@@ -146,9 +146,9 @@ final class SessionWriter {
 
   /**
    * Moves a stored session to its new id. Cluster-safe (the two keys may be in different slots):
-   * first the old hash is deleted if it is still live (so the old id stops working even if the second
-   * step fails, and a session that expired meanwhile is not brought back), then the whole session is
-   * written under the new id. If the second step fails, the session is lost (the user signs in
+   * first the old hash is deleted if it is still live and returned (so the old id stops working even
+   * if the second step fails, and a session that expired meanwhile is not brought back), then what it
+   * held, with this request's changes on top, is written under the new id. If the second step fails, the session is lost (the user signs in
    * again) rather than left reachable under the old id.
    */
   private void changeId(LazySession session, PrincipalChange principal) {
@@ -156,11 +156,14 @@ final class SessionWriter {
     nearCache.invalidate(oldId);
     // Claimed as deleteById does, so that no sweep reports the old id as expired once its hash is
     // gone: the session lives on under the new id.
-    if (expiry.claimAndDelete(oldId) == null) {
+    ScriptReplies.DeletedHash stored = expiry.claimAndTake(oldId);
+    if (stored == null) {
       log.debug("session {} was deleted or expired before its id changed; not saved", oldId);
       metrics.savesSkipped.increment();
       return;
     }
+    // Other requests may have saved the old id since this one loaded it: their changes move too.
+    session.mergeStored(stored.attributes(), stored.metadata());
     writeFull(session, true, principal);
   }
 

@@ -566,4 +566,26 @@ class LazyRedisSessionRepositoryIT {
         .hasMessageContaining("'upload'").hasMessageContaining(session.getId())
         .hasMessageContaining("maxPayloadBytes");
   }
+
+  @Test
+  void changeSessionId_anotherRequestSavedTheOldIdMeanwhile_keepsItsChanges() {
+    LazySession created = savedSession(nodes.a(), Map.of("a", "1", "b", "1", "gone", "1"));
+    LazySession login = nodes.a().findById(created.getId());
+    LazySession other = nodes.b().findById(created.getId());
+    other.setAttribute("b", "2");
+    other.setAttribute("c", "3");
+    other.removeAttribute("gone");
+    nodes.b().save(other);
+
+    String newId = login.changeSessionId();
+    login.setAttribute("user", "ada");
+    nodes.a().save(login);
+
+    assertThat(nodes.b().findById(created.getId())).isNull();
+    LazySession moved = nodes.b().findById(newId);
+    assertThat(moved.getAttributeNames()).containsExactlyInAnyOrder("a", "b", "c", "user");
+    assertThat(moved.<String>getAttribute("b")).isEqualTo("2");
+    assertThat(moved.<String>getAttribute("c")).isEqualTo("3");
+    assertThat(moved.<String>getAttribute("user")).isEqualTo("ada");
+  }
 }
