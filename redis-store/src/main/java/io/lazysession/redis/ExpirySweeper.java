@@ -8,6 +8,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongFunction;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -105,21 +106,34 @@ final class ExpirySweeper implements AutoCloseable {
   }
 
   /**
-   * Claims an id, then deletes its hash if the session is still live (deleteById, changeSessionId).
-   * Returns null when there was nothing live: an expired session is put back on the schedule, so
-   * that the sweep reports it, once, as expired.
+   * Claims an id, then deletes its hash if the session is still live (deleteById). Returns null when
+   * there was nothing live: an expired session is put back on the schedule, so that the sweep
+   * reports it, once, as expired.
    */
   @Nullable Deleted claimAndDelete(String id) {
+    Claim<SessionMetadata> claim = claimThenDelete(id, now -> store.delete(id, now));
+    return claim.deleted() == null ? null : new Deleted(claim.deleted(), claim.claimed());
+  }
+
+  /**
+   * As {@link #claimAndDelete}, returning the whole deleted hash (changeSessionId carries it over to
+   * the new id); null when there was nothing live.
+   */
+  ScriptReplies.@Nullable DeletedHash claimAndTake(String id) {
+    return claimThenDelete(id, now -> store.deleteReturningHash(id, now)).deleted();
+  }
+
+  private record Claim<T>(@Nullable T deleted, boolean claimed) {}
+
+  /** The claim-then-delete step every delete of a live session takes. */
+  private <T> Claim<T> claimThenDelete(String id, LongFunction<@Nullable T> delete) {
     long now = clock.millis();
     boolean claimed = store.unscheduleExpiry(id);
-    SessionMetadata metadata = store.delete(id, now);
-    if (metadata == null) {
-      if (claimed) {
-        store.scheduleExpiry(id, now);
-      }
-      return null;
+    T deleted = delete.apply(now);
+    if (deleted == null && claimed) {
+      store.scheduleExpiry(id, now);
     }
-    return new Deleted(metadata, claimed);
+    return new Claim<>(deleted, claimed);
   }
 
   /**

@@ -99,7 +99,7 @@ public final class LazyRedisSessionRepository
         new DecodeFailureHandler(builder.decodeFailurePolicy, metrics));
     this.touch = new TouchPolicy(builder.touchInterval, defaultMaxInactiveInterval);
     SessionEvents events = new SessionEvents(this, builder.eventPublisher);
-    this.principals = new PrincipalIndex(store);
+    this.principals = new PrincipalIndex(store, builder.clock);
     this.reader = new SessionReader(store, nearCache, metrics, context);
     this.expiry = new ExpirySweeper(store, nearCache, principals, events, metrics, builder.clock,
         builder.cleanupInterval);
@@ -392,10 +392,10 @@ public final class LazyRedisSessionRepository
     }
 
     /**
-     * After each save, wait (Redis WAIT, on the connection that wrote) until {@code replicas}
+     * After each save, wait (Redis WAIT, on a connection of that save's own) until {@code replicas}
      * replicas have the change, at most {@code timeout}; when fewer acknowledge in time, {@code save}
      * throws {@link SessionNotReplicatedException} (the change stays applied on the primary). Costs
-     * one more round trip per save, plus the replication delay. Off (0 replicas) by default: then a
+     * one more round trip per save, plus the replication delay; saves never wait for each other. Off (0 replicas) by default: then a
      * save is acknowledged once the primary applied it, and a failover right after can lose it.
      *
      * <p>{@code timeout} must be shorter than the client's command timeout, or the WAIT itself

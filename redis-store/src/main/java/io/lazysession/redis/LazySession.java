@@ -4,6 +4,7 @@ import io.lazysession.serializer.SerializationException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -13,6 +14,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.session.FindByIndexNameSessionRepository;
 import org.springframework.session.Session;
@@ -138,7 +140,12 @@ public final class LazySession implements Session {
     return Collections.unmodifiableSet(new LinkedHashSet<>(attributes.keySet()));
   }
 
-  /** Sets an attribute; a null value removes it. The value is encoded when the session is saved. */
+  /**
+   * Sets an attribute; a null value removes it. The value is encoded when the session is saved.
+   *
+   * @throws IllegalArgumentException when the name cannot be stored as a Redis field (it holds a
+   *     lone UTF-16 surrogate, which has no UTF-8 form)
+   */
   @Override
   public void setAttribute(String attributeName, @Nullable Object attributeValue) {
     Objects.requireNonNull(attributeName, "attributeName must not be null");
@@ -146,6 +153,7 @@ public final class LazySession implements Session {
       removeAttribute(attributeName);
       return;
     }
+    SessionKeys.requireStorableName(attributeName);
     AttributeEntry previous = attributes.get(attributeName);
     attributes.put(attributeName, AttributeEntry.set(context.serializer().ofValue(attributeValue),
         previous == null ? null : previous.stored()));
@@ -293,6 +301,38 @@ public final class LazySession implements Session {
     return false;
   }
 
+  /**
+   * Takes in what Redis held for this session when its old id was deleted (an id change): attributes
+   * this request neither set nor changed take the stored bytes (another request may have saved newer
+   * ones), attributes another request added join, those it removed leave; this request's own changes
+   * win. So do its timeout and a later access time; the stored principal becomes the one Redis held.
+   */
+  void mergeStored(Map<String, byte[]> stored, SessionMetadata metadata) {
+    Set<String> removedHere = removedNames();
+    attributes.entrySet().removeIf(named -> named.getValue().isLoaded()
+        && named.getValue().changedBytes() == null && !stored.containsKey(named.getKey()));
+    hidden.keySet().retainAll(stored.keySet());
+    stored.forEach((name, bytes) -> {
+      AttributeEntry entry = attributes.get(name);
+      boolean unchangedHere = entry != null && entry.isLoaded() && entry.changedBytes() == null
+          && !Arrays.equals(entry.stored(), bytes);
+      if (hidden.containsKey(name)) {
+        hidden.put(name, bytes);
+      } else if (unchangedHere || (entry == null && !removedHere.contains(name))) {
+        attributes.put(name, AttributeEntry.loaded(context.serializer().lazy(bytes), bytes));
+      }
+    });
+    storedNames.retainAll(stored.keySet());
+    if (metadata.lastAccess() != null && metadata.lastAccess() > lastAccessedTime.toEpochMilli()) {
+      lastAccessedTime = Instant.ofEpochMilli(metadata.lastAccess());
+    }
+    if (maxInactiveInterval.equals(storedMaxInactiveInterval)
+        && metadata.maxInactiveSeconds() != null) {
+      maxInactiveInterval = Duration.ofSeconds(metadata.maxInactiveSeconds());
+    }
+    storedPrincipal = metadata.principal();
+  }
+
   /** The near-cache epoch in which {@link #version()} was read from or written to Redis. */
   long nearCacheEpoch() {
     return nearCacheEpoch;
@@ -310,7 +350,7 @@ public final class LazySession implements Session {
   Map<String, byte[]> changedAttributes() {
     Map<String, byte[]> changed = new LinkedHashMap<>();
     attributes.forEach((name, entry) -> {
-      byte[] bytes = entry.changedBytes();
+      byte[] bytes = encoded(name, entry::changedBytes);
       if (bytes != null) {
         changed.put(name, bytes);
       }
@@ -324,9 +364,26 @@ public final class LazySession implements Session {
    */
   Map<String, byte[]> allAttributes() {
     Map<String, byte[]> all = new LinkedHashMap<>();
-    attributes.forEach((name, entry) -> all.put(name, entry.fullBytes()));
+    attributes.forEach((name, entry) -> all.put(name, encoded(name, entry::fullBytes)));
     all.putAll(hidden);
     return all;
+  }
+
+  /**
+   * Runs an entry's encoding; a failure names the attribute and session, and for a value over the
+   * size limit the setting that raises it.
+   */
+  private byte @Nullable [] encoded(String name, Supplier<byte @Nullable []> encoding) {
+    try {
+      return encoding.get();
+    } catch (SerializationException e) {
+      String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+      String hint = message.contains("more than the maximum")
+          ? " (the limit is AttributeSerializer.Builder.maxPayloadBytes; raise it or store less in "
+              + "this attribute)" : "";
+      throw new SerializationException("attribute '" + name + "' of session " + id
+          + " cannot be stored: " + message + hint, e);
+    }
   }
 
   /** The bytes Redis holds for each attribute, hidden ones included: what the near cache keeps. */

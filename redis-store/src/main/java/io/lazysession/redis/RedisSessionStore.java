@@ -123,26 +123,34 @@ final class RedisSessionStore {
   }
 
   /**
-   * Runs the save script on the primary that owns the session, then WAIT on the same connection: the
-   * answer tells how many replicas have the write. A Cluster topology that moved the slot meanwhile
-   * (MOVED) is re-read and the pair is tried once more.
+   * Runs the save script on the primary that owns the session, then WAIT on the same connection,
+   * which no other save uses meanwhile: the answer tells how many replicas have this write. A Cluster
+   * topology that moved the slot meanwhile (MOVED) is re-read and the pair is tried once more.
    *
    * @return the new version (as {@link #save}; when not positive nothing was waited for) and how many
-   *     replicas acknowledged it within {@code timeout}
+   *     replicas acknowledged it within {@code timeout}, or why waiting failed after the write
    */
   SaveResult saveAndWait(String id, SaveRequest request, int replicas, Duration timeout) {
     byte[][] arguments = arguments(request);
     byte[] key = keys.session(id);
     for (int attempt = 1; ; attempt++) {
-      RedisClusterCommands<byte[], byte[]> primary = connection.primaryOf(key);
       try {
-        Long version = eval(primary, RedisScript.SAVE, ScriptOutputType.INTEGER, key, arguments);
-        if (version == null || version <= 0) {
-          return new SaveResult(version == null ? 0 : version, 0);
-        }
-        metrics.roundTrips.increment();
-        Long acknowledged = primary.waitForReplication(replicas, Math.max(1, timeout.toMillis()));
-        return new SaveResult(version, acknowledged == null ? 0 : acknowledged);
+        return connection.onPrimaryOf(key, primary -> {
+          Long version = eval(primary, RedisScript.SAVE, ScriptOutputType.INTEGER, key, arguments);
+          if (version == null || version <= 0) {
+            return new SaveResult(version == null ? 0 : version, 0, null);
+          }
+          metrics.roundTrips.increment();
+          try {
+            Long acknowledged =
+                primary.waitForReplication(replicas, Math.max(1, timeout.toMillis()));
+            return new SaveResult(version, acknowledged == null ? 0 : acknowledged, null);
+          } catch (RedisException e) {
+            throw new WaitFailed(version, e); // thrown, so that the connection is not reused
+          }
+        });
+      } catch (WaitFailed e) {
+        return new SaveResult(e.version, 0, e.failure);
       } catch (RedisException e) {
         if (attempt >= 2 || !StoreFailures.isMoved(e)) {
           throw e;
@@ -152,8 +160,26 @@ final class RedisSessionStore {
     }
   }
 
-  /** A save's new version, and how many replicas acknowledged it (-1: not asked). */
-  record SaveResult(long version, long acknowledged) {}
+  /**
+   * A save's new version, and how many replicas acknowledged it (-1: not asked).
+   *
+   * @param waitFailure why WAIT failed after the script applied the write (a timeout, a dropped
+   *     connection); null when it answered or was not sent
+   */
+  record SaveResult(long version, long acknowledged, @Nullable RedisException waitFailure) {}
+
+  /** WAIT failed after the save script was applied as {@code version}. */
+  private static final class WaitFailed extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    private final long version;
+    private final RedisException failure;
+
+    WaitFailed(long version, RedisException failure) {
+      super(null, failure, false, false);
+      this.version = version;
+      this.failure = failure;
+    }
+  }
 
   /** The save script's arguments, as save.lua reads them; counted as bytes written. */
   private byte[][] arguments(SaveRequest request) {
@@ -202,6 +228,25 @@ final class RedisSessionStore {
     return isNil(answer) ? null : ScriptReplies.metadata(elements(answer), 0);
   }
 
+  /**
+   * Runs the delete script asking for the whole hash back: the deleted session's metadata and
+   * attribute envelopes, or null when there was nothing live to delete.
+   */
+  ScriptReplies.@Nullable DeletedHash deleteReturningHash(String id, long nowMillis) {
+    List<Object> answer = eval(connection.commands(), RedisScript.DELETE, ScriptOutputType.MULTI,
+        keys.session(id), utf8(Long.toString(nowMillis)), utf8("all"));
+    if (isNil(answer)) {
+      return null;
+    }
+    List<byte @Nullable []> values = elements(answer);
+    long bytes = 0;
+    for (byte[] value : values) {
+      bytes += value == null ? 0 : value.length;
+    }
+    metrics.bytesRead.add(bytes);
+    return ScriptReplies.deletedHash(values);
+  }
+
   /** HMGET of creation, last access, max inactive and principal, without touching attributes. */
   SessionMetadata metadata(String id) {
     metrics.roundTrips.increment();
@@ -223,6 +268,13 @@ final class RedisSessionStore {
     metrics.roundTrips.increment();
     connection.commands().zadd(keys.expirations(), ZAddArgs.Builder.xx(), (double) dueMillis,
         utf8(id));
+  }
+
+  /** When {@code id} is due to expire by the schedule (epoch milliseconds); null when not on it. */
+  @Nullable Long scheduledExpiry(String id) {
+    metrics.roundTrips.increment();
+    Double due = connection.commands().zscore(keys.expirations(), utf8(id));
+    return due == null ? null : due.longValue();
   }
 
   /** Removes an id from the schedule; true for exactly one caller when several race. */

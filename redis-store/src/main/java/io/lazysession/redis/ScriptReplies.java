@@ -35,6 +35,27 @@ final class ScriptReplies {
   record ExpireReply(ExpireOutcome outcome, SessionMetadata metadata) {}
 
   /**
+   * The delete script's answer with {@code 'all'}.
+   *
+   * @param attributes attribute name to envelope bytes, as the hash held them when it was deleted
+   */
+  record DeletedHash(SessionMetadata metadata, Map<String, byte[]> attributes) {}
+
+  /** {c, a, m, p}, then the hash's fields and values: metadata and attributes. */
+  static DeletedHash deletedHash(List<byte @Nullable []> answer) {
+    Map<String, byte[]> attributes = new LinkedHashMap<>();
+    for (int i = 4; i + 1 < answer.size(); i += 2) {
+      byte[] name = answer.get(i);
+      byte[] value = answer.get(i + 1);
+      String attribute = name == null ? null : SessionKeys.attributeName(new String(name, UTF_8));
+      if (attribute != null && value != null) {
+        attributes.put(attribute, value);
+      }
+    }
+    return new DeletedHash(metadata(answer, 0), attributes);
+  }
+
+  /**
    * Parses a find answer (alternating field names and values); null when a metadata field is missing
    * or unreadable. An "unchanged" answer carries no creation time nor attributes: they are taken from
    * {@code cached}, the copy whose version the caller sent.

@@ -37,10 +37,11 @@ import reactor.core.Disposable;
  * Sentinel-managed and Cluster connection all provide, and every script call names exactly one key, so
  * the store is the same code on every topology; only the factories below differ.
  *
- * <p>A write that must be followed by WAIT goes over {@link #primaryOf}: WAIT counts the replicas that
- * have the last write <em>of the connection it is sent on</em>, so the write and the WAIT must share
- * one physical connection to the primary that owns the key. Those connections are separate from the
- * one reads use, so that a WAIT (which blocks the connection it is sent on) never delays a read.
+ * <p>A write that must be followed by WAIT goes through {@link #onPrimaryOf}: WAIT counts the replicas
+ * that have the last write <em>of the connection it is sent on</em>, so the write and the WAIT must
+ * share one physical connection to the primary that owns the key, used by nothing else meanwhile.
+ * Each such save borrows a dedicated connection ({@link WaitConnections}), so a WAIT never delays a
+ * read nor another session's save.
  */
 interface SessionConnection extends AutoCloseable {
   Logger log = LoggerFactory.getLogger(SessionConnection.class);
@@ -48,10 +49,11 @@ interface SessionConnection extends AutoCloseable {
   RedisClusterCommands<byte[], byte[]> commands();
 
   /**
-   * Commands that all travel over one physical connection to the primary that owns {@code key};
-   * only available when connected with {@code durable}.
+   * Runs {@code work} with commands that all travel over one physical connection to the primary that
+   * owns {@code key}, which no other thread uses until {@code work} returns; only available when
+   * connected with {@code durable}.
    */
-  RedisClusterCommands<byte[], byte[]> primaryOf(byte[] key);
+  <T> T onPrimaryOf(byte[] key, Function<RedisClusterCommands<byte[], byte[]>, T> work);
 
   /** Re-reads the Cluster topology (after a MOVED answer); does nothing on other topologies. */
   void refreshTopology();
@@ -63,17 +65,13 @@ interface SessionConnection extends AutoCloseable {
   /**
    * Connects with the client's own URI (standalone or Sentinel).
    *
-   * @param durable also open the connection that writes followed by WAIT use
+   * @param durable also open the connections that writes followed by WAIT use
    * @param onReset called after one of this repository's own connections dropped (a failover, a
    *     restart, a network cut), from a Lettuce thread; other connections of the client do not count
    * @throws IllegalStateException naming the cause when Redis cannot be reached
    */
   static SessionConnection connect(RedisClient client, boolean durable, Runnable onReset) {
     warnUnlessFailFast(client, client.getOptions());
-    List<StatefulRedisConnection<byte[], byte[]>> opened =
-        open(() -> client.connect(ByteArrayCodec.INSTANCE), durable);
-    StatefulRedisConnection<byte[], byte[]> connection = opened.get(0);
-    StatefulRedisConnection<byte[], byte[]> writer = durable ? opened.get(1) : null;
     // Only this repository's own connections count: other connections of the same client (or of
     // other clients sharing its resources) open and close without affecting the near cache.
     RedisConnectionStateListener listener = new RedisConnectionStateListener() {
@@ -82,12 +80,17 @@ interface SessionConnection extends AutoCloseable {
         onReset.run();
       }
     };
-    connection.addListener(listener);
-    if (writer != null) {
-      writer.addListener(listener);
-    }
-    return new Lettuce(connection.sync(), writer == null ? null : key -> writer.sync(), () -> {},
-        () -> {}, connection, writer);
+    Supplier<StatefulRedisConnection<byte[], byte[]>> connect = () -> {
+      StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
+      connection.addListener(listener);
+      return connection;
+    };
+    StatefulRedisConnection<byte[], byte[]> connection = open(connect);
+    WaitConnections<StatefulRedisConnection<byte[], byte[]>> waits =
+        durable ? new WaitConnections<>(connect, MAX_IDLE_WAIT_CONNECTIONS) : null;
+    return Lettuce.open(connection, connection.sync(), waits == null ? null
+        : (key, work) -> waits.with(dedicated -> work.apply(dedicated.sync())),
+        () -> {}, () -> {}, waits);
   }
 
   /**
@@ -96,61 +99,76 @@ interface SessionConnection extends AutoCloseable {
    */
   static SessionConnection connect(RedisClusterClient client, boolean durable, Runnable onReset) {
     warnUnlessFailFast(client, client.getOptions());
-    List<StatefulRedisClusterConnection<byte[], byte[]>> opened =
-        open(() -> client.connect(ByteArrayCodec.INSTANCE), durable);
-    StatefulRedisClusterConnection<byte[], byte[]> connection = opened.get(0);
-    StatefulRedisClusterConnection<byte[], byte[]> writer = durable ? opened.get(1) : null;
+    Supplier<StatefulRedisClusterConnection<byte[], byte[]>> connect =
+        () -> client.connect(ByteArrayCodec.INSTANCE);
+    StatefulRedisClusterConnection<byte[], byte[]> connection = open(connect);
     Disposable resets = subscribe(client, client::getPartitions, onReset);
-    return new Lettuce(connection.sync(), writer == null ? null : key -> {
-      int slot = SlotHash.getSlot(key);
-      RedisClusterNode primary = writer.getPartitions().getMasterBySlot(slot);
-      if (primary == null) {
-        throw new RedisException("no primary is known for slot " + slot);
-      }
-      // The node connection the cluster connection itself routes the slot's writes over.
-      return writer.getConnection(primary.getUri().getHost(), primary.getUri().getPort()).sync();
-    }, client::refreshPartitions, resets, connection, writer);
+    WaitConnections<StatefulRedisClusterConnection<byte[], byte[]>> waits =
+        durable ? new WaitConnections<>(connect, MAX_IDLE_WAIT_CONNECTIONS) : null;
+    return Lettuce.open(connection, connection.sync(), waits == null ? null
+        : (key, work) -> waits.with(dedicated -> {
+          int slot = SlotHash.getSlot(key);
+          RedisClusterNode primary = dedicated.getPartitions().getMasterBySlot(slot);
+          if (primary == null) {
+            throw new RedisException("no primary is known for slot " + slot);
+          }
+          // The node connection this cluster connection routes the slot's writes over.
+          return work.apply(dedicated.getConnection(primary.getUri().getHost(),
+              primary.getUri().getPort()).sync());
+        }), client::refreshPartitions, resets, waits);
   }
 
-  /**
-   * Opens the command connection and, when {@code durable}, the writer connection; closes what was
-   * opened when one of them fails.
-   */
-  private static <C extends StatefulConnection<?, ?>> List<C> open(Supplier<C> connect,
-      boolean durable) {
-    List<C> opened = new ArrayList<>(2);
+  /** How many idle WAIT connections a repository keeps; more are opened while more saves wait. */
+  int MAX_IDLE_WAIT_CONNECTIONS = 16;
+
+  /** Opens the command connection, saying what to check when Redis cannot be reached. */
+  private static <C extends StatefulConnection<?, ?>> C open(Supplier<C> connect) {
     try {
-      opened.add(connect.get());
-      if (durable) {
-        opened.add(connect.get());
-      }
-      return opened;
+      return connect.get();
     } catch (RedisException e) {
-      opened.forEach(StatefulConnection::close);
       throw cannotConnect(e);
     }
   }
 
+  /** Runs work on a dedicated connection to the primary of a key. */
+  interface OnPrimary {
+    @Nullable Object run(byte[] key, Function<RedisClusterCommands<byte[], byte[]>, ?> work);
+  }
+
   /** The connections of one repository, whatever the topology. */
   final class Lettuce implements SessionConnection {
+    private final StatefulConnection<byte[], byte[]> connection;
     private final RedisClusterCommands<byte[], byte[]> commands;
-    private final @Nullable Function<byte[], RedisClusterCommands<byte[], byte[]>> primaries;
+    private final @Nullable OnPrimary onPrimary;
     private final Runnable refresh;
     private final Disposable resets;
-    private final List<StatefulConnection<byte[], byte[]>> connections = new ArrayList<>();
+    private final @Nullable WaitConnections<?> waits;
 
-    private Lettuce(RedisClusterCommands<byte[], byte[]> commands,
-        @Nullable Function<byte[], RedisClusterCommands<byte[], byte[]>> primaries,
-        Runnable refresh, Disposable resets, StatefulConnection<byte[], byte[]> connection,
-        @Nullable StatefulConnection<byte[], byte[]> writer) {
+    private Lettuce(StatefulConnection<byte[], byte[]> connection,
+        RedisClusterCommands<byte[], byte[]> commands, @Nullable OnPrimary onPrimary,
+        Runnable refresh, Disposable resets, @Nullable WaitConnections<?> waits) {
+      this.connection = connection;
       this.commands = commands;
-      this.primaries = primaries;
+      this.onPrimary = onPrimary;
       this.refresh = refresh;
       this.resets = resets;
-      connections.add(connection);
-      if (writer != null) {
-        connections.add(writer);
+      this.waits = waits;
+    }
+
+    /** The connections of a repository; with {@code waits}, one of them is opened now. */
+    static Lettuce open(StatefulConnection<byte[], byte[]> connection,
+        RedisClusterCommands<byte[], byte[]> commands, @Nullable OnPrimary onPrimary,
+        Runnable refresh, Disposable resets, @Nullable WaitConnections<?> waits) {
+      Lettuce lettuce = new Lettuce(connection, commands, onPrimary, refresh, resets, waits);
+      if (waits != null) {
+        try {
+          waits.warmUp();
+        } catch (RedisException e) {
+          lettuce.close();
+          throw cannotConnect(e);
+        }
       }
+      return lettuce;
     }
 
     @Override
@@ -159,11 +177,12 @@ interface SessionConnection extends AutoCloseable {
     }
 
     @Override
-    public RedisClusterCommands<byte[], byte[]> primaryOf(byte[] key) {
-      if (primaries == null) {
+    @SuppressWarnings("unchecked")
+    public <T> T onPrimaryOf(byte[] key, Function<RedisClusterCommands<byte[], byte[]>, T> work) {
+      if (onPrimary == null) {
         throw new IllegalStateException("not connected for durable writes");
       }
-      return primaries.apply(key);
+      return (T) onPrimary.run(key, work);
     }
 
     @Override
@@ -174,7 +193,10 @@ interface SessionConnection extends AutoCloseable {
     @Override
     public void close() {
       resets.dispose();
-      connections.forEach(StatefulConnection::close);
+      if (waits != null) {
+        waits.close();
+      }
+      connection.close();
     }
   }
 

@@ -53,6 +53,43 @@ final class SessionKeys {
     return id != null && !id.isEmpty() && id.length() <= MAX_ID_LENGTH;
   }
 
+  /**
+   * Refuses an attribute name that has no UTF-8 form (a lone UTF-16 surrogate): its field name would
+   * be written as {@code ?} and collide with other such names.
+   *
+   * @throws IllegalArgumentException naming the attribute and where the surrogate is
+   */
+  static void requireStorableName(String attributeName) {
+    int lone = loneSurrogate(attributeName, 0);
+    if (lone >= 0) {
+      StringBuilder escaped = new StringBuilder(attributeName.length() + 8);
+      for (int i = 0; i < attributeName.length(); ) {
+        int next = loneSurrogate(attributeName, i);
+        int end = next < 0 ? attributeName.length() : next;
+        escaped.append(attributeName, i, end);
+        if (next >= 0) {
+          escaped.append(String.format("\\u%04X", (int) attributeName.charAt(next)));
+        }
+        i = end + 1;
+      }
+      throw new IllegalArgumentException("attribute name '" + escaped + "' holds a lone UTF-16 "
+          + "surrogate at index " + lone + " and cannot be stored in Redis (field names are "
+          + "UTF-8); use a name made of whole characters");
+    }
+  }
+
+  /** The index of the first unpaired surrogate at or after {@code from}, or -1. */
+  private static int loneSurrogate(String text, int from) {
+    for (int i = from; i < text.length(); ) {
+      int codePoint = text.codePointAt(i);
+      if (codePoint >= Character.MIN_SURROGATE && codePoint <= Character.MAX_SURROGATE) {
+        return i;
+      }
+      i += Character.charCount(codePoint);
+    }
+    return -1;
+  }
+
   static String attributeField(String attributeName) {
     return attributeName.startsWith("#") ? "#" + attributeName : attributeName;
   }

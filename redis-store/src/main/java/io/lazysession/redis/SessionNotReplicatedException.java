@@ -1,5 +1,7 @@
 package io.lazysession.redis;
 
+import java.time.Duration;
+
 /**
  * A save was applied by the primary, but fewer replicas than the configured
  * {@linkplain LazyRedisSessionRepository.Builder#durability durability} acknowledged it within the
@@ -15,8 +17,23 @@ public class SessionNotReplicatedException extends SessionStoreException {
 
   public SessionNotReplicatedException(String operation, String sessionId, int required,
       long acknowledged) {
-    super(operation, sessionId, "the primary applied it but " + acknowledged + " of the "
-        + required + " required replicas acknowledged it within the durability timeout", null);
+    this(operation, sessionId, required, acknowledged, "the durability timeout");
+  }
+
+  /**
+   * @param timeout how long the save waited for the replicas (the durability timeout)
+   */
+  public SessionNotReplicatedException(String operation, String sessionId, int required,
+      long acknowledged, Duration timeout) {
+    this(operation, sessionId, required, acknowledged,
+        "the durability timeout of " + timeout.toMillis() + " ms");
+  }
+
+  private SessionNotReplicatedException(String operation, String sessionId, int required,
+      long acknowledged, String within) {
+    super(operation, sessionId, "the primary applied it (the change is kept there), but only "
+        + acknowledged + " of the " + required + " required replica(s) acknowledged it within "
+        + within + "; it may still reach them, or be lost if the primary fails first", null);
     this.required = required;
     this.acknowledged = acknowledged;
   }

@@ -33,6 +33,12 @@ final class SessionReader {
     long epoch = nearCache.epoch();
     NearCache.Snapshot cached = nearCache.get(id);
     StoredSession stored = store.find(id, cached);
+    if (stored != null && stored.unchanged() && nearCache.epoch() != epoch) {
+      // A connection dropped while the call was out: Lettuce may have re-sent it after a failover,
+      // to a primary where the cached version number now names other contents. Load the hash.
+      epoch = nearCache.epoch();
+      stored = store.find(id, null);
+    }
     metrics.loads.increment();
     if (stored == null) {
       nearCache.invalidate(id); // missing, or a hash without complete metadata

@@ -146,9 +146,9 @@ final class SessionWriter {
 
   /**
    * Moves a stored session to its new id. Cluster-safe (the two keys may be in different slots):
-   * first the old hash is deleted if it is still live (so the old id stops working even if the second
-   * step fails, and a session that expired meanwhile is not brought back), then the whole session is
-   * written under the new id. If the second step fails, the session is lost (the user signs in
+   * first the old hash is deleted if it is still live and returned (so the old id stops working even
+   * if the second step fails, and a session that expired meanwhile is not brought back), then what it
+   * held, with this request's changes on top, is written under the new id. If the second step fails, the session is lost (the user signs in
    * again) rather than left reachable under the old id.
    */
   private void changeId(LazySession session, PrincipalChange principal) {
@@ -156,11 +156,14 @@ final class SessionWriter {
     nearCache.invalidate(oldId);
     // Claimed as deleteById does, so that no sweep reports the old id as expired once its hash is
     // gone: the session lives on under the new id.
-    if (expiry.claimAndDelete(oldId) == null) {
+    ScriptReplies.DeletedHash stored = expiry.claimAndTake(oldId);
+    if (stored == null) {
       log.debug("session {} was deleted or expired before its id changed; not saved", oldId);
       metrics.savesSkipped.increment();
       return;
     }
+    // Other requests may have saved the old id since this one loaded it: their changes move too.
+    session.mergeStored(stored.attributes(), stored.metadata());
     writeFull(session, true, principal);
   }
 
@@ -198,20 +201,29 @@ final class SessionWriter {
   /** The save script, followed by WAIT when durability is on. */
   private SaveResult write(String id, SaveRequest request) {
     if (!durability.on()) {
-      return new SaveResult(store.save(id, request), -1);
+      return new SaveResult(store.save(id, request), -1, null);
     }
     return store.saveAndWait(id, request, durability.replicas(), durability.timeout());
   }
 
   private boolean replicated(SaveResult result) {
-    return result.acknowledged() < 0 || result.acknowledged() >= durability.replicas();
+    return result.acknowledged() < 0
+        || (result.waitFailure() == null && result.acknowledged() >= durability.replicas());
   }
 
-  /** Throws, after the store's own bookkeeping is done, when too few replicas acknowledged. */
+  /**
+   * Throws, after the store's own bookkeeping is done, when too few replicas acknowledged: either
+   * exception says that the primary applied the change.
+   */
   private void requireReplicated(String id, SaveResult result) {
+    if (result.waitFailure() != null) {
+      throw new SessionStoreUnavailableException("save", id, "the primary applied it (version "
+          + result.version() + ", kept there), but waiting for " + durability.replicas()
+          + " replica(s) failed: " + result.waitFailure().getMessage(), result.waitFailure());
+    }
     if (!replicated(result)) {
       throw new SessionNotReplicatedException("save", id, durability.replicas(),
-          result.acknowledged());
+          result.acknowledged(), durability.timeout());
     }
   }
 }

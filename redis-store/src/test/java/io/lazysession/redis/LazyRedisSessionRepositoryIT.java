@@ -539,4 +539,53 @@ class LazyRedisSessionRepositoryIT {
     assertThat(registry.get("lazysession.near.cache.hits").functionCounter().count())
         .isEqualTo(nearCache ? 2 : 0);
   }
+
+  @Test
+  void setAttribute_nameWithLoneSurrogate_isRejectedNamingTheAttribute() {
+    LazySession session = nodes.a().createSession();
+
+    assertThatThrownBy(() -> session.setAttribute("cart\uD83D", "x"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("cart\\uD83D").hasMessageContaining("surrogate");
+    assertThatThrownBy(() -> session.setAttribute("\uDC00", "x"))
+        .isInstanceOf(IllegalArgumentException.class);
+    session.setAttribute("smile\uD83D\uDE00", "a whole character is fine");
+  }
+
+  @Test
+  void save_valueOverTheSizeLimit_failsNamingTheAttributeAndTheSetting() {
+    LazyRedisSessionRepository small = nodes.another(nodes.clientA(), nodes.eventsA(),
+        builder -> builder.serializer(TestRedis.serializer().toBuilder().maxPayloadBytes(1024)
+            .build()));
+    LazySession session = small.createSession();
+    session.setAttribute("note", "short");
+    session.setAttribute("upload", new java.util.Random(7).ints(4096).boxed().toList());
+
+    assertThatThrownBy(() -> small.save(session))
+        .isInstanceOf(io.lazysession.serializer.SerializationException.class)
+        .hasMessageContaining("'upload'").hasMessageContaining(session.getId())
+        .hasMessageContaining("maxPayloadBytes");
+  }
+
+  @Test
+  void changeSessionId_anotherRequestSavedTheOldIdMeanwhile_keepsItsChanges() {
+    LazySession created = savedSession(nodes.a(), Map.of("a", "1", "b", "1", "gone", "1"));
+    LazySession login = nodes.a().findById(created.getId());
+    LazySession other = nodes.b().findById(created.getId());
+    other.setAttribute("b", "2");
+    other.setAttribute("c", "3");
+    other.removeAttribute("gone");
+    nodes.b().save(other);
+
+    String newId = login.changeSessionId();
+    login.setAttribute("user", "ada");
+    nodes.a().save(login);
+
+    assertThat(nodes.b().findById(created.getId())).isNull();
+    LazySession moved = nodes.b().findById(newId);
+    assertThat(moved.getAttributeNames()).containsExactlyInAnyOrder("a", "b", "c", "user");
+    assertThat(moved.<String>getAttribute("b")).isEqualTo("2");
+    assertThat(moved.<String>getAttribute("c")).isEqualTo("3");
+    assertThat(moved.<String>getAttribute("user")).isEqualTo("ada");
+  }
 }
