@@ -3,11 +3,19 @@ package io.lazysession.serializer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.esotericsoftware.kryo.kryo5.DefaultSerializer;
+import com.esotericsoftware.kryo.kryo5.Kryo;
+import com.esotericsoftware.kryo.kryo5.Serializer;
+import com.esotericsoftware.kryo.kryo5.io.Input;
+import com.esotericsoftware.kryo.kryo5.io.Output;
 import io.lazysession.serializer.codec.ClassAllowList;
 import io.lazysession.serializer.codec.CodecKind;
 import io.lazysession.serializer.compress.Compression;
 import io.lazysession.serializer.lazy.LazyValue;
 import io.lazysession.serializer.reference.ReferenceSession;
+import java.io.IOException;
+import java.io.NotSerializableException;
+import java.io.ObjectOutputStream;
 import java.io.Serial;
 import java.io.Serializable;
 import java.util.ArrayList;
@@ -55,9 +63,43 @@ class LazyValueChangeTest {
     }
   }
 
+  /** A class both codecs write and read, until {@link #refuseWrites} makes both refuse to write it. */
+  @DefaultSerializer(RefusingSerializer.class)
+  static final class Refusing implements Serializable {
+    @Serial private static final long serialVersionUID = 1L;
+    static volatile boolean refuseWrites;
+    int n = 7;
+
+    @Serial
+    private void writeObject(ObjectOutputStream out) throws IOException {
+      if (refuseWrites) {
+        throw new NotSerializableException("refused on this node");
+      }
+      out.defaultWriteObject();
+    }
+  }
+
+  public static final class RefusingSerializer extends Serializer<Refusing> {
+    @Override
+    public void write(Kryo kryo, Output output, Refusing object) {
+      if (Refusing.refuseWrites) {
+        throw new IllegalStateException("refused on this node");
+      }
+      output.writeInt(object.n);
+    }
+
+    @Override
+    public Refusing read(Kryo kryo, Input input, Class<? extends Refusing> type) {
+      Refusing r = new Refusing();
+      r.n = input.readInt();
+      return r;
+    }
+  }
+
   @AfterEach
   void backToThisJvm() {
     Role.jvm = 0;
+    Refusing.refuseWrites = false;
   }
 
   static Stream<Arguments> matrix() {
@@ -124,6 +166,24 @@ class LazyValueChangeTest {
     assertThat(lazy.isModified()).isTrue();
     assertThat(kryoNode.header(now).codec()).isEqualTo(CodecKind.JDK);
     assertThat(((Map<String, AtomicInteger>) kryoNode.deserialize(now)).get("visits").get()).isEqualTo(4);
+  }
+
+  @ParameterizedTest
+  @EnumSource(CodecKind.class)
+  void currentBytes_readValueNoCodecCanEncode_storedBytesKeptEveryRequest(CodecKind codec) {
+    AttributeSerializer writer = serializer(codec == CodecKind.KRYO ? CodecKind.JDK : CodecKind.KRYO,
+        Compression.none());
+    AttributeSerializer reader = serializer(codec, Compression.zstd());
+    byte[] stored = writer.serialize(new ArrayList<>(List.of(new Refusing())));
+    Refusing.refuseWrites = true;
+
+    for (int request = 0; request < 3; request++) {
+      LazyValue lazy = reader.lazy(stored);
+      ((List<Refusing>) lazy.get()).get(0).n = 8;
+
+      assertThat(lazy.currentBytes()).isSameAs(stored);
+      assertThat(lazy.isModified()).isFalse();
+    }
   }
 
   @ParameterizedTest
