@@ -3,6 +3,10 @@ package io.lazysession.serializer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import com.esotericsoftware.kryo.kryo5.DefaultSerializer;
 import com.esotericsoftware.kryo.kryo5.Kryo;
 import com.esotericsoftware.kryo.kryo5.Serializer;
@@ -33,6 +37,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.slf4j.LoggerFactory;
 
 /** When a value that was read counts as changed, and what bytes are stored for it. */
 class LazyValueChangeTest {
@@ -184,6 +189,33 @@ class LazyValueChangeTest {
       assertThat(lazy.currentBytes()).isSameAs(stored);
       assertThat(lazy.isModified()).isFalse();
     }
+  }
+
+  @Test
+  void currentBytes_readValueNoCodecCanEncodeOnManyRequests_loggedOnceForItsClass() {
+    AttributeSerializer writer = serializer(CodecKind.JDK, Compression.none());
+    AttributeSerializer reader = serializer(CodecKind.KRYO, Compression.zstd());
+    byte[] stored = writer.serialize(new Refusing());
+    Refusing.refuseWrites = true;
+    Logger logger = (Logger) LoggerFactory.getLogger(LazyValue.class);
+    ListAppender<ILoggingEvent> logs = new ListAppender<>();
+    logs.start();
+    logger.addAppender(logs);
+    try {
+      for (int request = 0; request < 3; request++) {
+        LazyValue lazy = reader.lazy(stored);
+        lazy.get();
+        assertThat(lazy.currentBytes()).isSameAs(stored);
+      }
+    } finally {
+      logger.detachAppender(logs);
+    }
+
+    assertThat(logs.list).singleElement().satisfies(event -> {
+      assertThat(event.getLevel()).isEqualTo(Level.WARN);
+      assertThat(event.getFormattedMessage()).contains(Refusing.class.getName())
+          .contains("stored bytes are kept");
+    });
   }
 
   @ParameterizedTest
