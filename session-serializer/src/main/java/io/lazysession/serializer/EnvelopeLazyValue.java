@@ -23,6 +23,10 @@ import org.slf4j.LoggerFactory;
  * payload is decoded again and re-encoded here: if that copy encodes to the same bytes as the value, the
  * value is unchanged and its original bytes are kept. {@code equals} is not used for that decision: an
  * {@code equals} over a subset of the fields would hide an in-place change to the others.
+ *
+ * <p>Keeping the payload costs no copy (an uncompressed envelope is compared in place, a compressed one
+ * keeps the array decompression allocated anyway) but holds that array as long as the value lives,
+ * that is for one request: sessions are cached as bytes, never as lazy values.
  */
 final class EnvelopeLazyValue implements LazyValue {
   private static final Logger log = LoggerFactory.getLogger(LazyValue.class);

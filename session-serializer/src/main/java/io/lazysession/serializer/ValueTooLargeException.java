@@ -31,8 +31,8 @@ public class ValueTooLargeException extends SerializationException {
   }
 
   private static String message(String className, long size, int limit) {
-    return "value of " + className + " encodes to " + (size < 0 ? "more than " + limit : size)
-        + " bytes, more than the maximum of " + limit + " bytes set by " + PROPERTY
+    return "value of " + className + " encodes to " + (size < 0 ? "" : size + " bytes, ")
+        + "more than the maximum of " + limit + " bytes set by " + PROPERTY
         + "; raise " + PROPERTY + " or keep less in this attribute";
   }
 

@@ -3,11 +3,23 @@ package io.lazysession.serializer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import com.esotericsoftware.kryo.kryo5.DefaultSerializer;
+import com.esotericsoftware.kryo.kryo5.Kryo;
+import com.esotericsoftware.kryo.kryo5.Serializer;
+import com.esotericsoftware.kryo.kryo5.io.Input;
+import com.esotericsoftware.kryo.kryo5.io.Output;
 import io.lazysession.serializer.codec.ClassAllowList;
 import io.lazysession.serializer.codec.CodecKind;
 import io.lazysession.serializer.compress.Compression;
 import io.lazysession.serializer.lazy.LazyValue;
 import io.lazysession.serializer.reference.ReferenceSession;
+import java.io.IOException;
+import java.io.NotSerializableException;
+import java.io.ObjectOutputStream;
 import java.io.Serial;
 import java.io.Serializable;
 import java.util.ArrayList;
@@ -25,6 +37,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.slf4j.LoggerFactory;
 
 /** When a value that was read counts as changed, and what bytes are stored for it. */
 class LazyValueChangeTest {
@@ -55,9 +68,43 @@ class LazyValueChangeTest {
     }
   }
 
+  /** A class both codecs write and read, until {@link #refuseWrites} makes both refuse to write it. */
+  @DefaultSerializer(RefusingSerializer.class)
+  static final class Refusing implements Serializable {
+    @Serial private static final long serialVersionUID = 1L;
+    static volatile boolean refuseWrites;
+    int n = 7;
+
+    @Serial
+    private void writeObject(ObjectOutputStream out) throws IOException {
+      if (refuseWrites) {
+        throw new NotSerializableException("refused on this node");
+      }
+      out.defaultWriteObject();
+    }
+  }
+
+  public static final class RefusingSerializer extends Serializer<Refusing> {
+    @Override
+    public void write(Kryo kryo, Output output, Refusing object) {
+      if (Refusing.refuseWrites) {
+        throw new IllegalStateException("refused on this node");
+      }
+      output.writeInt(object.n);
+    }
+
+    @Override
+    public Refusing read(Kryo kryo, Input input, Class<? extends Refusing> type) {
+      Refusing r = new Refusing();
+      r.n = input.readInt();
+      return r;
+    }
+  }
+
   @AfterEach
   void backToThisJvm() {
     Role.jvm = 0;
+    Refusing.refuseWrites = false;
   }
 
   static Stream<Arguments> matrix() {
@@ -124,6 +171,51 @@ class LazyValueChangeTest {
     assertThat(lazy.isModified()).isTrue();
     assertThat(kryoNode.header(now).codec()).isEqualTo(CodecKind.JDK);
     assertThat(((Map<String, AtomicInteger>) kryoNode.deserialize(now)).get("visits").get()).isEqualTo(4);
+  }
+
+  @ParameterizedTest
+  @EnumSource(CodecKind.class)
+  void currentBytes_readValueNoCodecCanEncode_storedBytesKeptEveryRequest(CodecKind codec) {
+    AttributeSerializer writer = serializer(codec == CodecKind.KRYO ? CodecKind.JDK : CodecKind.KRYO,
+        Compression.none());
+    AttributeSerializer reader = serializer(codec, Compression.zstd());
+    byte[] stored = writer.serialize(new ArrayList<>(List.of(new Refusing())));
+    Refusing.refuseWrites = true;
+
+    for (int request = 0; request < 3; request++) {
+      LazyValue lazy = reader.lazy(stored);
+      ((List<Refusing>) lazy.get()).get(0).n = 8;
+
+      assertThat(lazy.currentBytes()).isSameAs(stored);
+      assertThat(lazy.isModified()).isFalse();
+    }
+  }
+
+  @Test
+  void currentBytes_readValueNoCodecCanEncodeOnManyRequests_loggedOnceForItsClass() {
+    AttributeSerializer writer = serializer(CodecKind.JDK, Compression.none());
+    AttributeSerializer reader = serializer(CodecKind.KRYO, Compression.zstd());
+    byte[] stored = writer.serialize(new Refusing());
+    Refusing.refuseWrites = true;
+    Logger logger = (Logger) LoggerFactory.getLogger(LazyValue.class);
+    ListAppender<ILoggingEvent> logs = new ListAppender<>();
+    logs.start();
+    logger.addAppender(logs);
+    try {
+      for (int request = 0; request < 3; request++) {
+        LazyValue lazy = reader.lazy(stored);
+        lazy.get();
+        assertThat(lazy.currentBytes()).isSameAs(stored);
+      }
+    } finally {
+      logger.detachAppender(logs);
+    }
+
+    assertThat(logs.list).singleElement().satisfies(event -> {
+      assertThat(event.getLevel()).isEqualTo(Level.WARN);
+      assertThat(event.getFormattedMessage()).contains(Refusing.class.getName())
+          .contains("stored bytes are kept");
+    });
   }
 
   @ParameterizedTest
