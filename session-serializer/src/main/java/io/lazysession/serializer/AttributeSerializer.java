@@ -126,7 +126,8 @@ public final class AttributeSerializer {
           dictionary);
       EnvelopeHeader header = EnvelopeHeader.zstd(codecKind,
           dictionary == null ? 0 : dictionary.id(), payload.length);
-      if (header.length() + compressed.length < 3 + payload.length) {
+      if (header.length() + compressed.length < 3 + payload.length
+          && ZstdCompressor.withinRatio(payload.length, compressed.length)) {
         return header.wrap(compressed, compressed.length);
       }
     }

@@ -6,12 +6,45 @@ import com.esotericsoftware.kryo.kryo5.io.Input;
 /**
  * A Kryo input over one byte array that refuses to allocate for a declared length longer than the
  * bytes that remain: every array element, string character or collection element takes at least one
- * byte, so a larger count can only be a lie, and believing it would allocate gigabytes. Not
+ * byte, so a larger count can only be a lie, and believing it would allocate gigabytes. It also counts,
+ * per decode (from one {@code setBuffer} to the next), the elements of arrays and maps declared and the bytes of arrays and strings it let be allocated. Not
  * thread-safe (one per pooled Kryo).
  */
 final class BoundedInput extends Input {
+  private long elements;
+  private long allocatedBytes;
+
   BoundedInput() {
     super(KryoFactory.EMPTY);
+  }
+
+  @Override
+  public void setBuffer(byte[] bytes, int offset, int count) {
+    super.setBuffer(bytes, offset, count);
+    elements = 0;
+    allocatedBytes = 0;
+  }
+
+  /** Collection, map and array elements declared since the buffer was set. */
+  long elements() {
+    return elements;
+  }
+
+  /** Bytes of arrays and strings allocated from declared lengths since the buffer was set. */
+  long allocatedBytes() {
+    return allocatedBytes;
+  }
+
+  /** Fails unless {@code count} elements of at least one byte each can still follow. */
+  void elements(long count) {
+    require(count, 1);
+    elements += count;
+    allocatedBytes += 8 * count; // a reference per element, at most
+  }
+
+  private void allocate(long count, int bytesEach, int allocatedEach) {
+    require(count, bytesEach);
+    allocatedBytes += count * allocatedEach;
   }
 
   int remaining() {
@@ -29,8 +62,10 @@ final class BoundedInput extends Input {
   /**
    * Peeks at the unsigned varint count that follows (Kryo's count encoding, often count + 1 with 0 for
    * null) and checks it against the bytes that remain, without consuming it.
+   *
+   * @return the count
    */
-  void requireCountAhead() {
+  long requireCountAhead() {
     long count = 0;
     for (int i = 0, p = position; i < 5 && p < limit; i++, p++) {
       int b = buffer[p];
@@ -40,67 +75,69 @@ final class BoundedInput extends Input {
       }
     }
     if (count > 0) {
-      require(count - 1, 1);
+      elements(count - 1);
+      return count - 1;
     }
+    return 0;
   }
 
   @Override
   public byte[] readBytes(int length) {
-    require(length, 1);
+    allocate(length, 1, 1);
     return super.readBytes(length);
   }
 
   @Override
   public int[] readInts(int length) {
-    require(length, 4);
+    allocate(length, 4, 4);
     return super.readInts(length);
   }
 
   @Override
   public int[] readInts(int length, boolean optimizePositive) {
-    require(length, 1);
+    allocate(length, 1, 4);
     return super.readInts(length, optimizePositive);
   }
 
   @Override
   public long[] readLongs(int length) {
-    require(length, 8);
+    allocate(length, 8, 8);
     return super.readLongs(length);
   }
 
   @Override
   public long[] readLongs(int length, boolean optimizePositive) {
-    require(length, 1);
+    allocate(length, 1, 8);
     return super.readLongs(length, optimizePositive);
   }
 
   @Override
   public float[] readFloats(int length) {
-    require(length, 4);
+    allocate(length, 4, 4);
     return super.readFloats(length);
   }
 
   @Override
   public double[] readDoubles(int length) {
-    require(length, 8);
+    allocate(length, 8, 8);
     return super.readDoubles(length);
   }
 
   @Override
   public short[] readShorts(int length) {
-    require(length, 2);
+    allocate(length, 2, 2);
     return super.readShorts(length);
   }
 
   @Override
   public char[] readChars(int length) {
-    require(length, 2);
+    allocate(length, 2, 2);
     return super.readChars(length);
   }
 
   @Override
   public boolean[] readBooleans(int length) {
-    require(length, 1);
+    allocate(length, 1, 1);
     return super.readBooleans(length);
   }
 
@@ -141,6 +178,6 @@ final class BoundedInput extends Input {
       }
     }
     // count is chars + 1 (0 means null, 1 the empty string); each char takes at least one byte.
-    require(count - 1, 1);
+    allocate(count - 1, 1, 2);
   }
 }

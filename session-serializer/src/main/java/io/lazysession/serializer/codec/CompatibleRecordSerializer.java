@@ -84,7 +84,9 @@ final class CompatibleRecordSerializer<T> extends Serializer<T> {
     int[] schema = (int[]) kryo.getGraphContext().get(this);
     if (schema == null) {
       int count = input.readVarInt(true);
-      KryoSerializers.requireCount(input, count);
+      if (input instanceof BoundedInput bounded) {
+        bounded.require(count, 1); // field names, not elements
+      }
       schema = new int[count];
       for (int i = 0; i < count; i++) {
         Integer index = indexByName.get(input.readString());

@@ -30,7 +30,7 @@ final class KryoFactory {
   static final byte[] EMPTY = new byte[0];
 
   /** Deepest object nesting accepted; deeper graphs fail instead of overflowing the stack. */
-  static final int MAX_DEPTH = 512;
+  static final int MAX_DEPTH = DecodeLimits.MAX_DEPTH;
 
   /**
    * Class evolution: field names are written once per class per attribute and every field value with
@@ -61,7 +61,7 @@ final class KryoFactory {
    */
   static PooledKryo create(ClassAllowList allowList, ClassLoader classLoader, int maxPayloadBytes,
       boolean compatible) {
-    Kryo kryo = new Kryo(new AllowListClassResolver(allowList), new MapReferenceResolver());
+    Kryo kryo = new BoundedKryo(new AllowListClassResolver(allowList), new MapReferenceResolver());
     kryo.setRegistrationRequired(false);
     kryo.setWarnUnregisteredClasses(false);
     kryo.setReferences(true);
@@ -91,10 +91,11 @@ final class KryoFactory {
     kryo.addDefaultSerializer(Map.class, factory(KryoSerializers.BoundedMapSerializer::new));
     // Kryo's own serializers for these, which the two general ones above would otherwise shadow.
     kryo.addDefaultSerializer(EnumSet.class, DefaultSerializers.EnumSetSerializer.class);
-    kryo.addDefaultSerializer(TreeSet.class, DefaultSerializers.TreeSetSerializer.class);
-    kryo.addDefaultSerializer(TreeMap.class, DefaultSerializers.TreeMapSerializer.class);
+    // (same bytes as Kryo's, with their declared sizes counted)
+    kryo.addDefaultSerializer(TreeSet.class, factory(KryoSerializers.BoundedTreeSetSerializer::new));
+    kryo.addDefaultSerializer(TreeMap.class, factory(KryoSerializers.BoundedTreeMapSerializer::new));
     kryo.addDefaultSerializer(ConcurrentSkipListMap.class,
-        DefaultSerializers.ConcurrentSkipListMapSerializer.class);
+        factory(KryoSerializers.BoundedConcurrentSkipListMapSerializer::new));
     kryo.addDefaultSerializer(Collections.emptyList().getClass(),
         DefaultSerializers.CollectionsEmptyListSerializer.class);
     kryo.addDefaultSerializer(Collections.emptySet().getClass(),

@@ -49,11 +49,34 @@ import java.util.function.Supplier;
 final class KryoSerializers {
   private KryoSerializers() {}
 
-  /** Fails unless {@code count} elements of at least one byte each can follow in the input. */
-  static void requireCount(Input input, long count) {
+  /**
+   * Fails unless {@code count} elements of at least one byte each can follow in the input, and counts
+   * them against {@link DecodeLimits#MAX_ELEMENTS}.
+   */
+  static void requireCount(Kryo kryo, Input input, long count) {
     if (input instanceof BoundedInput bounded) {
-      bounded.require(count, 1);
+      bounded.elements(count);
     }
+    countElements(kryo, count);
+  }
+
+  /**
+   * Counts elements against {@link DecodeLimits#MAX_ELEMENTS}, when reading a declared count (no byte
+   * check: Kryo writes a collection of nulls as its size alone) or writing a collection.
+   */
+  static void countElements(Kryo kryo, long count) {
+    if (kryo instanceof BoundedKryo bounded) {
+      bounded.countElements(count);
+    }
+  }
+
+  /**
+   * The capacity to create a collection with for a declared size: never more than
+   * {@link DecodeLimits#PRESIZE_LIMIT}, so a lying count allocates nothing; a real one grows as its
+   * elements arrive.
+   */
+  static int presize(int size) {
+    return Math.min(size, DecodeLimits.PRESIZE_LIMIT);
   }
 
   /** Checks the varint count a wrapped serializer reads first before letting it allocate. */
@@ -67,42 +90,111 @@ final class KryoSerializers {
 
     @Override
     public void write(Kryo kryo, Output output, T object) {
+      if (object instanceof Object[] array) {
+        countElements(kryo, array.length);
+      }
       delegate.write(kryo, output, object);
     }
 
     @Override
     public T read(Kryo kryo, Input input, Class<? extends T> type) {
       if (input instanceof BoundedInput bounded) {
-        bounded.requireCountAhead();
+        countElements(kryo, bounded.requireCountAhead());
       }
       return delegate.read(kryo, input, type);
     }
   }
 
-  /** {@link CollectionSerializer} whose declared size is checked before {@code new ArrayList(size)}. */
+  /** {@link CollectionSerializer} whose declared size is counted and never pre-sizes beyond a bound. */
   static class BoundedCollectionSerializer<T extends Collection> extends CollectionSerializer<T> {
     @Override
+    public void write(Kryo kryo, Output output, T collection) {
+      countElements(kryo, collection.size());
+      super.write(kryo, output, collection);
+    }
+
+    @Override
     protected T create(Kryo kryo, Input input, Class<? extends T> type, int size) {
-      requireCount(input, size);
-      return super.create(kryo, input, type, size);
+      countElements(kryo, size);
+      return super.create(kryo, input, type, presize(size));
     }
   }
 
-  /** Kryo's {@code PriorityQueue} serializer, whose declared size is checked before allocating. */
+  /** Kryo's {@code PriorityQueue} serializer, counted and bounded like the others. */
   static final class BoundedPriorityQueueSerializer extends DefaultSerializers.PriorityQueueSerializer {
     @Override
+    public void write(Kryo kryo, Output output, PriorityQueue collection) {
+      countElements(kryo, collection.size());
+      super.write(kryo, output, collection);
+    }
+
+    @Override
     protected PriorityQueue create(Kryo kryo, Input input, Class<? extends PriorityQueue> type, int size) {
-      requireCount(input, size);
+      countElements(kryo, size);
+      return super.create(kryo, input, type, Math.max(1, presize(size)));
+    }
+  }
+
+  /** Kryo's {@code TreeSet} serializer (comparator kept), counted. */
+  static final class BoundedTreeSetSerializer extends DefaultSerializers.TreeSetSerializer {
+    @Override
+    public void write(Kryo kryo, Output output, java.util.TreeSet collection) {
+      countElements(kryo, collection.size());
+      super.write(kryo, output, collection);
+    }
+
+    @Override
+    protected java.util.TreeSet create(Kryo kryo, Input input, Class<? extends java.util.TreeSet> type,
+        int size) {
+      countElements(kryo, size);
       return super.create(kryo, input, type, size);
     }
   }
 
-  /** {@link MapSerializer} whose declared size is checked before the map is created. */
+  /** Kryo's {@code TreeMap} serializer (comparator kept), counted. */
+  static final class BoundedTreeMapSerializer extends DefaultSerializers.TreeMapSerializer {
+    @Override
+    public void write(Kryo kryo, Output output, TreeMap map) {
+      countElements(kryo, map.size());
+      super.write(kryo, output, map);
+    }
+
+    @Override
+    protected TreeMap create(Kryo kryo, Input input, Class<? extends TreeMap> type, int size) {
+      requireCount(kryo, input, size);
+      return super.create(kryo, input, type, size);
+    }
+  }
+
+  /** Kryo's {@code ConcurrentSkipListMap} serializer (comparator kept), counted. */
+  static final class BoundedConcurrentSkipListMapSerializer
+      extends DefaultSerializers.ConcurrentSkipListMapSerializer {
+    @Override
+    public void write(Kryo kryo, Output output, java.util.concurrent.ConcurrentSkipListMap map) {
+      countElements(kryo, map.size());
+      super.write(kryo, output, map);
+    }
+
+    @Override
+    protected java.util.concurrent.ConcurrentSkipListMap create(Kryo kryo, Input input,
+        Class<? extends java.util.concurrent.ConcurrentSkipListMap> type, int size) {
+      requireCount(kryo, input, size);
+      return super.create(kryo, input, type, size);
+    }
+  }
+
+  /** {@link MapSerializer} whose declared size is counted and never pre-sizes beyond a bound. */
   static class BoundedMapSerializer<T extends Map> extends MapSerializer<T> {
     @Override
+    public void write(Kryo kryo, Output output, T map) {
+      countElements(kryo, map.size());
+      super.write(kryo, output, map);
+    }
+
+    @Override
     protected T create(Kryo kryo, Input input, Class<? extends T> type, int size) {
-      requireCount(input, size);
-      return super.create(kryo, input, type, size);
+      requireCount(kryo, input, size);
+      return super.create(kryo, input, type, presize(size));
     }
   }
 
@@ -132,8 +224,8 @@ final class KryoSerializers {
 
     @Override
     protected List<Object> create(Kryo kryo, Input input, Class<? extends List<Object>> type, int size) {
-      requireCount(input, size);
-      return new ArrayList<>(size);
+      countElements(kryo, size);
+      return new ArrayList<>(presize(size));
     }
 
     @Override
@@ -149,7 +241,7 @@ final class KryoSerializers {
 
     @Override
     protected Set<Object> create(Kryo kryo, Input input, Class<? extends Set<Object>> type, int size) {
-      requireCount(input, size);
+      countElements(kryo, size);
       return new LinkedHashSet<>();
     }
 
@@ -168,7 +260,7 @@ final class KryoSerializers {
     @Override
     protected Map<Object, Object> create(Kryo kryo, Input input,
         Class<? extends Map<Object, Object>> type, int size) {
-      requireCount(input, size);
+      requireCount(kryo, input, size);
       return new LinkedHashMap<>();
     }
 
@@ -182,6 +274,7 @@ final class KryoSerializers {
   static final class ArraysAsListSerializer extends Serializer<List<Object>> {
     @Override
     public void write(Kryo kryo, Output output, List<Object> list) {
+      countElements(kryo, list.size());
       output.writeVarInt(list.size(), true);
       for (Object element : list) {
         kryo.writeClassAndObject(output, element);
@@ -191,7 +284,7 @@ final class KryoSerializers {
     @Override
     public List<Object> read(Kryo kryo, Input input, Class<? extends List<Object>> type) {
       int size = input.readVarInt(true);
-      requireCount(input, size);
+      requireCount(kryo, input, size);
       Object[] elements = new Object[size];
       List<Object> list = Arrays.asList(elements);
       kryo.reference(list);
@@ -275,6 +368,7 @@ final class KryoSerializers {
         }
         if (kind.map()) {
           Map<?, ?> map = (Map<?, ?>) wrapper;
+          countElements(kryo, map.size());
           output.writeVarInt(map.size(), true);
           for (Map.Entry<?, ?> e : map.entrySet()) {
             kryo.writeClassAndObject(output, e.getKey());
@@ -282,6 +376,7 @@ final class KryoSerializers {
           }
         } else {
           Collection<?> collection = (Collection<?>) wrapper;
+          countElements(kryo, collection.size());
           output.writeVarInt(collection.size(), true);
           for (Object element : collection) {
             kryo.writeClassAndObject(output, element);
@@ -305,7 +400,7 @@ final class KryoSerializers {
       Object wrapper = kind.wrap(backing);
       kryo.reference(wrapper);
       int size = input.readVarInt(true);
-      requireCount(input, size);
+      requireCount(kryo, input, size);
       for (int i = 0; i < size; i++) {
         if (kind.map()) {
           Object key = kryo.readClassAndObject(input);
@@ -349,6 +444,7 @@ final class KryoSerializers {
     public void write(Kryo kryo, Output output, EnumMap map) {
       Class keyType = keyType(map);
       kryo.writeClass(output, keyType);
+      countElements(kryo, map.size());
       output.writeVarInt(map.size(), true);
       Serializer keySerializer = kryo.getSerializer(keyType);
       for (Object o : map.entrySet()) {
@@ -367,7 +463,7 @@ final class KryoSerializers {
       EnumMap map = new EnumMap(keyType);
       kryo.reference(map);
       int size = input.readVarInt(true);
-      requireCount(input, size);
+      requireCount(kryo, input, size);
       Serializer keySerializer = kryo.getSerializer(keyType);
       for (int i = 0; i < size; i++) {
         Object key = keySerializer.read(kryo, input, keyType);

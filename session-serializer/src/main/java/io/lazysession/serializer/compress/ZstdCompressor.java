@@ -4,6 +4,7 @@ import com.github.luben.zstd.ZstdCompressCtx;
 import com.github.luben.zstd.ZstdDecompressCtx;
 import com.github.luben.zstd.ZstdException;
 import io.lazysession.serializer.CorruptDataException;
+import io.lazysession.serializer.codec.DecodeLimitException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -19,7 +20,22 @@ public final class ZstdCompressor {
   private static final ThreadLocal<ZstdDecompressCtx> DECOMPRESS =
       ThreadLocal.withInitial(ZstdDecompressCtx::new);
 
+  /**
+   * Decoded bytes allowed per compressed byte beyond {@link #RATIO_FREE_BYTES}: a frame declaring more
+   * is refused before its buffer is allocated, so a few hundred stored bytes cannot make a decode
+   * allocate megabytes. Writers store a payload raw instead of compressing it past this ratio.
+   */
+  public static final int MAX_RATIO = 1024;
+
+  /** Decoded size up to which any ratio is accepted. */
+  public static final int RATIO_FREE_BYTES = 1 << 20;
+
   private ZstdCompressor() {}
+
+  /** Whether a frame of {@code compressedLength} bytes may decode to {@code decodedLength}. */
+  public static boolean withinRatio(int decodedLength, int compressedLength) {
+    return decodedLength <= RATIO_FREE_BYTES || decodedLength <= (long) MAX_RATIO * compressedLength;
+  }
 
   /**
    * Compresses {@code length} bytes of {@code source} from {@code offset} into a new array. With a
@@ -45,9 +61,15 @@ public final class ZstdCompressor {
    * bytes.
    *
    * @throws CorruptDataException if the frame is invalid or does not decode to that length
+   * @throws DecodeLimitException if that length is beyond {@link #MAX_RATIO} times the frame's
    */
   public static byte[] decompress(byte[] source, int offset, int length, int decodedLength,
       @Nullable ZstdDictionary dictionary) {
+    if (!withinRatio(decodedLength, length)) {
+      throw new DecodeLimitException("zstd frame of " + length + " bytes declares " + decodedLength
+          + " decoded bytes, more than " + MAX_RATIO + " times its size above "
+          + RATIO_FREE_BYTES + " bytes (limit ZstdCompressor.MAX_RATIO); not decompressed");
+    }
     ZstdDecompressCtx ctx = DECOMPRESS.get();
     ctx.reset();
     ctx.setMagicless(true);

@@ -1,0 +1,234 @@
+package io.lazysession.serializer.codec;
+
+import com.esotericsoftware.kryo.kryo5.ClassResolver;
+import com.esotericsoftware.kryo.kryo5.Kryo;
+import com.esotericsoftware.kryo.kryo5.ReferenceResolver;
+import com.esotericsoftware.kryo.kryo5.Serializer;
+import com.esotericsoftware.kryo.kryo5.io.Input;
+import com.esotericsoftware.kryo.kryo5.io.Output;
+import java.util.Arrays;
+import java.util.IdentityHashMap;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A Kryo that bounds, per value read or written, the nesting depth ({@link DecodeLimits#MAX_DEPTH}),
+ * the collection elements ({@link DecodeLimits#MAX_ELEMENTS}, counted by the serializers) and the graph size a traversal of the result would
+ * visit ({@link DecodeLimits#MAX_GRAPH_VISITS}). Writing enforces the same limits as reading, so a
+ * value is refused when it is stored, never stored and then refused at every read.
+ *
+ * <p>Design: every object read goes through one of the {@code read*} methods, so each call is a node.
+ * Its cost is 1 plus the costs of the objects read while it was being read (its fields, elements, keys
+ * and values); an object read again by reference costs what it cost the first time. The cost of an
+ * object is thus the size of its graph unfolded into a tree — what {@code hashCode} or {@code equals}
+ * of a collection walks — and the sum over all objects read is an upper bound of the hashing a decode
+ * does (a hash collection hashes each element once, as it is inserted, and the element was counted just
+ * before). The sum is checked as each object completes, before its parent uses it, so the work stops
+ * before an exponential graph is paid for. Costs are kept only for objects holding others, only for
+ * the current decode. One per pooled Kryo: not thread-safe.
+ */
+final class BoundedKryo extends Kryo {
+  /** Children's cost per level being read; index 0 collects the root. */
+  private long[] childCost = new long[32];
+  private int level;
+  private boolean writing;
+  private long elements;
+  private long visits;
+  private final Map<Object, Long> costs = new IdentityHashMap<>();
+
+  BoundedKryo(ClassResolver classResolver, ReferenceResolver referenceResolver) {
+    super(classResolver, referenceResolver);
+  }
+
+  /** Graph visits counted by the last (or current) encode or decode. */
+  long graphVisits() {
+    return visits;
+  }
+
+  /** Collection, map and array elements counted by the last (or current) encode or decode. */
+  long elements() {
+    return elements;
+  }
+
+  /** Counts elements declared or written against {@link DecodeLimits#MAX_ELEMENTS}. */
+  void countElements(long count) {
+    elements += count;
+    if (elements > DecodeLimits.MAX_ELEMENTS) {
+      throw limit("holds more than " + DecodeLimits.MAX_ELEMENTS + " collection, map and array"
+          + " elements in all (limit maxElements)");
+    }
+  }
+
+  @Override
+  public Object readClassAndObject(Input input) {
+    int at = enter(false);
+    try {
+      return exit(super.readClassAndObject(input));
+    } finally {
+      leave(at);
+    }
+  }
+
+  @Override
+  public <T> T readObject(Input input, Class<T> type) {
+    int at = enter(false);
+    try {
+      return exit(super.readObject(input, type));
+    } finally {
+      leave(at);
+    }
+  }
+
+  @Override
+  public <T> T readObject(Input input, Class<T> type, Serializer serializer) {
+    int at = enter(false);
+    try {
+      return exit(super.readObject(input, type, serializer));
+    } finally {
+      leave(at);
+    }
+  }
+
+  @Override
+  public <T> T readObjectOrNull(Input input, Class<T> type) {
+    int at = enter(false);
+    try {
+      return exit(super.readObjectOrNull(input, type));
+    } finally {
+      leave(at);
+    }
+  }
+
+  @Override
+  public <T> T readObjectOrNull(Input input, Class<T> type, Serializer serializer) {
+    int at = enter(false);
+    try {
+      return exit(super.readObjectOrNull(input, type, serializer));
+    } finally {
+      leave(at);
+    }
+  }
+
+  // Writing counts the same way, so that a value beyond a limit is refused when it is stored rather
+  // than stored and then refused at every read.
+
+  @Override
+  public void writeClassAndObject(Output output, @Nullable Object object) {
+    int at = enter(true);
+    try {
+      super.writeClassAndObject(output, object);
+      exit(object);
+    } finally {
+      leave(at);
+    }
+  }
+
+  @Override
+  public void writeObject(Output output, Object object) {
+    int at = enter(true);
+    try {
+      super.writeObject(output, object);
+      exit(object);
+    } finally {
+      leave(at);
+    }
+  }
+
+  @Override
+  public void writeObject(Output output, Object object, Serializer serializer) {
+    int at = enter(true);
+    try {
+      super.writeObject(output, object, serializer);
+      exit(object);
+    } finally {
+      leave(at);
+    }
+  }
+
+  @Override
+  public void writeObjectOrNull(Output output, @Nullable Object object, Class type) {
+    int at = enter(true);
+    try {
+      super.writeObjectOrNull(output, object, type);
+      exit(object);
+    } finally {
+      leave(at);
+    }
+  }
+
+  @Override
+  public void writeObjectOrNull(Output output, @Nullable Object object, Serializer serializer) {
+    int at = enter(true);
+    try {
+      super.writeObjectOrNull(output, object, serializer);
+      exit(object);
+    } finally {
+      leave(at);
+    }
+  }
+
+  private int enter(boolean write) {
+    if (level == 0) {
+      writing = write;
+      elements = 0;
+      visits = 0;
+      childCost[0] = 0;
+    }
+    int at = ++level;
+    if (at > DecodeLimits.MAX_DEPTH) {
+      throw limit("nests objects more than " + DecodeLimits.MAX_DEPTH + " deep (limit maxDepth)");
+    }
+
+    if (at >= childCost.length) {
+      childCost = Arrays.copyOf(childCost, childCost.length * 2);
+    }
+    childCost[at] = 0;
+    return at;
+  }
+
+  private <T> T exit(T value) {
+    long children = childCost[level];
+    long cost;
+    if (children > 0) {
+      cost = saturatedAdd(children, 1);
+      if (value != null) {
+        costs.put(value, cost);
+      }
+    } else if (value == null || isLeaf(value)) {
+      cost = 1;
+    } else {
+      Long known = costs.get(value); // read before, now referenced again
+      cost = known == null ? 1 : known;
+    }
+    childCost[level - 1] = saturatedAdd(childCost[level - 1], cost);
+    visits = saturatedAdd(visits, cost);
+    if (visits > DecodeLimits.MAX_GRAPH_VISITS) {
+      throw limit("unfolds to more than " + DecodeLimits.MAX_GRAPH_VISITS + " objects when shared"
+          + " ones are counted where each is used, which hashCode and equals walk (limit"
+          + " maxGraphVisits)");
+    }
+    return value;
+  }
+
+  private DecodeLimitException limit(String what) {
+    return new DecodeLimitException((writing ? "value not written: it " : "decoding stopped: the value ")
+        + what);
+  }
+
+  private void leave(int at) {
+    level = at - 1;
+    if (level == 0) {
+      costs.clear(); // holds decoded objects: never beyond one decode
+    }
+  }
+
+  private static boolean isLeaf(Object value) {
+    return value instanceof String || value instanceof Number || value instanceof Boolean
+        || value instanceof Character || value instanceof Enum<?>;
+  }
+
+  private static long saturatedAdd(long a, long b) {
+    long sum = a + b;
+    return sum < 0 ? Long.MAX_VALUE : sum;
+  }
+}

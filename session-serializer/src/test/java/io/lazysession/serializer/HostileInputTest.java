@@ -1,0 +1,156 @@
+package io.lazysession.serializer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.lazysession.serializer.codec.CodecKind;
+import io.lazysession.serializer.codec.DecodeLimitException;
+import io.lazysession.serializer.compress.Compression;
+import io.lazysession.serializer.envelope.EnvelopeCompression;
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Per-decode limits against bytes written by someone with write access to Redis: each attack costs a
+ * bounded amount of work and memory, measured by the decoder's own counters or the JVM's per-thread
+ * allocation counter, never by wall-clock time. Writing enforces the same limits, so a value beyond
+ * one is refused at write instead of stored and then refused at every read.
+ */
+class HostileInputTest {
+  private static final AttributeSerializer KRYO = AttributeSerializer.builder().build();
+  private static final AttributeSerializer KRYO_RAW = AttributeSerializer.builder()
+      .compression(Compression.none()).build();
+
+  /** Nested sets sharing children: hashing the root visits 2^depth sets, the bytes grow linearly. */
+  static Set<Object> serialDos(int depth) {
+    Set<Object> root = new HashSet<>();
+    Set<Object> s1 = root;
+    Set<Object> s2 = new HashSet<>();
+    for (int i = 0; i < depth; i++) {
+      Set<Object> t1 = new HashSet<>();
+      Set<Object> t2 = new HashSet<>();
+      t1.add("foo");
+      s1.add(t1);
+      s1.add(t2);
+      s2.add(t1);
+      s2.add(t2);
+      s1 = t1;
+      s2 = t2;
+    }
+    return root;
+  }
+
+  @Test
+  void deserialize_serialDosHashSets_refusedByGraphLimit() {
+    byte[] depth40 = GoldenFiles.read("regressions/kryo-serialdos-hashsets-depth40.hex");
+
+    assertThatThrownBy(() -> KRYO.deserialize(depth40)).isInstanceOf(DecodeLimitException.class)
+        .hasMessageContaining("maxGraphVisits");
+  }
+
+  @Test
+  void serialize_serialDosHashSets_refusedAtWrite() {
+    // depth 25 decodes in seconds without the limit (2^25 hashCode calls), 40 never ends
+    assertThatThrownBy(() -> KRYO.serialize(serialDos(25))).isInstanceOf(DecodeLimitException.class)
+        .hasMessageContaining("value not written").hasMessageContaining("maxGraphVisits");
+  }
+
+  @Test
+  void serialize_sharedSetsWithinLimit_readBack() {
+    Set<Object> shallow = serialDos(10);
+
+    Object read = KRYO.deserialize(KRYO.serialize(shallow));
+
+    // equals and a failure message would walk the 2^10 paths again and again: compare hashes
+    assertThat(read).isInstanceOf(HashSet.class);
+    assertThat(read.hashCode()).isEqualTo(shallow.hashCode());
+  }
+
+  @Test
+  void deserialize_hashMapDeclaringManyNullEntries_allocatesAsElementsArrive() {
+    // 950,001 entries declared: the noise key, then (null, null) again and again: a map of 2 entries
+    byte[] envelope = GoldenFiles.read("regressions/kryo-hashmap-declares-950k-null-entries.hex");
+    int decoded = KRYO.header(envelope).decodedLength();
+
+    long allocated = allocatedBy(() -> assertThat((Map<?, ?>) KRYO.deserialize(envelope)).hasSize(2));
+
+    // the payload buffer plus Kryo's own bookkeeping; a table pre-sized for 950k entries is 8 MB more
+    assertThat(allocated).isLessThan(2L * decoded + (2 << 20));
+  }
+
+  @Test
+  void deserialize_smallZstdFrameDeclaring16MiB_refusedByRatioBeforeAllocating() {
+    byte[] envelope = GoldenFiles.read("regressions/kryo-hashmap-count-15.9m-zstd-ratio.hex");
+
+    long allocated = allocatedBy(() -> assertThatThrownBy(() -> KRYO.deserialize(envelope))
+        .isInstanceOf(DecodeLimitException.class).hasMessageContaining("MAX_RATIO"));
+
+    assertThat(envelope).hasSizeLessThan(600);
+    assertThat(allocated).isLessThan(1 << 20);
+  }
+
+  @Test
+  void serialize_payloadCompressingBeyondRatio_storedRawAndReadBack() {
+    byte[] zeros = new byte[2 << 20]; // zstd makes a few hundred bytes of it
+
+    byte[] envelope = KRYO.serialize(zeros);
+
+    assertThat(KRYO.header(envelope).compression()).isEqualTo(EnvelopeCompression.NONE);
+    assertThat((byte[]) KRYO.deserialize(envelope)).isEqualTo(zeros);
+  }
+
+  @Test
+  void deserialize_collectionsOfNullsBeyondElementLimit_refused() {
+    for (String name : List.of("kryo-arraylist-2.1m-nulls.hex", "kryo-three-lists-of-700k-nulls.hex")) {
+      byte[] envelope = GoldenFiles.read("regressions/" + name);
+
+      assertThat(envelope).as(name).hasSizeLessThan(32);
+      assertThatThrownBy(() -> KRYO.deserialize(envelope)).as(name)
+          .isInstanceOf(DecodeLimitException.class).hasMessageContaining("maxElements");
+    }
+  }
+
+  @Test
+  void serialize_listOfNulls_readsBack() {
+    // Kryo writes a collection of nulls as its size alone, fewer bytes than elements
+    List<Object> nulls = new ArrayList<>(Collections.nCopies(5000, null));
+
+    assertThat(KRYO_RAW.serialize(nulls)).hasSizeLessThan(16);
+    assertThat(KRYO_RAW.deserialize(KRYO_RAW.serialize(nulls))).isEqualTo(nulls);
+  }
+
+  @Test
+  void serialize_beyondElementLimit_refusedAtWrite() {
+    List<List<Object>> lists = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      lists.add(new ArrayList<>(Collections.nCopies(700_000, null)));
+    }
+
+    assertThatThrownBy(() -> KRYO_RAW.serialize(lists)).isInstanceOf(DecodeLimitException.class)
+        .hasMessageContaining("value not written").hasMessageContaining("maxElements");
+  }
+
+  @Test
+  void deserialize_nestingBeyondDepthLimit_refused() {
+    byte[] envelope = GoldenFiles.read("regressions/kryo-nested-lists-depth600.hex");
+
+    assertThat(KRYO.header(envelope).codec()).isEqualTo(CodecKind.KRYO);
+    assertThatThrownBy(() -> KRYO.deserialize(envelope)).isInstanceOf(DecodeLimitException.class)
+        .hasMessageContaining("maxDepth");
+  }
+
+  /** Bytes the current thread allocated while running {@code action} (HotSpot's own counter). */
+  static long allocatedBy(Runnable action) {
+    com.sun.management.ThreadMXBean threads =
+        (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    long before = threads.getCurrentThreadAllocatedBytes();
+    action.run();
+    return threads.getCurrentThreadAllocatedBytes() - before;
+  }
+}
