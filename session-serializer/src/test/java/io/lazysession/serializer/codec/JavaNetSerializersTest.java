@@ -131,6 +131,17 @@ class JavaNetSerializersTest {
     }
   }
 
+  @Test
+  void decodeJdk_streamNamingJavaNetUrlWithJavaNetAllowed_stillRefused() throws Exception {
+    byte[] hostile = javaSerialize(new HashMap<>(Map.of(new URL("http://attacker.invalid/"), "v")));
+    Codec jdk = Codecs.jdk(ClassAllowList.builder().allowPackage("java.net").build(), LOADER);
+
+    assertThat(jdk.allowList().isAllowed("java.net.InetAddress")).isTrue();
+    assertThatThrownBy(() -> jdk.decode(hostile, 0, hostile.length))
+        .isInstanceOf(ClassNotAllowedException.class)
+        .satisfies(e -> assertThat(((ClassNotAllowedException) e).className()).isEqualTo("java.net.URL"));
+  }
+
   @ParameterizedTest
   @MethodSource("codecs")
   void encode_otherJavaNetClass_refused(Codec codec) throws Exception {
