@@ -105,6 +105,12 @@ class JavaNetSerializersTest {
     try (var in = connection.getInputStream()) {
       assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8)).isEqualTo("hello");
     }
+    Files.writeString(dir.resolve("other.txt"), "other", StandardCharsets.UTF_8);
+    @SuppressWarnings("deprecation")
+    URL relative = new URL(url, "other.txt");
+    try (var in = relative.openStream()) {
+      assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8)).isEqualTo("other");
+    }
   }
 
   @Test
