@@ -1,6 +1,7 @@
 package io.lazysession.sample.security;
 
 import java.util.List;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
@@ -9,13 +10,15 @@ import org.springframework.security.core.userdetails.UserDetails;
 import org.springframework.security.core.userdetails.UserDetailsService;
 import org.springframework.security.crypto.factory.PasswordEncoderFactories;
 import org.springframework.security.crypto.password.PasswordEncoder;
+import org.springframework.security.oauth2.client.registration.ClientRegistrationRepository;
 import org.springframework.security.provisioning.InMemoryUserDetailsManager;
 import org.springframework.security.web.SecurityFilterChain;
 import org.springframework.security.web.authentication.AuthenticationSuccessHandler;
 
 /**
  * Spring Security as an application would set it up: form login on the shop's own page, in-memory
- * users, Spring Security's CSRF protection and logout. Everything Spring Security keeps between
+ * users, Spring Security's CSRF protection and logout; OpenID Connect login too when an identity
+ * provider is configured ({@code spring.security.oauth2.client.registration.*}). Everything Spring Security keeps between
  * requests (the security context, the saved request, the CSRF token) lives in the HTTP session, so in
  * Redis through lazysession, with its default configuration: a user who signed in on one node is
  * signed in on every node.
@@ -27,7 +30,8 @@ class SecurityConfiguration {
   static final String DEMO_PASSWORD = "password";
 
   @Bean
-  SecurityFilterChain shopSecurity(HttpSecurity http, AuthenticationSuccessHandler signedIn) throws Exception {
+  SecurityFilterChain shopSecurity(HttpSecurity http, AuthenticationSuccessHandler signedIn,
+      ObjectProvider<ClientRegistrationRepository> identityProviders) throws Exception {
     http.authorizeHttpRequests(requests -> requests
             .requestMatchers("/cart", "/history").authenticated()
             .anyRequest().permitAll())
@@ -39,6 +43,12 @@ class SecurityConfiguration {
         .logout(logout -> logout
             .logoutUrl("/signout")
             .logoutSuccessUrl("/"));
+    if (identityProviders.getIfAvailable() != null) {
+      // OpenID Connect login, when spring.security.oauth2.client.registration.* names a provider
+      http.oauth2Login(oauth -> oauth
+          .loginPage("/signin")
+          .successHandler(signedIn));
+    }
     return http.build();
   }
 

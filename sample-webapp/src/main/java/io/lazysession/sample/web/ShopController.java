@@ -8,7 +8,10 @@ import java.time.Clock;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.List;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.http.HttpStatus;
+import org.springframework.security.oauth2.client.registration.ClientRegistration;
+import org.springframework.security.oauth2.client.registration.ClientRegistrationRepository;
 import org.springframework.security.web.csrf.CsrfToken;
 import org.springframework.stereotype.Controller;
 import org.springframework.ui.Model;
@@ -31,8 +34,11 @@ class ShopController {
   private final Catalog catalog;
   private final Clock clock = Clock.systemDefaultZone();
 
-  ShopController(Catalog catalog) {
+  private final ObjectProvider<ClientRegistrationRepository> identityProviders;
+
+  ShopController(Catalog catalog, ObjectProvider<ClientRegistrationRepository> identityProviders) {
     this.catalog = catalog;
+    this.identityProviders = identityProviders;
   }
 
   @GetMapping("/")
@@ -88,6 +94,11 @@ class ShopController {
   /** The sign-in form; Spring Security's form login handles the POST (see SecurityConfiguration). */
   @GetMapping("/signin")
   String signInForm(HttpSession session, Model model) {
+    List<ClientRegistration> providers = new ArrayList<>();
+    if (identityProviders.getIfAvailable() instanceof Iterable<?> registrations) {
+      registrations.forEach(r -> providers.add((ClientRegistration) r));
+    }
+    model.addAttribute("identityProviders", providers);
     return page("signin", session, model);
   }
 
