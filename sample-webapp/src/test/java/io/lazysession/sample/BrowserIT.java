@@ -27,7 +27,9 @@ import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
- * Drives the shop in a real headless Chromium: sign in, add to cart, open the payload page. Needs a
+ * Drives the shop in a real headless Chromium: sign in with Spring Security's form login, add to cart,
+ * open the payload page; and with two nodes on one Redis, sign in on one and carry on, still signed
+ * in, on the other, then sign out everywhere. Needs a
  * Chromium and a matching chromedriver ({@code CHROME_BINARY}, {@code CHROMEDRIVER_BINARY}, default
  * {@code /usr/bin/chromium} and {@code /usr/bin/chromedriver}); skipped when they are absent. Screenshots
  * go to {@code target/screenshots}.
@@ -39,6 +41,7 @@ class BrowserIT {
   private static final Path SCREENSHOTS = Path.of("target", "screenshots");
 
   private SampleNode node;
+  private SampleNode otherNode;
   private WebDriver driver;
   private Path profile;
 
@@ -60,6 +63,7 @@ class BrowserIT {
         .usingAnyFreePort()
         .build();
     node = SampleNode.start("spring.data.redis.url=" + redis.url());
+    otherNode = SampleNode.start("spring.data.redis.url=" + redis.url());
     driver = new ChromeDriver(service, options);
     driver.manage().timeouts().pageLoadTimeout(Duration.ofSeconds(30));
     Files.createDirectories(SCREENSHOTS);
@@ -73,6 +77,9 @@ class BrowserIT {
     if (node != null) {
       node.close();
     }
+    if (otherNode != null) {
+      otherNode.close();
+    }
   }
 
   @Test
@@ -82,6 +89,7 @@ class BrowserIT {
 
     driver.get(base + "/signin");
     driver.findElement(By.id("username")).sendKeys("margaret");
+    driver.findElement(By.id("password")).sendKeys("password");
     screenshot("1-signin");
     driver.findElement(By.id("signin-submit")).click();
     wait.until(ExpectedConditions.textToBe(By.id("signed-in-as"), "Margaret"));
@@ -98,9 +106,45 @@ class BrowserIT {
     wait.until(ExpectedConditions.presenceOfElementLocated(By.id("payload-table")));
     List<WebElement> rows = driver.findElements(By.cssSelector("tr.payload-row"));
     assertThat(rows).extracting(row -> row.getAttribute("data-attribute"))
-        .contains("user", "cart", "purchaseHistory");
+        .contains("user", "cart", "purchaseHistory", "SPRING_SECURITY_CONTEXT");
     assertThat(Long.parseLong(driver.findElement(By.id("payload-total")).getText())).isPositive();
     screenshot("4-payload");
+  }
+
+  @Test
+  void signInOnOneNode_continuesSignedInOnTheOther() throws IOException {
+    // Both nodes are on localhost: the browser sends the one session cookie to either port.
+    String first = "http://localhost:" + node.port();
+    String second = "http://localhost:" + otherNode.port();
+    WebDriverWait wait = new WebDriverWait(driver, Duration.ofSeconds(15));
+
+    driver.get(first + "/cart");
+    wait.until(ExpectedConditions.presenceOfElementLocated(By.id("signin-form")));
+    driver.findElement(By.id("username")).sendKeys("ada");
+    driver.findElement(By.id("password")).sendKeys("password");
+    driver.findElement(By.id("signin-submit")).click();
+    // Spring Security's saved request brings the browser back to the cart it asked for
+    wait.until(ExpectedConditions.presenceOfElementLocated(By.id("cart-empty")));
+    assertThat(driver.findElement(By.id("node")).getText()).isEqualTo("node :" + node.port());
+    screenshot("5-signed-in-on-first");
+
+    driver.get(second + "/");
+    wait.until(ExpectedConditions.textToBe(By.id("signed-in-as"), "Ada"));
+    assertThat(driver.findElement(By.id("node")).getText()).isEqualTo("node :" + otherNode.port());
+    driver.findElements(By.cssSelector("button.add-to-cart")).get(0).click();
+    wait.until(ExpectedConditions.presenceOfElementLocated(By.id("cart-table")));
+    assertThat(driver.findElements(By.cssSelector("tr.cart-line"))).hasSize(1);
+    screenshot("6-cart-on-second");
+
+    driver.get(first + "/cart");
+    wait.until(ExpectedConditions.textToBe(By.id("signed-in-as"), "Ada"));
+    assertThat(driver.findElements(By.cssSelector("tr.cart-line"))).hasSize(1);
+
+    driver.findElement(By.id("signout")).click();
+    wait.until(ExpectedConditions.presenceOfElementLocated(By.id("nav-signin")));
+    driver.get(second + "/cart");
+    wait.until(ExpectedConditions.presenceOfElementLocated(By.id("signin-form")));
+    screenshot("7-signed-out-everywhere");
   }
 
   private void screenshot(String name) throws IOException {

@@ -20,7 +20,7 @@ class PayloadBytesIT {
   void payloadPage_storedBytes_matchHstrlenOfEachField() {
     Browser browser = new Browser();
     try (SampleNode node = SampleNode.start("spring.data.redis.url=" + redis.url())) {
-      String page = browser.post(node, "/signin", Map.of("username", "grace")).body();
+      String page = browser.signIn(node, "grace").body();
       String csrf = SampleNode.find(page, "name=\"_csrf\" value=\"([^\"]+)\"");
       browser.post(node, "/cart", Map.of("productId", "P1003", "_csrf", csrf));
       browser.get(node, "/products/P1004");
@@ -35,7 +35,8 @@ class PayloadBytesIT {
       }
 
       assertThat(shown).containsKeys("user", "cart", "purchaseHistory", "recentlyViewed",
-          "preferences", "csrfToken", "flags");
+          "preferences", "flags", "SPRING_SECURITY_CONTEXT",
+          "org.springframework.security.web.csrf.HttpSessionCsrfTokenRepository.CSRF_TOKEN");
       String key = "lazysession:s:{" + sessionId + "}";
       Map<String, Long> inRedis = new LinkedHashMap<>();
       for (String field : shown.keySet()) {

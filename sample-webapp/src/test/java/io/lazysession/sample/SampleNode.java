@@ -79,6 +79,15 @@ final class SampleNode implements AutoCloseable {
           .POST(HttpRequest.BodyPublishers.ofString(body)));
     }
 
+    /**
+     * Signs in through Spring Security's form login, as a browser does: the sign-in page gives the
+     * CSRF token, the form posts name, password and token. Returns the page it lands on.
+     */
+    HttpResponse<String> signIn(SampleNode node, String username) {
+      String csrf = find(get(node, "/signin").body(), "name=\"_csrf\" value=\"([^\"]+)\"");
+      return post(node, "/signin", Map.of("username", username, "password", "password", "_csrf", csrf));
+    }
+
     private HttpResponse<String> send(HttpRequest.Builder request) {
       try {
         return client.send(request.timeout(Duration.ofSeconds(30)).build(),

@@ -20,7 +20,7 @@ class TwoNodesIT {
     try (SampleNode second = SampleNode.start("spring.data.redis.url=" + redis.url())) {
       String csrf;
       try (SampleNode first = SampleNode.start("spring.data.redis.url=" + redis.url())) {
-        HttpResponse<String> signedIn = browser.post(first, "/signin", Map.of("username", "ada"));
+        HttpResponse<String> signedIn = browser.signIn(first, "ada");
         assertThat(signedIn.statusCode()).isEqualTo(200);
         assertThat(signedIn.body()).contains("id=\"signed-in-as\">Ada<");
         csrf = SampleNode.find(signedIn.body(), "name=\"_csrf\" value=\"([^\"]+)\"");
@@ -44,6 +44,37 @@ class TwoNodesIT {
           .contains("id=\"signed-in-as\">Ada<")
           .contains("data-product=\"P1001\"")
           .contains("data-product=\"P1002\"");
+    }
+  }
+
+  @Test
+  void cartAskedOnFirst_signInOnSecond_landsOnTheSavedRequest() {
+    Browser browser = new Browser();
+    try (SampleNode first = SampleNode.start("spring.data.redis.url=" + redis.url());
+        SampleNode second = SampleNode.start("spring.data.redis.url=" + redis.url())) {
+      HttpResponse<String> asked = browser.get(first, "/cart");
+      assertThat(asked.uri().getPath()).isEqualTo("/signin");
+
+      // Spring Security's saved request (DefaultSavedRequest) and CSRF token, read on the other node
+      HttpResponse<String> signedIn = browser.signIn(second, "grace");
+
+      assertThat(signedIn.statusCode()).isEqualTo(200);
+      assertThat(signedIn.uri().getPath()).isEqualTo("/cart");
+      assertThat(signedIn.body()).contains("id=\"signed-in-as\">Grace<").contains("id=\"cart-empty\"");
+    }
+  }
+
+  @Test
+  void wrongPassword_staysSignedOut() {
+    Browser browser = new Browser();
+    try (SampleNode node = SampleNode.start("spring.data.redis.url=" + redis.url())) {
+      String csrf = SampleNode.find(browser.get(node, "/signin").body(), "name=\"_csrf\" value=\"([^\"]+)\"");
+
+      HttpResponse<String> refused = browser.post(node, "/signin",
+          Map.of("username", "ada", "password", "wrong", "_csrf", csrf));
+
+      assertThat(refused.uri().getPath()).isEqualTo("/signin");
+      assertThat(refused.body()).contains("id=\"signin-error\"").doesNotContain("id=\"signed-in-as\"");
     }
   }
 }

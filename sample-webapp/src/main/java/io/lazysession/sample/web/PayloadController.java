@@ -38,6 +38,7 @@ class PayloadController {
     model.addAttribute("user", session.getAttribute(SessionKeys.USER));
     model.addAttribute("cart", session.getAttribute(SessionKeys.CART));
     model.addAttribute("sessionId", session.getId());
+    model.addAttribute("csrf", ShopController.csrfToken());
     model.addAttribute("node", "node :" + request.getLocalPort());
     Map<String, AttributeInfo> inflated = new LinkedHashMap<>();
     LazySession.current().ifPresent(current ->

@@ -9,7 +9,6 @@ final class SessionKeys {
   static final String CART = "cart";
   static final String RECENTLY_VIEWED = "recentlyViewed";
   static final String PREFERENCES = "preferences";
-  static final String CSRF_TOKEN = "csrfToken";
   static final String FLAGS = "flags";
   static final String PURCHASE_HISTORY = "purchaseHistory";
   static final String VISITS = "visits";

@@ -2,28 +2,25 @@ package io.lazysession.sample.web;
 
 import io.lazysession.sample.shop.Cart;
 import io.lazysession.sample.shop.Catalog;
-import io.lazysession.sample.shop.Preferences;
 import io.lazysession.sample.shop.Product;
-import io.lazysession.sample.shop.SignedInUser;
-import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpSession;
 import java.time.Clock;
-import java.time.Instant;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.UUID;
-import org.springframework.beans.factory.annotation.Value;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.http.HttpStatus;
+import org.springframework.security.oauth2.client.registration.ClientRegistration;
+import org.springframework.security.oauth2.client.registration.ClientRegistrationRepository;
+import org.springframework.security.web.csrf.CsrfToken;
 import org.springframework.stereotype.Controller;
 import org.springframework.ui.Model;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.context.request.RequestContextHolder;
+import org.springframework.web.context.request.ServletRequestAttributes;
 import org.springframework.web.server.ResponseStatusException;
 
 /**
@@ -36,11 +33,12 @@ class ShopController {
 
   private final Catalog catalog;
   private final Clock clock = Clock.systemDefaultZone();
-  private final String node;
 
-  ShopController(Catalog catalog, @Value("${server.port:8080}") String port) {
+  private final ObjectProvider<ClientRegistrationRepository> identityProviders;
+
+  ShopController(Catalog catalog, ObjectProvider<ClientRegistrationRepository> identityProviders) {
     this.catalog = catalog;
-    this.node = "node :" + port;
+    this.identityProviders = identityProviders;
   }
 
   @GetMapping("/")
@@ -68,9 +66,8 @@ class ShopController {
 
   @PostMapping("/cart")
   String addToCart(@RequestParam String productId, @RequestParam(defaultValue = "1") int quantity,
-      @RequestParam(name = "_csrf", required = false) String csrf, HttpSession session) {
-    requireSignedIn(session);
-    checkCsrf(session, csrf);
+      HttpSession session) {
+    requireSignedIn(session); // Spring Security checked the CSRF token and the sign-in already
     Product product = catalog.find(productId)
         .orElseThrow(() -> new ResponseStatusException(HttpStatus.BAD_REQUEST, "no product " + productId));
     if (quantity < 1 || quantity > 99) {
@@ -94,43 +91,15 @@ class ShopController {
     return page("history", session, model);
   }
 
+  /** The sign-in form; Spring Security's form login handles the POST (see SecurityConfiguration). */
   @GetMapping("/signin")
   String signInForm(HttpSession session, Model model) {
+    List<ClientRegistration> providers = new ArrayList<>();
+    if (identityProviders.getIfAvailable() instanceof Iterable<?> registrations) {
+      registrations.forEach(r -> providers.add((ClientRegistration) r));
+    }
+    model.addAttribute("identityProviders", providers);
     return page("signin", session, model);
-  }
-
-  @PostMapping("/signin")
-  String signIn(@RequestParam String username, HttpServletRequest request) {
-    String name = username.trim().toLowerCase();
-    if (!name.matches("[a-z0-9._-]{1,32}")) {
-      throw new ResponseStatusException(HttpStatus.BAD_REQUEST,
-          "username: 1 to 32 letters, digits, dots, dashes or underscores");
-    }
-    HttpSession session = request.getSession();
-    request.changeSessionId();
-    session.setAttribute(SessionKeys.USER, new SignedInUser(name, capitalize(name),
-        name + "@example.com", Set.of("ROLE_USER", "ROLE_CUSTOMER"), Instant.now(clock),
-        "password"));
-    session.setAttribute(SessionKeys.PRINCIPAL, name);
-    session.setAttribute(SessionKeys.CSRF_TOKEN, UUID.randomUUID().toString());
-    session.setAttribute(SessionKeys.PREFERENCES, new Preferences("EUR", "en-GB", 24, "light",
-        Map.of("newsletter", "weekly", "currencyFormat", "symbol")));
-    Map<String, Boolean> flags = new LinkedHashMap<>();
-    flags.put("newCheckout", true);
-    flags.put("recommendations", true);
-    flags.put("betaSearch", false);
-    session.setAttribute(SessionKeys.FLAGS, flags);
-    if (session.getAttribute(SessionKeys.CART) == null) {
-      session.setAttribute(SessionKeys.CART, new Cart());
-    }
-    session.setAttribute(SessionKeys.PURCHASE_HISTORY, catalog.purchaseHistory(name, clock));
-    return "redirect:/";
-  }
-
-  @PostMapping("/signout")
-  String signOut(HttpSession session) {
-    session.invalidate();
-    return "redirect:/";
   }
 
   private String page(String view, HttpSession session, Model model) {
@@ -138,21 +107,33 @@ class ShopController {
     session.setAttribute(SessionKeys.VISITS, visits == null ? 1 : visits + 1);
     model.addAttribute("user", session.getAttribute(SessionKeys.USER));
     model.addAttribute("cart", session.getAttribute(SessionKeys.CART));
-    model.addAttribute("csrf", session.getAttribute(SessionKeys.CSRF_TOKEN));
+    model.addAttribute("csrf", csrfToken());
     model.addAttribute("sessionId", session.getId());
-    model.addAttribute("node", node);
+    model.addAttribute("node", node());
     return view;
+  }
+
+  /**
+   * Spring Security's CSRF token for this request's forms (masked per request; the session holds the
+   * raw token). Asking for it is what makes Spring Security create and store it.
+   */
+  /** Which node served the page: its port (the configured one may be 0, a random port). */
+  private static String node() {
+    return RequestContextHolder.getRequestAttributes() instanceof ServletRequestAttributes attributes
+        ? "node :" + attributes.getRequest().getLocalPort() : "node";
+  }
+
+  static String csrfToken() {
+    if (RequestContextHolder.getRequestAttributes() instanceof ServletRequestAttributes attributes
+        && attributes.getRequest().getAttribute(CsrfToken.class.getName()) instanceof CsrfToken token) {
+      return token.getToken();
+    }
+    return "";
   }
 
   private static void requireSignedIn(HttpSession session) {
     if (session.getAttribute(SessionKeys.USER) == null) {
       throw new ResponseStatusException(HttpStatus.UNAUTHORIZED, "sign in first");
-    }
-  }
-
-  private static void checkCsrf(HttpSession session, String token) {
-    if (token == null || !token.equals(session.getAttribute(SessionKeys.CSRF_TOKEN))) {
-      throw new ResponseStatusException(HttpStatus.FORBIDDEN, "missing or wrong CSRF token");
     }
   }
 
@@ -169,9 +150,5 @@ class ShopController {
   private static List<Product> recentlyViewed(HttpSession session) {
     List<Product> viewed = (List<Product>) session.getAttribute(SessionKeys.RECENTLY_VIEWED);
     return viewed == null ? List.of() : viewed;
-  }
-
-  private static String capitalize(String name) {
-    return Character.toUpperCase(name.charAt(0)) + name.substring(1);
   }
 }

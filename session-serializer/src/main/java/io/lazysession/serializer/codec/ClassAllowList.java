@@ -55,6 +55,8 @@ public final class ClassAllowList {
   private static final Set<String> SINGLE_CLASSES = Set.of(
       "java.net.URI", "io.lazysession.serializer.codec.SerializedUrl");
 
+  private static final String URL_CLASS = "java.net.URL";
+
   /** Spring Security packages (and their sub-packages) whose classes live in HTTP sessions. */
   private static final List<String> SPRING_SECURITY_PACKAGES = List.of(
       "org.springframework.security.core",
@@ -116,6 +118,11 @@ public final class ClassAllowList {
     }
     if (SINGLE_CLASSES.contains(name)) {
       return true;
+    }
+    if (name.equals(URL_CLASS)) {
+      // Never by name, even with java.net allowed: the codecs write a URL in their own form, and a
+      // JDK stream naming it is the URLDNS gadget (URL.readObject then HashMap's hashCode: DNS).
+      return false;
     }
     for (String prefix : BUILT_IN_PREFIXES) {
       if (name.startsWith(prefix)) {

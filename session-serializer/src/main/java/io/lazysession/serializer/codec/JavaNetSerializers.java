@@ -66,14 +66,15 @@ final class JavaNetSerializers {
 
   /**
    * The JDK handler's behaviour with the host address always unknown, which makes {@code hashCode},
-   * {@code equals}, {@code sameFile} and {@code hostsEqual} compare host names as strings. One per URL:
-   * it holds the URL as the JDK built it, to open connections and give the protocol's default port.
+   * {@code equals}, {@code sameFile} and {@code hostsEqual} compare host names as strings. Connections
+   * are opened by the JDK's own handler, on a URL it parses from the same string (a URL made relative
+   * to a decoded one shares this handler, so the URL to open is always the one asked about).
    */
   static final class NoLookupHandler extends URLStreamHandler {
-    private final URL standard;
+    private final int defaultPort;
 
     NoLookupHandler(URL standard) {
-      this.standard = standard;
+      this.defaultPort = standard.getDefaultPort();
     }
 
     @Override
@@ -83,17 +84,22 @@ final class JavaNetSerializers {
 
     @Override
     protected int getDefaultPort() {
-      return standard.getDefaultPort();
+      return defaultPort;
     }
 
     @Override
     protected URLConnection openConnection(URL url) throws IOException {
-      return standard.openConnection();
+      return standard(url).openConnection();
     }
 
     @Override
     protected URLConnection openConnection(URL url, Proxy proxy) throws IOException {
-      return standard.openConnection(proxy);
+      return standard(url).openConnection(proxy);
+    }
+
+    @SuppressWarnings("deprecation") // URI.toURL would refuse some strings a URL accepts
+    private static URL standard(URL url) throws MalformedURLException {
+      return new URL(url.toExternalForm());
     }
   }
 

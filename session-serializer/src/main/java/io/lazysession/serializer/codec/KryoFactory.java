@@ -78,6 +78,8 @@ final class KryoFactory {
       });
     }
     kryo.addDefaultSerializer(Enum.class, EnumNameSerializer.class);
+    // Throwable's fields are closed to reflection on Java 17: exceptions travel as their public state.
+    kryo.addDefaultSerializer(Throwable.class, new ThrowableSerializer());
     if (compatible) {
       kryo.addDefaultSerializer(Record.class, new SerializerFactory.BaseSerializerFactory<>() {
         @Override

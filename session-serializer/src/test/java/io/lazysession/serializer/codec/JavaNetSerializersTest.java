@@ -105,6 +105,12 @@ class JavaNetSerializersTest {
     try (var in = connection.getInputStream()) {
       assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8)).isEqualTo("hello");
     }
+    Files.writeString(dir.resolve("other.txt"), "other", StandardCharsets.UTF_8);
+    @SuppressWarnings("deprecation")
+    URL relative = new URL(url, "other.txt");
+    try (var in = relative.openStream()) {
+      assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8)).isEqualTo("other");
+    }
   }
 
   @Test
@@ -129,6 +135,17 @@ class JavaNetSerializersTest {
         "java.net.InetSocketAddress", "java.net.URLClassLoader", "java.net.HttpCookie", "java.net.Socket")) {
       assertThat(defaults.isAllowed(other)).as(other).isFalse();
     }
+  }
+
+  @Test
+  void decodeJdk_streamNamingJavaNetUrlWithJavaNetAllowed_stillRefused() throws Exception {
+    byte[] hostile = javaSerialize(new HashMap<>(Map.of(new URL("http://attacker.invalid/"), "v")));
+    Codec jdk = Codecs.jdk(ClassAllowList.builder().allowPackage("java.net").build(), LOADER);
+
+    assertThat(jdk.allowList().isAllowed("java.net.InetAddress")).isTrue();
+    assertThatThrownBy(() -> jdk.decode(hostile, 0, hostile.length))
+        .isInstanceOf(ClassNotAllowedException.class)
+        .satisfies(e -> assertThat(((ClassNotAllowedException) e).className()).isEqualTo("java.net.URL"));
   }
 
   @ParameterizedTest

@@ -1,0 +1,124 @@
+package io.lazysession.serializer.codec;
+
+import com.esotericsoftware.kryo.kryo5.Kryo;
+import com.esotericsoftware.kryo.kryo5.KryoException;
+import com.esotericsoftware.kryo.kryo5.Serializer;
+import com.esotericsoftware.kryo.kryo5.io.Input;
+import com.esotericsoftware.kryo.kryo5.io.Output;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Modifier;
+
+/**
+ * Kryo serializer for exceptions, which sessions do hold: Spring Security's form login keeps the last
+ * {@code AuthenticationException} (a {@code BadCredentialsException} after a wrong password) under
+ * {@code SPRING_SECURITY_LAST_EXCEPTION} for the login page to show. Kryo's field serializer cannot
+ * read {@code Throwable}'s private fields on Java 17 ({@code java.lang} is not open), so an exception
+ * is written as what its public API gives: message, cause (itself an allowed class) and stack trace,
+ * and rebuilt through its public {@code (String)} or {@code (String, Throwable)} constructor. Fields a
+ * subclass adds are not kept (for an {@code AuthenticationException}, the authentication request it
+ * carries, credentials included, stays out of the store). An exception class without such a
+ * constructor is refused when writing, so that nothing is stored that could not be read back.
+ *
+ * <p>Stateless and thread-safe.
+ */
+final class ThrowableSerializer extends Serializer<Throwable> {
+  /** Deepest cause chain written; deeper causes are cut (a chain is diagnostics, not data). */
+  private static final int MAX_CAUSES = 16;
+
+  @Override
+  public void write(Kryo kryo, Output output, Throwable throwable) {
+    constructor(throwable.getClass()); // fails now rather than when reading
+    writeNullable(output, throwable.getMessage());
+    Throwable cause = throwable.getCause();
+    int depth = kryo.getDepth();
+    kryo.writeClassAndObject(output, cause == throwable || depth > MAX_CAUSES ? null : cause);
+    StackTraceElement[] trace = throwable.getStackTrace();
+    output.writeVarInt(trace.length, true);
+    for (StackTraceElement element : trace) {
+      writeNullable(output, element.getClassLoaderName());
+      writeNullable(output, element.getModuleName());
+      writeNullable(output, element.getModuleVersion());
+      writeNullable(output, element.getClassName());
+      writeNullable(output, element.getMethodName());
+      writeNullable(output, element.getFileName());
+      output.writeVarInt(element.getLineNumber(), false);
+    }
+  }
+
+  @Override
+  public Throwable read(Kryo kryo, Input input, Class<? extends Throwable> type) {
+    String message = readNullable(input);
+    Object cause = kryo.readClassAndObject(input);
+    if (cause != null && !(cause instanceof Throwable)) {
+      throw new KryoException("cause of " + type.getName() + " is a " + cause.getClass().getName());
+    }
+    int length = input.readVarInt(true);
+    KryoSerializers.requireCount(input, length);
+    StackTraceElement[] trace = new StackTraceElement[length];
+    for (int i = 0; i < length; i++) {
+      String classLoaderName = readNullable(input);
+      String moduleName = readNullable(input);
+      String moduleVersion = readNullable(input);
+      String className = readNullable(input);
+      String methodName = readNullable(input);
+      String fileName = readNullable(input);
+      int line = input.readVarInt(false);
+      trace[i] = new StackTraceElement(classLoaderName, moduleName, moduleVersion,
+          className == null ? "" : className,
+          methodName == null ? "" : methodName, fileName, line);
+    }
+    Throwable throwable = instantiate(type, message, (Throwable) cause);
+    throwable.setStackTrace(trace);
+    return throwable;
+  }
+
+  /** A presence flag, then the string (the bounded input checks a string's length as a count). */
+  private static void writeNullable(Output output, String value) {
+    output.writeBoolean(value != null);
+    if (value != null) {
+      output.writeString(value);
+    }
+  }
+
+  private static String readNullable(Input input) {
+    return input.readBoolean() ? input.readString() : null;
+  }
+
+  private static Throwable instantiate(Class<? extends Throwable> type, String message, Throwable cause) {
+    Constructor<? extends Throwable> constructor = constructor(type);
+    try {
+      if (constructor.getParameterCount() == 2) {
+        return constructor.newInstance(message, cause);
+      }
+      Throwable throwable = constructor.newInstance(message);
+      if (cause != null && throwable.getCause() == null) {
+        throwable.initCause(cause);
+      }
+      return throwable;
+    } catch (InstantiationException | IllegalAccessException | InvocationTargetException
+        | IllegalStateException | IllegalArgumentException e) {
+      throw new KryoException("cannot rebuild " + type.getName() + ": " + e, e);
+    }
+  }
+
+  /** The public (String, Throwable) constructor, else the public (String) one. */
+  private static Constructor<? extends Throwable> constructor(Class<? extends Throwable> type) {
+    if (Modifier.isAbstract(type.getModifiers()) || !Modifier.isPublic(type.getModifiers())) {
+      throw new KryoException("cannot encode " + type.getName()
+          + ": an exception needs to be a public class with a public (String) or (String, Throwable)"
+          + " constructor to be stored with Kryo; store its message instead, or use the JDK codec");
+    }
+    try {
+      return type.getConstructor(String.class, Throwable.class);
+    } catch (NoSuchMethodException e) {
+      try {
+        return type.getConstructor(String.class);
+      } catch (NoSuchMethodException none) {
+        throw new KryoException("cannot encode " + type.getName()
+            + ": an exception needs a public (String) or (String, Throwable) constructor to be stored"
+            + " with Kryo; store its message instead, or use the JDK codec");
+      }
+    }
+  }
+}
