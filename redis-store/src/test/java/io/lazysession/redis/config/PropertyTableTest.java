@@ -74,11 +74,13 @@ class PropertyTableTest {
     StringBuilder table = new StringBuilder("| property | meaning | default |\n|---|---|---|\n");
     for (Map<String, Object> property : properties) {
       Object defaultValue = property.get("defaultValue");
-      String shown = defaultValue == null ? "see meaning"
+      String description = (String) property.get("description");
+      String shown = defaultValue == null
+          ? (description.contains("Default:") ? "see meaning" : "none")
           : defaultValue instanceof List<?> list && list.isEmpty() ? "none"
           : "`" + defaultValue + "`";
       table.append("| `").append(property.get("name")).append("` | ")
-          .append(((String) property.get("description")).replace("\n", " ").replace("|", "\\|"))
+          .append(description.replace("\n", " ").replace("|", "\\|"))
           .append(" | ").append(shown).append(" |\n");
     }
     return table.toString();
