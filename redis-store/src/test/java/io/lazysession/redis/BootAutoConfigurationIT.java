@@ -106,6 +106,24 @@ class BootAutoConfigurationIT {
   }
 
   @Test
+  void startup_applicationInTheDefaultPackage_startsAndStoresSessions() throws Exception {
+    // Loaded by name: a class of the default package cannot be imported.
+    Class<?> application = Class.forName("DefaultPackageShopApplication");
+    try (ConfigurableApplicationContext context = new SpringApplicationBuilder(application)
+        .web(WebApplicationType.SERVLET)
+        .properties("server.port=0", "spring.data.redis.url=" + redis.url(),
+            "lazysession.namespace=" + TestRedis.uniqueNamespace("default-package"))
+        .run()) {
+      LazyRedisSessionRepository repository = context.getBean(LazyRedisSessionRepository.class);
+      LazySession session = repository.createSession();
+      session.setAttribute("visits", 1);
+      repository.save(session);
+      assertThat((Integer) repository.findById(session.getId()).getAttribute("visits"))
+          .isEqualTo(1);
+    }
+  }
+
+  @Test
   void startup_notAWebApplication_backsOff() {
     try (ConfigurableApplicationContext context = start(WebApplicationType.NONE,
         "spring.data.redis.url=" + redis.url())) {

@@ -77,4 +77,66 @@ class EnableLazyHttpSessionIT {
       connectionLogger.detachAppender(logs);
     }
   }
+
+  @Test
+  void enableLazyHttpSession_onAClassInTheDefaultPackage_starts() throws Exception {
+    try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext()) {
+      context.getEnvironment().getPropertySources().addFirst(new MapPropertySource("test",
+          Map.of("test.redis.url", redis.uri().toURI().toString())));
+      // Loaded by name: a class of the default package cannot be imported.
+      context.register(Class.forName("DefaultPackageSessionConfig"));
+      context.refresh();
+      LazyRedisSessionRepository repository = context.getBean(LazyRedisSessionRepository.class);
+
+      LazySession session = repository.createSession();
+      session.setAttribute("visits", 1);
+      repository.save(session);
+      assertThat((Integer) repository.findById(session.getId()).getAttribute("visits"))
+          .isEqualTo(1);
+    }
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  @EnableLazyHttpSession(redisUrl = "${test.redis.url}", codec = "jdk", compression = "none",
+      nearCacheMaxBytes = "0")
+  static class AttributesConfig {}
+
+  @Test
+  void enableLazyHttpSession_codecAndCompressionAttributes_decideWhatIsWritten() throws Exception {
+    try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext()) {
+      context.getEnvironment().getPropertySources().addFirst(new MapPropertySource("test",
+          Map.of("test.redis.url", redis.uri().toURI().toString())));
+      context.register(AttributesConfig.class);
+      context.refresh();
+      LazyRedisSessionRepository repository = context.getBean(LazyRedisSessionRepository.class);
+      LazySession session = repository.createSession();
+      session.setAttribute("note", "x".repeat(2000));
+      repository.save(session);
+
+      RedisClient client = RedisClient.create(redis.uri());
+      try {
+        byte[] stored = TestRedis.rawCommands(client).hget(
+            (repository.namespace() + ":s:{" + session.getId() + "}").getBytes(),
+            "note".getBytes());
+        // JDK serialization's stream magic, uncompressed: the attributes were applied.
+        assertThat(indexOf(stored, new byte[] {(byte) 0xAC, (byte) 0xED, 0x00, 0x05}))
+            .isNotNegative();
+      } finally {
+        client.shutdown();
+      }
+    }
+  }
+
+  private static int indexOf(byte[] haystack, byte[] needle) {
+    outer:
+    for (int i = 0; i + needle.length <= haystack.length; i++) {
+      for (int j = 0; j < needle.length; j++) {
+        if (haystack[i + j] != needle[j]) {
+          continue outer;
+        }
+      }
+      return i;
+    }
+    return -1;
+  }
 }

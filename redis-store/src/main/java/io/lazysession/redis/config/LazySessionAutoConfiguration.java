@@ -6,7 +6,6 @@ import io.lazysession.redis.micrometer.TimedSessionRepository;
 import io.lazysession.serializer.AttributeSerializer;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.resource.ClientResources;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,17 +18,12 @@ import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurationPackages;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Binder;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisProperties;
-import org.springframework.boot.data.redis.autoconfigure.LettuceClientConfigurationBuilderCustomizer;
-import org.springframework.boot.data.redis.autoconfigure.LettuceClientOptionsBuilderCustomizer;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.ApplicationEventPublisher;
@@ -38,7 +32,6 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Primary;
 import org.springframework.core.env.Environment;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.session.SessionRepository;
 import org.springframework.session.config.annotation.web.http.SpringHttpSessionConfiguration;
 import org.springframework.session.web.http.SessionRepositoryFilter;
@@ -84,49 +77,14 @@ import org.springframework.util.ClassUtils;
 @ConditionalOnBooleanProperty(name = "lazysession.enabled", matchIfMissing = true)
 @ConditionalOnMissingBean(SessionRepository.class)
 @EnableConfigurationProperties(LazySessionProperties.class)
+// In this order: the connection details when Boot has them, else spring.data.redis.* read directly.
+@Import({SessionClientConfigurations.FromConnectionDetails.class,
+    SessionClientConfigurations.FromProperties.class})
 public class LazySessionAutoConfiguration {
   /** The name of the Lettuce client bean the session store uses (defined by the app, or here). */
   public static final String CLIENT_BEAN_NAME = "lazySessionRedisClient";
   static final String SPRING_SECURITY_PACKAGE = "org.springframework.security";
   private static final Logger log = LoggerFactory.getLogger(LazySessionAutoConfiguration.class);
-
-  /** The store's client from Boot's connection details, when spring-boot-data-redis is present. */
-  @Configuration(proxyBeanMethods = false)
-  @ConditionalOnClass({DataRedisConnectionDetails.class, LettuceClientConfiguration.class})
-  @ConditionalOnBean(DataRedisConnectionDetails.class)
-  @ConditionalOnMissingBean(name = CLIENT_BEAN_NAME)
-  static class ConnectionDetailsClientConfiguration {
-    @Bean
-    RedisTarget lazySessionRedisTarget(DataRedisConnectionDetails details,
-        ObjectProvider<DataRedisProperties> properties) {
-      return ConnectionDetailsClients.target(details, properties.getIfAvailable());
-    }
-
-    @Bean(name = CLIENT_BEAN_NAME, destroyMethod = "shutdown")
-    AbstractRedisClient lazySessionRedisClient(DataRedisConnectionDetails details,
-        ObjectProvider<DataRedisProperties> properties, ObjectProvider<ClientResources> resources,
-        ObjectProvider<LettuceClientOptionsBuilderCustomizer> optionsCustomizers,
-        ObjectProvider<LettuceClientConfigurationBuilderCustomizer> configurationCustomizers) {
-      return ConnectionDetailsClients.create(details, properties.getIfAvailable(),
-          resources.getIfUnique(), optionsCustomizers.orderedStream().toList(),
-          configurationCustomizers.orderedStream().toList());
-    }
-  }
-
-  /** The store's client from {@code spring.data.redis.*}, without spring-boot-data-redis. */
-  @Configuration(proxyBeanMethods = false)
-  @ConditionalOnMissingBean(name = CLIENT_BEAN_NAME)
-  static class PropertiesClientConfiguration {
-    @Bean
-    RedisTarget lazySessionRedisTarget(Environment environment) {
-      return RedisConnectionSettings.bind(environment).target();
-    }
-
-    @Bean(name = CLIENT_BEAN_NAME, destroyMethod = "shutdown")
-    AbstractRedisClient lazySessionRedisClient(Environment environment) {
-      return RedisConnectionSettings.bind(environment).createClient();
-    }
-  }
 
   @Bean
   @ConditionalOnMissingBean(AttributeSerializer.class)

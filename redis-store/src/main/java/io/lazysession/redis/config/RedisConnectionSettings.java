@@ -20,7 +20,7 @@ import org.springframework.core.env.Environment;
 /**
  * The standard {@code spring.data.redis.*} connection properties, bound without depending on Spring
  * Data Redis (url, host, port, username, password, database, ssl.enabled, timeout, connect-timeout,
- * client-name, sentinel.master, sentinel.nodes, sentinel.password, cluster.nodes). Immutable. As in
+ * client-name, sentinel.master, sentinel.nodes, sentinel.username, sentinel.password, cluster.nodes). Immutable. As in
  * Spring Boot's {@code DataRedisProperties}, a bare number in {@code timeout} or
  * {@code connect-timeout} is in milliseconds.
  *
@@ -44,6 +44,7 @@ record RedisConnectionSettings(
     @Nullable String clientName,
     @Nullable String sentinelMaster,
     List<String> sentinelNodes,
+    @Nullable String sentinelUsername,
     @Nullable String sentinelPassword,
     List<String> clusterNodes) {
 
@@ -72,6 +73,7 @@ record RedisConnectionSettings(
         binder.bind(PREFIX + ".client-name", String.class).orElse(null),
         binder.bind(PREFIX + ".sentinel.master", String.class).orElse(null),
         binder.bind(PREFIX + ".sentinel.nodes", Bindable.listOf(String.class)).orElse(List.of()),
+        binder.bind(PREFIX + ".sentinel.username", String.class).orElse(null),
         binder.bind(PREFIX + ".sentinel.password", String.class).orElse(null),
         binder.bind(PREFIX + ".cluster.nodes", Bindable.listOf(String.class)).orElse(List.of()));
   }
@@ -119,24 +121,15 @@ record RedisConnectionSettings(
         throw new IllegalStateException("spring.data.redis.sentinel.master is set but "
             + "spring.data.redis.sentinel.nodes is empty; list the sentinels as host:port");
       }
-      builder = null;
+      builder = RedisURI.builder().withSentinelMasterId(sentinelMaster);
       for (String node : sentinelNodes) {
-        int colon = node.lastIndexOf(':');
-        if (colon < 0) {
-          throw new IllegalStateException("spring.data.redis.sentinel.nodes entries must be "
-              + "host:port, was '" + node + "'");
-        }
-        String host = node.substring(0, colon).trim();
-        int port = Integer.parseInt(node.substring(colon + 1).trim());
-        if (builder == null) {
-          builder = sentinelPassword != null
-              ? RedisURI.Builder.sentinel(host, port, sentinelMaster, sentinelPassword)
-              : RedisURI.Builder.sentinel(host, port, sentinelMaster);
+        RedisURI.Builder sentinel = hostAndPort(node, PREFIX + ".sentinel.nodes");
+        if (sentinelPassword != null && sentinelUsername != null) {
+          sentinel.withAuthentication(sentinelUsername, sentinelPassword);
         } else if (sentinelPassword != null) {
-          builder.withSentinel(host, port, sentinelPassword);
-        } else {
-          builder.withSentinel(host, port);
+          sentinel.withPassword(sentinelPassword.toCharArray());
         }
+        builder.withSentinel(sentinel.build());
       }
       builder.withDatabase(database);
     } else if (url != null) {

@@ -76,6 +76,24 @@ class RedisConnectionSettingsTest {
   }
 
   @Test
+  void toUri_sentinelCredentials_areGivenToEverySentinel() {
+    RedisURI uri = RedisConnectionSettings.bind(new MockEnvironment()
+        .withProperty("spring.data.redis.sentinel.master", "mymaster")
+        .withProperty("spring.data.redis.sentinel.nodes", "s1:26379,s2:26380")
+        .withProperty("spring.data.redis.sentinel.username", "sessions")
+        .withProperty("spring.data.redis.sentinel.password", "s3cret")).toUri();
+
+    assertThat(uri.getSentinels()).allSatisfy(sentinel -> {
+      io.lettuce.core.RedisCredentials credentials =
+          sentinel.getCredentialsProvider().resolveCredentials().block();
+      assertThat(credentials.getUsername()).isEqualTo("sessions");
+      assertThat(new String(credentials.getPassword())).isEqualTo("s3cret");
+    });
+    assertThat(uri.getCredentialsProvider().resolveCredentials().block().hasPassword())
+        .as("the data nodes' own credentials are separate").isFalse();
+  }
+
+  @Test
   void toClusterUris_clusterNodes_oneUriPerNodeWithTimeoutAndPassword() {
     RedisConnectionSettings settings = RedisConnectionSettings.bind(new MockEnvironment()
         .withProperty("spring.data.redis.cluster.nodes", "a:7000, b:7001")
