@@ -29,20 +29,23 @@ import java.util.function.Function;
  *     USAGE with {@code hash-max-listpack-value} raised, durable saves on a primary with a replica,
  *     1 MB and 10 MB values, and a 20 MB value
  * @param largeRequests request cap of each 1 MB and 10 MB cell (warm-up and measurement each)
+ * @param floorRounds rounds of the interleaved floor cells (PING, read, change of the stores the
+ *     CPU targets are checked on, one after the other in each round); 0 skips them
  */
 public record BenchConfig(Duration globalWarmup, Duration warmup, Duration measure, int maxRequests, List<Integer> threads,
     int sessions, List<SessionSize> sizes, List<String> stores, List<Workload> workloads,
-    long createBudgetBytes, Path outputDirectory, boolean extras, int largeRequests) {
+    long createBudgetBytes, Path outputDirectory, boolean extras, int largeRequests,
+    int floorRounds) {
 
   /**
-   * The full run: 1.1 seconds per cell (300 ms warm-up, 800 ms measured); about eight minutes for
+   * The full run: 0.9 seconds per cell (250 ms warm-up, 650 ms measured); about eight minutes for
    * the whole matrix and the extra cells on 2 cores.
    */
   public static BenchConfig full() {
-    return new BenchConfig(Duration.ofMillis(500), Duration.ofMillis(300), Duration.ofMillis(800),
+    return new BenchConfig(Duration.ofMillis(300), Duration.ofMillis(250), Duration.ofMillis(650),
         200_000, List.of(1, 16),
         64, List.of(SessionSize.values()), List.of("all"), List.of(Workload.values()),
-        256L << 20, Path.of("target", "benchmark"), true, 12);
+        256L << 20, Path.of("target", "benchmark"), true, 12, 5);
   }
 
   /** A run of about twenty requests per cell, for the smoke test. */
@@ -50,7 +53,7 @@ public record BenchConfig(Duration globalWarmup, Duration warmup, Duration measu
     return new BenchConfig(Duration.ZERO, Duration.ofMillis(50), Duration.ofMillis(2000), 20,
         List.of(1, 16), 16,
         List.of(SessionSize.values()), List.of("all"), List.of(Workload.values()), 16L << 20,
-        Path.of("target", "benchmark-smoke"), true, 2);
+        Path.of("target", "benchmark-smoke"), true, 2, 2);
   }
 
   /**
@@ -60,7 +63,7 @@ public record BenchConfig(Duration globalWarmup, Duration warmup, Duration measu
    * {@code small,reference}), {@code bench.stores} (e.g. {@code spring,lazy-kryo-zstd}),
    * {@code bench.workloads} (e.g. {@code read,write}), {@code bench.createBudgetMb},
    * {@code bench.outputDir}, {@code bench.extras} ({@code true} or {@code false}),
-   * {@code bench.largeRequests}.
+   * {@code bench.largeRequests}, {@code bench.floorRounds}.
    */
   public BenchConfig withSystemProperties() {
     return new BenchConfig(
@@ -78,7 +81,8 @@ public record BenchConfig(Duration globalWarmup, Duration warmup, Duration measu
         property("bench.createBudgetMb", createBudgetBytes, v -> Long.parseLong(v) << 20),
         property("bench.outputDir", outputDirectory, Path::of),
         property("bench.extras", extras, BenchConfig::bool),
-        property("bench.largeRequests", largeRequests, Integer::parseInt)).validated();
+        property("bench.largeRequests", largeRequests, Integer::parseInt),
+        property("bench.floorRounds", floorRounds, Integer::parseInt)).validated();
   }
 
   BenchConfig validated() {
@@ -90,6 +94,9 @@ public record BenchConfig(Duration globalWarmup, Duration warmup, Duration measu
     }
     if (largeRequests < 1) {
       throw new IllegalArgumentException("bench.largeRequests must be >= 1, was " + largeRequests);
+    }
+    if (floorRounds < 0) {
+      throw new IllegalArgumentException("bench.floorRounds must be >= 0, was " + floorRounds);
     }
     if (sessions < 1) {
       throw new IllegalArgumentException("bench.sessions must be >= 1, was " + sessions);

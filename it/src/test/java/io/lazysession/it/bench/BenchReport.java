@@ -148,7 +148,7 @@ final class BenchReport {
           continue;
         }
         for (CellResult r : results) {
-          if (r.store().equals(PEER) || r.threads() != fewThreads
+          if (r.store().equals(PEER) || r.threads() != fewThreads || !isMatrix(r)
               || !r.size().equals(size.label()) || !r.workload().equals(workload.label())) {
             continue;
           }
@@ -176,6 +176,7 @@ final class BenchReport {
       md.append("- ").append(line).append('\n');
     }
     md.append('\n');
+    md.append(floorRoundsSection());
     md.append(floorSection());
     md.append(memorySection());
     md.append(nearHitSection());
@@ -191,6 +192,96 @@ final class BenchReport {
   }
 
   // ---- sections beyond the matrix ---------------------------------------------------------------
+
+  /** Medians over the interleaved floor rounds: the figures the CPU targets are checked on. */
+  String floorRoundsSection() {
+    if (run.floor().isEmpty()) {
+      return "";
+    }
+    int rounds = run.floor().stream().mapToInt(ReplicationCostHarness.FloorCell::round).max()
+        .orElse(0);
+    StringBuilder md = new StringBuilder("## CPU at the floor, interleaved (the figures of the CPU "
+        + "targets)\n\n");
+    md.append("Reference session, 1 thread, ").append(rounds).append(" rounds; in each round, "
+        + "store after store: one PING through a connection of its own on the store's Lettuce client, "
+        + "then the read-only request, then the changing request, each for one cell's time. Medians "
+        + "over the rounds; the ratios are the medians of the per-round ratios (store request / PING "
+        + "of the same round), which cancels most of the load that moves between rounds on a shared "
+        + "machine. CPU is request-thread CPU.\n\n");
+    md.append("| store | PING CPU µs | read CPU µs | read / PING | change CPU µs | change / PING | "
+        + "PING p50 µs | read p50 µs | change p50 µs | near-cache hits per read |\n");
+    md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (String store : floorStores()) {
+      md.append(String.format(Locale.ROOT, "| `%s` | %s | %s | %s | %s | %s | %s | %s | %s | %s |%n",
+          store, num(floorMedian(store, ReplicationCostHarness.SAME_CLIENT_PING,
+              CellResult::cpuMicrosPerRequest)),
+          num(floorMedian(store, Workload.READ.label(), CellResult::cpuMicrosPerRequest)),
+          ratio(floorRatio(store, Workload.READ.label())),
+          num(floorMedian(store, Workload.WRITE.label(), CellResult::cpuMicrosPerRequest)),
+          ratio(floorRatio(store, Workload.WRITE.label())),
+          num(floorMedian(store, ReplicationCostHarness.SAME_CLIENT_PING, CellResult::p50Micros)),
+          num(floorMedian(store, Workload.READ.label(), CellResult::p50Micros)),
+          num(floorMedian(store, Workload.WRITE.label(), CellResult::p50Micros)),
+          num(floorMedian(store, Workload.READ.label(), CellResult::nearCacheHitsPerRequest))));
+    }
+    md.append("\nPer round (request-thread CPU µs: PING / read / change):\n\n| store |");
+    for (int round = 1; round <= rounds; round++) {
+      md.append(" round ").append(round).append(" |");
+    }
+    md.append("\n|---|").append("---|".repeat(rounds)).append('\n');
+    for (String store : floorStores()) {
+      md.append("| `").append(store).append("` |");
+      for (int round = 1; round <= rounds; round++) {
+        md.append(' ').append(num(floorCell(store, ReplicationCostHarness.SAME_CLIENT_PING, round)))
+            .append(" / ").append(num(floorCell(store, Workload.READ.label(), round)))
+            .append(" / ").append(num(floorCell(store, Workload.WRITE.label(), round))).append(" |");
+      }
+      md.append('\n');
+    }
+    md.append('\n');
+    return md.toString();
+  }
+
+  private List<String> floorStores() {
+    return run.floor().stream().map(ReplicationCostHarness.FloorCell::store).distinct().toList();
+  }
+
+  private double floorCell(String store, String workload, int round) {
+    return run.floor().stream().filter(f -> f.store().equals(store)
+            && f.workload().equals(workload) && f.round() == round)
+        .mapToDouble(f -> f.cell().cpuMicrosPerRequest()).findFirst().orElse(Double.NaN);
+  }
+
+  private double floorMedian(String store, String workload, ToDoubleFunction<CellResult> figure) {
+    return median(run.floor().stream().filter(f -> f.store().equals(store)
+        && f.workload().equals(workload)).mapToDouble(f -> figure.applyAsDouble(f.cell()))
+        .toArray());
+  }
+
+  /** Median over the rounds of (request CPU / PING CPU of the same round). */
+  private double floorRatio(String store, String workload) {
+    List<Double> ratios = new ArrayList<>();
+    int rounds = run.floor().stream().mapToInt(ReplicationCostHarness.FloorCell::round).max()
+        .orElse(0);
+    for (int round = 1; round <= rounds; round++) {
+      double ping = floorCell(store, ReplicationCostHarness.SAME_CLIENT_PING, round);
+      double request = floorCell(store, workload, round);
+      if (!Double.isNaN(ping) && !Double.isNaN(request) && ping > 0) {
+        ratios.add(request / ping);
+      }
+    }
+    return median(ratios.stream().mapToDouble(Double::doubleValue).toArray());
+  }
+
+  private static double median(double[] values) {
+    double[] sorted = java.util.Arrays.stream(values).filter(v -> !Double.isNaN(v)).sorted()
+        .toArray();
+    if (sorted.length == 0) {
+      return Double.NaN;
+    }
+    int middle = sorted.length / 2;
+    return sorted.length % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+  }
 
   /** Request-thread CPU of each store next to one PING on the store's own client, measured just before. */
   String floorSection() {
@@ -362,7 +453,33 @@ final class BenchReport {
     CellResult read = cell(DEFAULT_LAZY, ref, Workload.READ.label(), fewThreads);
     CellResult change = cell(DEFAULT_LAZY, ref, Workload.WRITE.label(), fewThreads);
     CellResult nearRead = cell(DEFAULT_LAZY + "+near", ref, Workload.READ.label(), fewThreads);
-    if (ping == null || read == null || change == null) {
+    String near = DEFAULT_LAZY + "+near";
+    if (floorStores().contains(DEFAULT_LAZY)) {
+      double readRatio = floorRatio(DEFAULT_LAZY, Workload.READ.label());
+      double changeRatio = floorRatio(DEFAULT_LAZY, Workload.WRITE.label());
+      double pingCpu = floorMedian(DEFAULT_LAZY, ReplicationCostHarness.SAME_CLIENT_PING,
+          CellResult::cpuMicrosPerRequest);
+      double readCpu = floorMedian(DEFAULT_LAZY, Workload.READ.label(),
+          CellResult::cpuMicrosPerRequest);
+      double changeCpu = floorMedian(DEFAULT_LAZY, Workload.WRITE.label(),
+          CellResult::cpuMicrosPerRequest);
+      lines.add(verdict(readRatio <= 1.5) + String.format(Locale.ROOT, "read-only request CPU ≤ "
+          + "1.5x one PING on the same client: `%s` %s µs against %s µs (medians of the "
+          + "interleaved rounds), %.2fx (median of the per-round ratios)", DEFAULT_LAZY,
+          num(readCpu), num(pingCpu), readRatio));
+      lines.add(verdict(changeRatio <= 2.5) + String.format(Locale.ROOT, "changing request CPU ≤ "
+          + "2.5x one PING on the same client: `%s` %s µs against %s µs, %.2fx", DEFAULT_LAZY,
+          num(changeCpu), num(pingCpu), changeRatio));
+      if (floorStores().contains(near)) {
+        double nearReadCpu = floorMedian(near, Workload.READ.label(),
+            CellResult::cpuMicrosPerRequest);
+        double nearRatio = floorRatio(near, Workload.READ.label());
+        lines.add(verdict(nearRatio <= readRatio) + String.format(Locale.ROOT, "a near-cache hit "
+            + "never costs more CPU than no cache: `%s` read %s µs, %.2fx its PING, against %.2fx "
+            + "without the near cache (%s µs)", near, num(nearReadCpu), nearRatio, readRatio,
+            num(readCpu)));
+      }
+    } else if (ping == null || read == null || change == null) {
       lines.add("CPU at the floor: not evaluated (the run lacks `" + DEFAULT_LAZY
           + "` on the reference session)");
     } else {

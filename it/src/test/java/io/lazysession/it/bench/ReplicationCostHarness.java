@@ -51,6 +51,12 @@ final class ReplicationCostHarness {
       List.of("spring", "lazy-kryo", "lazy-kryo-zstd", "lazy-kryo-zstd+near");
   /** hash-max-listpack-value settings the memory cells are repeated with (besides the default). */
   static final List<Integer> RAISED_LISTPACK_VALUES = List.of(1024, 4096);
+  /**
+   * Stores of the interleaved floor cells: the defaults with and without the near cache, and Kryo
+   * without compression (what zstd costs).
+   */
+  static final List<String> FLOOR_STORES =
+      List.of("lazy-kryo", "lazy-kryo-zstd", "lazy-kryo-zstd+near");
   static final String SAVE_WORKLOAD = "save (create session holding it)";
   static final String READ_WORKLOAD = "read it";
   private static final int TEMPLATES = 16;
@@ -84,14 +90,19 @@ final class ReplicationCostHarness {
   record HugeValueResult(String store, int bytes, boolean roundTrips, String outcome,
       double saveMillis, double readMillis) {}
 
+  /** One cell of an interleaved floor round: a store's PING, read or change, reference session, 1 thread. */
+  record FloorCell(String store, String workload, int round, CellResult cell) {}
+
   /** Everything one run measured. */
-  record Run(List<CellResult> cells, List<MemoryResult> memory, List<HugeValueResult> huge) {}
+  record Run(List<CellResult> cells, List<MemoryResult> memory, List<HugeValueResult> huge,
+      List<FloorCell> floor) {}
 
   /** Runs the whole matrix, then the extra cells; cells of stores that cannot run are reported as such. */
   Run run() {
     List<CellResult> results = new ArrayList<>();
     List<MemoryResult> memory = new ArrayList<>();
     List<HugeValueResult> huge = new ArrayList<>();
+    List<FloorCell> floor = new ArrayList<>();
     try (RedisMeter meter = new RedisMeter(uri)) {
       results.addAll(ping(meter, "start"));
       ZstdDictionary dictionary = Stores.trainDictionary();
@@ -120,6 +131,7 @@ final class ReplicationCostHarness {
         }
       }
       if (config.extras()) {
+        floor.addAll(floorRounds(stores, meter));
         memory.addAll(memory(stores, meter));
         results.addAll(largeValues(stores, meter));
         huge.addAll(hugeValue(stores));
@@ -130,7 +142,7 @@ final class ReplicationCostHarness {
       // Again at the end, the JVM warm: the floor is the faster of the two.
       results.addAll(ping(meter, "end"));
     }
-    return new Run(results, memory, huge);
+    return new Run(results, memory, huge, floor);
   }
 
   private List<CellResult> ping(RedisMeter meter, String when) {
@@ -227,6 +239,76 @@ final class ReplicationCostHarness {
   }
 
   // ---- cells beyond the matrix -------------------------------------------------------------------
+
+  /**
+   * The CPU targets compare a request with one PING on the same client; on a shared machine the
+   * load moves between cells, so these cells run in rounds, each round measuring, store after
+   * store, a PING on the store's client, then its read and change requests (reference session, 1
+   * thread). The report takes medians over the rounds.
+   */
+  private List<FloorCell> floorRounds(List<StoreSpec> stores, RedisMeter meter) {
+    List<FloorCell> results = new ArrayList<>();
+    if (config.floorRounds() == 0) {
+      return results;
+    }
+    List<StoreSpec> chosen = stores.stream().filter(s -> FLOOR_STORES.contains(s.name())
+        && config.runs(s) && s.available()).toList();
+    List<SessionStore> open = new ArrayList<>();
+    List<List<String>> ids = new ArrayList<>();
+    try {
+      for (StoreSpec spec : chosen) {
+        meter.delete(spec.namespace() + ":*");
+        SessionStore store = spec.open(uri);
+        open.add(store);
+        List<String> created = new ArrayList<>();
+        for (int i = 0; i < config.sessions(); i++) {
+          created.add(store.node(0).create(ShopSessions.create(SessionSize.REFERENCE,
+              MEASURED_SEED + i)));
+        }
+        ids.add(created);
+      }
+      for (int round = 1; round <= config.floorRounds(); round++) {
+        for (int s = 0; s < open.size(); s++) {
+          SessionStore store = open.get(s);
+          List<String> storeIds = ids.get(s);
+          String name = store.spec().name();
+          String size = SessionSize.REFERENCE.label();
+          CellResult ping = measure(meter, store::commandsSent, null, name, size, SAME_CLIENT_PING,
+              1, Double.NaN, Double.NaN, config.maxRequests(), (worker, i) -> store.ping(),
+              created -> { });
+          CellResult read = measure(meter, store::commandsSent, store, name, size,
+              Workload.READ.label(), 1, Double.NaN, Double.NaN, config.maxRequests(),
+              (worker, i) -> store.node(0).readCart(worker.pick(storeIds, i)), created -> { });
+          CellResult change = measure(meter, store::commandsSent, store, name, size,
+              Workload.WRITE.label(), 1, Double.NaN, Double.NaN, config.maxRequests(),
+              (worker, i) -> store.node(0).changeCart(worker.pick(storeIds, i)), created -> { });
+          for (CellResult cell : List.of(ping, read, change)) {
+            results.add(new FloorCell(name, cell.workload(), round, cell));
+          }
+          log.accept(String.format(java.util.Locale.ROOT, "floor round %d %-22s PING %6.1f us, "
+                  + "read %6.1f us (%.2fx), change %6.1f us (%.2fx) request-thread CPU", round,
+              name, ping.cpuMicrosPerRequest(), read.cpuMicrosPerRequest(),
+              read.cpuMicrosPerRequest() / ping.cpuMicrosPerRequest(),
+              change.cpuMicrosPerRequest(),
+              change.cpuMicrosPerRequest() / ping.cpuMicrosPerRequest()));
+        }
+      }
+    } finally {
+      RuntimeException failure = null;
+      for (SessionStore store : open) {
+        try {
+          store.close();
+        } catch (RuntimeException e) {
+          failure = e;
+        }
+        meter.delete(store.spec().namespace() + ":*");
+      }
+      if (failure != null) {
+        throw failure;
+      }
+    }
+    return results;
+  }
 
   /**
    * MEMORY USAGE per reference session of every store, on Redis's default hash-max-listpack-value and

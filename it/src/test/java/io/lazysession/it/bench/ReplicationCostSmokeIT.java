@@ -15,7 +15,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * Runs the replication-cost benchmark with about twenty requests per cell, so that a change that
  * breaks it fails the normal build. Checks that every cell ran (the matrix, each store's PING floor,
- * the memory cells with hash-max-listpack-value raised, the large values, the durable saves) and the
+ * the interleaved floor rounds, the memory cells with hash-max-listpack-value raised, the large values, the durable saves) and the
  * report was written; asserts only on what does not depend on timing: that cells ran, command counts,
  * and that bytes were measured — never how fast anything was.
  */
@@ -105,6 +105,21 @@ class ReplicationCostSmokeIT {
           .filteredOn(h -> h.store().equals(store)).singleElement()
           .satisfies(h -> assertThat(h.outcome()).isNotBlank());
     }
+    for (String store : ReplicationCostHarness.FLOOR_STORES) {
+      for (int round = 1; round <= config.floorRounds(); round++) {
+        int r = round;
+        assertThat(outcome.run().floor()).as("%s floor round %d", store, round)
+            .filteredOn(f -> f.store().equals(store) && f.round() == r)
+            .extracting(ReplicationCostHarness.FloorCell::workload)
+            .containsExactly(ReplicationCostHarness.SAME_CLIENT_PING, Workload.READ.label(),
+                Workload.WRITE.label());
+      }
+    }
+    assertThat(outcome.run().floor()).allSatisfy(f -> {
+      assertThat(f.cell().requests()).isPositive();
+      assertThat(f.cell().errors()).as("errors, first: %s", f.cell().note()).isZero();
+    }).filteredOn(f -> f.workload().equals(ReplicationCostHarness.SAME_CLIENT_PING))
+        .allSatisfy(f -> assertThat(f.cell().roundTripsPerRequest()).isEqualTo(1.0));
     for (String store : List.of(Stores.DEFAULT_ON_REPLICA, Stores.DURABLE)) {
       for (int threads : config.threads()) {
         assertThat(results).as("%s durable-save cell, %d threads", store, threads)
@@ -122,7 +137,8 @@ class ReplicationCostSmokeIT {
         .contains("| `spring` | reference | read 1 attr |").contains("Design targets")
         .contains("## CPU at the floor").contains("hash-max-listpack-value")
         .contains("## Near-cache hit on the wire").contains("## Large values")
-        .contains("## Durable saves").contains("## Performance targets, round 2");
+        .contains("## Durable saves").contains("## Performance targets, round 2")
+        .contains("## CPU at the floor, interleaved");
     assertThat(Files.readAllLines(directory.resolve(BenchReport.CSV))).hasSize(results.size() + 1);
     assertThat(Files.readString(directory.resolve(BenchReport.SVG))).startsWith("<svg")
         .endsWith("</svg>\n");
