@@ -13,6 +13,8 @@ final class RedisScript {
   static final RedisScript SAVE = load("save");
   static final RedisScript DELETE = load("delete");
   static final RedisScript EXPIRE = load("expire");
+  /** Takes over a Spring Session Data Redis session; see {@link SpringSessionDataRedisMigration}. */
+  static final RedisScript MIGRATE = load("migrate");
 
   private final String name;
   private final byte[] source;

@@ -272,6 +272,37 @@ final class RedisSessionStore {
     return ids;
   }
 
+  // ---- migration from Spring Session Data Redis (see SpringSessionDataRedisMigration) ----------
+
+  /**
+   * Runs the migrate script: creates the hash of a session taken over from Spring Session Data Redis
+   * with {@code attributes} (field name to envelope), unless the key exists. With {@code onWriter},
+   * on the connection durable saves use, so that the WAIT after the following save covers it too.
+   *
+   * @return whether this call created the hash (version 1)
+   */
+  boolean migrate(String id, long nowMillis, SsdrSession origin, long graceMillis,
+      boolean onWriter) {
+    byte[] key = keys.session(id);
+    byte[][] arguments = new byte[5 + origin.attributes().size() * 2][];
+    int i = 0;
+    arguments[i++] = utf8(Long.toString(nowMillis));
+    arguments[i++] = utf8(Long.toString(origin.creation()));
+    arguments[i++] = utf8(Long.toString(origin.lastAccess()));
+    arguments[i++] = utf8(Long.toString(origin.maxInactiveSeconds()));
+    arguments[i++] = utf8(Long.toString(graceMillis));
+    long bytes = 0;
+    for (Map.Entry<String, byte[]> attribute : origin.attributes().entrySet()) {
+      arguments[i++] = utf8(SessionKeys.attributeField(attribute.getKey()));
+      arguments[i++] = attribute.getValue();
+      bytes += attribute.getValue().length;
+    }
+    metrics.bytesWritten.add(bytes);
+    Long created = eval(onWriter ? connection.primaryOf(key) : connection.commands(),
+        RedisScript.MIGRATE, ScriptOutputType.INTEGER, key, arguments);
+    return created != null && created == 1;
+  }
+
   @SuppressWarnings("unchecked")
   private <T> @Nullable T eval(RedisClusterCommands<byte[], byte[]> commands, RedisScript script,
       ScriptOutputType type, byte[] key, byte[]... arguments) {

@@ -60,6 +60,9 @@ public final class LazySessionMetrics implements MeterBinder {
         RepositoryMetrics::sessionsDeleted);
     counter(registry, tags, "lazysession.script.reloads", "scripts sent again after Redis lost them",
         null, RepositoryMetrics::scriptReloads);
+    counter(registry, tags, "lazysession.sessions.migrated",
+        "sessions taken over from Spring Session Data Redis", null,
+        RepositoryMetrics::sessionsMigrated);
   }
 
   private void counter(MeterRegistry registry, Tags tags, String name, String description,
