@@ -35,14 +35,27 @@ final class SessionReader {
   @Nullable LazySession find(String id) {
     long epoch = nearCache.epoch();
     NearCache.Snapshot cached = nearCache.get(id);
-    StoredSession stored = store.find(id, cached);
+    StoredSession stored;
+    if (migration != null && migration.inFindScript()) {
+      // ---- migration hook: SSDR's hash in the same call --------------------------------------
+      RedisSessionStore.Found found = store.find(id, cached, migration.sessionKey(id));
+      if (found.ssdrHash() != null) {
+        metrics.loads.increment();
+        nearCache.invalidate(id);
+        SsdrSession origin = migration.read(id, found.ssdrHash());
+        return origin == null ? null : migrating(id, origin, epoch);
+      }
+      stored = found.stored();
+    } else {
+      stored = store.find(id, cached);
+    }
     metrics.loads.increment();
     if (stored == null) {
       nearCache.invalidate(id); // missing, or a hash without complete metadata
-      if (migration == null) {
+      if (migration == null || migration.inFindScript()) {
         return null;
       }
-      // ---- migration hook: a second call, on a miss only --------------------------------------
+      // ---- migration hook: a second call, on a miss only (Cluster) ----------------------------
       SsdrSession origin = migration.find(id);
       if (origin != null) {
         return migrating(id, origin, epoch);

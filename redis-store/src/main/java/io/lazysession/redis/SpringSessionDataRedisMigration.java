@@ -5,6 +5,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import io.lazysession.serializer.AttributeSerializer;
 import io.lettuce.core.KeyScanArgs;
 import io.lettuce.core.ScanIterator;
+import io.lettuce.core.cluster.api.sync.RedisAdvancedClusterCommands;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.util.LinkedHashSet;
 import java.util.Map;
@@ -37,6 +38,7 @@ final class SpringSessionDataRedisMigration {
   private final PrincipalNameIndexResolver<MapSession> principalResolver =
       new PrincipalNameIndexResolver<>();
   private final AtomicBoolean warnedUnreadable = new AtomicBoolean();
+  private final boolean inFindScript;
 
   SpringSessionDataRedisMigration(SpringSessionDataRedis source, SessionConnection connection,
       MetricsRecorder metrics, AttributeSerializer serializer) {
@@ -44,6 +46,21 @@ final class SpringSessionDataRedisMigration {
     this.layout = new SsdrLayout(source);
     this.metrics = metrics;
     this.serializer = serializer;
+    this.inFindScript = !(connection.commands() instanceof RedisAdvancedClusterCommands);
+  }
+
+  /**
+   * Whether the find script looks SSDR's hash up in the same call (standalone, Sentinel), rather
+   * than {@link #find} after a miss (Cluster: SSDR's key has no hash tag, so it is never in the slot
+   * of this store's key for the same id).
+   */
+  boolean inFindScript() {
+    return inFindScript;
+  }
+
+  /** SSDR's key for the session {@code id}. */
+  byte[] sessionKey(String id) {
+    return layout.session(id);
   }
 
   /**
@@ -61,6 +78,11 @@ final class SpringSessionDataRedisMigration {
       bytes += field.getKey().length + (field.getValue() == null ? 0 : field.getValue().length);
     }
     metrics.bytesRead.add(bytes);
+    return read(id, hash);
+  }
+
+  /** Parses SSDR's hash of {@code id}; null (warned about once) when it cannot be read. */
+  @Nullable SsdrSession read(String id, Map<byte[], byte[]> hash) {
     SsdrSession session = SsdrLayout.read(hash);
     if (session == null && warnedUnreadable.compareAndSet(false, true)) {
       log.warn("session {} of Spring Session Data Redis has no creationTime, lastAccessedTime and "
