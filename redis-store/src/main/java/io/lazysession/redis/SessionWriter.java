@@ -181,13 +181,13 @@ final class SessionWriter {
    * <ol>
    *   <li>the migrate script creates the hash here from the session as SSDR held it (attributes as
    *       their JDK envelopes), unless it exists: of racing nodes exactly one creates it;
+   *   <li>every node then saves this request's changes as an update of a loaded session (only what
+   *       changed travels; read attributes are re-encoded with the configured codec, never-read ones
+   *       stay JDK envelopes); the update also stores the principal and adds it to the index;
    *   <li>the creator then deletes SSDR's hash (its claim). When that hash was already gone, the
    *       session was deleted (a logout on another node, an SSDR node that changed its id, its
    *       TTL) after this request loaded it: the hash just created is deleted again rather than
    *       bringing the session back;
-   *   <li>every node then saves this request's changes as an update of a loaded session (only what
-   *       changed travels; read attributes are re-encoded with the configured codec, never-read ones
-   *       stay JDK envelopes); the update also stores the principal and adds it to the index;
    *   <li>SSDR's expiry key, expirations entry and principal index entry are removed.
    * </ol>
    * A session whose id changed in this request (a sign-in) is claimed first, then written whole
@@ -209,15 +209,18 @@ final class SessionWriter {
           Duration.ofSeconds(origin.maxInactiveSeconds()));
       boolean created = store.migrate(id, clock.millis(), origin, expiryGrace.toMillis(),
           durability.on());
+      // Saved (and, with durability, replicated) before the original is removed.
+      writeChanges(session, principal);
       if (created && !migration.removeSession(id)) {
         log.debug("session {} was deleted from Spring Session Data Redis while being taken over; "
-            + "not saved", id);
-        expiry.claimAndDelete(id);
+            + "deleted here too", id);
         nearCache.invalidate(id);
-        metrics.savesSkipped.increment();
+        ExpirySweeper.Deleted deleted = expiry.claimAndDelete(id);
+        if (deleted != null) {
+          principals.remove(deleted.metadata().principal(), id);
+        }
         return;
       }
-      writeChanges(session, principal);
     }
     migration.removeIndexEntries(id, origin);
     metrics.sessionsMigrated.increment();
