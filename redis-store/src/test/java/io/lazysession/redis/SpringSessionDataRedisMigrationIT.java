@@ -344,6 +344,28 @@ class SpringSessionDataRedisMigrationIT {
   }
 
   @Test
+  void save_attributeOutsideAllowList_carriedUnchangedUntilAllowed() {
+    String id = ssdrSession("alice");
+    LazyRedisSessionRepository strict = LazyRedisSessionRepository.builder(clients.a())
+        .serializer(TestRedis.serializer())
+        .namespace(namespace)
+        .cleanupInterval(Duration.ZERO)
+        .migrateFrom(SpringSessionDataRedis.namespace(ssdrNamespace))
+        .build();
+    try (strict) {
+      LazySession session = strict.findById(id);
+      assertThat((Object) session.getAttribute("SPRING_SECURITY_CONTEXT")).isNull();
+      session.setAttribute("step", 2);
+      strict.save(session);
+    }
+
+    assertThat(ssdr.findById(id)).isNull();
+    Map<String, Object> expected = attributes("alice");
+    expected.put("step", 2);
+    assertHoldsAll(nodeB.findById(id), expected);
+  }
+
+  @Test
   void deleteById_sessionNotYetTakenOver_goneFromBothStores() {
     String id = ssdrSession("alice");
 
