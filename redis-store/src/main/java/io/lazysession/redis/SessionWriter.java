@@ -48,7 +48,6 @@ final class SessionWriter {
       PrincipalIndex principals, ExpirySweeper expiry, SessionEvents events, TouchPolicy touch,
       Clock clock, Duration expiryGrace, Durability durability,
       @Nullable SpringSessionDataRedisMigration migration) {
-    this.migration = migration;
     this.store = store;
     this.nearCache = nearCache;
     this.metrics = metrics;
@@ -59,6 +58,7 @@ final class SessionWriter {
     this.clock = clock;
     this.expiryGrace = expiryGrace;
     this.durability = durability;
+    this.migration = migration;
   }
 
   /**

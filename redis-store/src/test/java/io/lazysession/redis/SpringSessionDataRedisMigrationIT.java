@@ -12,6 +12,9 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScanIterator;
 import io.lettuce.core.api.sync.RedisCommands;
+import jakarta.servlet.http.Cookie;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpSession;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -21,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -36,6 +40,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.data.redis.core.RedisTemplate;
 import org.springframework.data.redis.serializer.RedisSerializer;
 import org.springframework.mock.web.MockHttpServletRequest;
+import org.springframework.mock.web.MockHttpServletResponse;
 import org.springframework.security.authentication.UsernamePasswordAuthenticationToken;
 import org.springframework.security.core.authority.SimpleGrantedAuthority;
 import org.springframework.security.core.context.SecurityContextImpl;
@@ -44,8 +49,7 @@ import org.springframework.session.Session;
 import org.springframework.session.SessionRepository;
 import org.springframework.session.data.redis.RedisIndexedSessionRepository;
 import org.springframework.session.data.redis.RedisSessionRepository;
-import org.springframework.session.web.http.CookieHttpSessionIdResolver;
-import org.springframework.session.web.http.DefaultCookieSerializer;
+import org.springframework.session.web.http.SessionRepositoryFilter;
 
 /**
  * Taking sessions over from Spring Session Data Redis 4.1 (the real jar, both of its repositories,
@@ -436,19 +440,31 @@ class SpringSessionDataRedisMigrationIT {
   }
 
   @Test
-  void findById_idFromSpringSessionDataRedisCookie_isTheStoredSession() {
+  void request_withSpringSessionDataRedisCookie_continuesTheSessionAndKeepsTheCookie()
+      throws Exception {
     String id = ssdrSession("alice");
-    // The SESSION cookie as SSDR's default configuration writes it: DefaultCookieSerializer, Base64.
+    // The SESSION cookie as SSDR's default configuration writes it (DefaultCookieSerializer: the
+    // Base64 of the id), through Spring Session's filter with its default cookie resolver, which
+    // lazysession's Spring configurations keep.
     MockHttpServletRequest request = new MockHttpServletRequest();
-    request.setCookies(new jakarta.servlet.http.Cookie("SESSION",
+    request.setCookies(new Cookie("SESSION",
         Base64.getEncoder().encodeToString(id.getBytes(UTF_8))));
-    CookieHttpSessionIdResolver resolver = new CookieHttpSessionIdResolver();
-    resolver.setCookieSerializer(new DefaultCookieSerializer());
+    MockHttpServletResponse response = new MockHttpServletResponse();
+    AtomicReference<Object> seen = new AtomicReference<>();
+    SessionRepositoryFilter<LazySession> filter = new SessionRepositoryFilter<>(nodeA);
 
-    List<String> ids = resolver.resolveSessionIds(request);
+    filter.doFilter(request, response, (req, res) -> {
+      HttpSession session = ((HttpServletRequest) req).getSession(false);
+      seen.set(session.getAttribute("SPRING_SECURITY_CONTEXT"));
+      session.setAttribute("visited", true);
+    });
 
-    assertThat(ids).containsExactly(id);
-    assertHoldsAll(nodeA.findById(ids.get(0)), attributes("alice"));
+    assertThat(seen.get()).isEqualTo(attributes("alice").get("SPRING_SECURITY_CONTEXT"));
+    assertThat(response.getCookie("SESSION")).as("the browser keeps its cookie").isNull();
+    assertThat(ssdrKeysHolding(id)).isEmpty();
+    Map<String, Object> expected = attributes("alice");
+    expected.put("visited", true);
+    assertHoldsAll(nodeB.findById(id), expected);
   }
 
   long keyspaceHits() {
