@@ -7,6 +7,7 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Supplier;
@@ -86,6 +87,7 @@ public final class LazyRedisSessionRepository
   private final ExpirySweeper expiry;
   private final TouchPolicy touch;
   private final Duration defaultMaxInactiveInterval;
+  private final @Nullable SpringSessionDataRedisMigration migration;
 
   private LazyRedisSessionRepository(Builder builder, AttributeSerializer serializer,
       SessionConnection connection, NearCache nearCache) {
@@ -100,12 +102,15 @@ public final class LazyRedisSessionRepository
     this.touch = new TouchPolicy(builder.touchInterval, defaultMaxInactiveInterval);
     SessionEvents events = new SessionEvents(this, builder.eventPublisher);
     this.principals = new PrincipalIndex(store, builder.clock);
-    this.reader = new SessionReader(store, nearCache, metrics, context);
+    this.migration = builder.migrateFrom == null ? null : new SpringSessionDataRedisMigration(
+        builder.migrateFrom, connection, metrics, serializer);
+    this.reader = new SessionReader(store, nearCache, metrics, context, migration);
     this.expiry = new ExpirySweeper(store, nearCache, principals, events, metrics, builder.clock,
         builder.cleanupInterval);
     this.writer = new SessionWriter(store, nearCache, metrics, principals, expiry, events, touch,
         builder.clock, builder.expiryGrace,
-        new SessionWriter.Durability(builder.durabilityReplicas, builder.durabilityTimeout));
+        new SessionWriter.Durability(builder.durabilityReplicas, builder.durabilityTimeout),
+        migration);
   }
 
   /**
@@ -193,6 +198,13 @@ public final class LazyRedisSessionRepository
     }
     nearCache.invalidate(id);
     translated("deleteById", id, () -> expiry.delete(id));
+    if (migration != null) {
+      // A session not yet taken over must not be found in Spring Session Data Redis afterwards.
+      translated("deleteById", id, () -> {
+        migration.delete(id);
+        return null;
+      });
+    }
   }
 
   /**
@@ -204,8 +216,25 @@ public final class LazyRedisSessionRepository
     if (!PRINCIPAL_NAME_INDEX_NAME.equals(indexName)) {
       return Collections.emptyMap();
     }
-    return translated("findByIndexNameAndIndexValue", null, () -> principals.find(indexValue,
-        id -> SessionKeys.isPlausibleId(id) ? reader.find(id) : null));
+    Map<String, LazySession> found = translated("findByIndexNameAndIndexValue", null,
+        () -> principals.find(indexValue,
+            id -> SessionKeys.isPlausibleId(id) ? reader.find(id) : null));
+    if (migration == null) {
+      return found;
+    }
+    // Sessions not yet taken over are in Spring Session Data Redis's index only.
+    return translated("findByIndexNameAndIndexValue", null, () -> {
+      Map<String, LazySession> all = new LinkedHashMap<>(found);
+      for (String id : migration.principalSessionIds(indexValue)) {
+        if (!all.containsKey(id) && SessionKeys.isPlausibleId(id)) {
+          LazySession session = reader.find(id);
+          if (session != null && session.migratingFrom() != null) {
+            all.put(id, session);
+          }
+        }
+      }
+      return all.isEmpty() ? Collections.emptyMap() : all;
+    });
   }
 
   /**
@@ -224,6 +253,19 @@ public final class LazyRedisSessionRepository
   /** What this repository has done so far: loads, saves, round trips, bytes, decode failures... */
   public RepositoryMetrics metrics() {
     return metrics.snapshot();
+  }
+
+  /**
+   * How many sessions Spring Session Data Redis still holds that this repository would take over
+   * (see {@link Builder#migrateFrom}); 0 when migration is off. Expensive: a SCAN of the whole key
+   * space (of every Cluster node), for an occasional look at a migration's progress, never for a
+   * metrics scrape. The count includes sessions that are expired but not yet removed by Redis.
+   *
+   * @throws SessionStoreUnavailableException when Redis cannot be reached in time
+   */
+  public long countSessionsWaitingForMigration() {
+    return migration == null ? 0
+        : translated("countSessionsWaitingForMigration", null, migration::countWaiting);
   }
 
   /** The namespace (key prefix) this repository stores sessions under. */
@@ -289,6 +331,7 @@ public final class LazyRedisSessionRepository
     private long nearCacheMaxBytes = DEFAULT_NEAR_CACHE_MAX_BYTES;
     private int durabilityReplicas;
     private Duration durabilityTimeout = DEFAULT_DURABILITY_TIMEOUT;
+    private @Nullable SpringSessionDataRedis migrateFrom;
 
     private Builder(Connector connector) {
       this.connector = connector;
@@ -412,6 +455,25 @@ public final class LazyRedisSessionRepository
       }
       this.durabilityReplicas = replicas;
       this.durabilityTimeout = timeout;
+      return this;
+    }
+
+    /**
+     * Takes over the sessions that Spring Session Data Redis 4.x ({@code RedisSessionRepository} or
+     * {@code RedisIndexedSessionRepository}, with its default JDK serialization) stored under
+     * {@code source}, so that switching to this repository signs nobody out. Off (null) by default.
+     *
+     * <p>An id not found in this repository's namespace is looked up there (one more round trip, on
+     * a miss only); the session is served as it is (its attributes are decoded on first read,
+     * through the serializer's allow-list, as JDK serialization); its first save writes it in this
+     * repository's layout and removes it, and its index entries, from Spring Session Data Redis.
+     * {@code deleteById} deletes it there too; {@code findByPrincipalName} also finds the sessions
+     * of Spring Session Data Redis's principal index. Give the serializer an allow-list with the
+     * packages of the attributes those sessions hold (Spring Security's, for a signed-in user).
+     * See docs/migration.md, also for rolling back.
+     */
+    public Builder migrateFrom(@Nullable SpringSessionDataRedis source) {
+      this.migrateFrom = source;
       return this;
     }
 

@@ -68,6 +68,11 @@ public final class LazySession implements Session {
   /** The near-cache epoch in which {@link #version} was read from or written to Redis. */
   private long nearCacheEpoch;
   private @Nullable String storedPrincipal;
+  /**
+   * The Spring Session Data Redis session this one was loaded from, until its first save takes it
+   * over; null for a session of lazysession's own layout. See {@link SpringSessionDataRedisMigration}.
+   */
+  private @Nullable SsdrSession migratingFrom;
 
   /** A new session, not yet stored. */
   LazySession(SessionContext context, String id, Instant now, Duration maxInactive) {
@@ -288,7 +293,8 @@ public final class LazySession implements Session {
    * might have been changed in place. Only then is the principal resolved (which reads those values).
    */
   boolean principalMayHaveChanged() {
-    if (principalTouched) {
+    // A session taken over from Spring Session Data Redis has no principal stored yet.
+    if (principalTouched || migratingFrom != null) {
       return true;
     }
     for (String name : List.of(FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME,
@@ -331,6 +337,15 @@ public final class LazySession implements Session {
       maxInactiveInterval = Duration.ofSeconds(metadata.maxInactiveSeconds());
     }
     storedPrincipal = metadata.principal();
+  }
+
+  /** The Spring Session Data Redis session this one still has to take over at save, if any. */
+  @Nullable SsdrSession migratingFrom() {
+    return migratingFrom;
+  }
+
+  void migratingFrom(@Nullable SsdrSession origin) {
+    this.migratingFrom = origin;
   }
 
   /** The near-cache epoch in which {@link #version()} was read from or written to Redis. */

@@ -17,6 +17,7 @@ final class MetricsRecorder {
   final LongAdder sessionsExpired = new LongAdder();
   final LongAdder sessionsDeleted = new LongAdder();
   final LongAdder scriptReloads = new LongAdder();
+  final LongAdder sessionsMigrated = new LongAdder();
 
   /** Counts the loaded attributes a request decoded and those it left as bytes. */
   void count(LazySession.Inflation inflation) {
@@ -38,6 +39,7 @@ final class MetricsRecorder {
         attributesLeftCompressed.sum(),
         sessionsExpired.sum(),
         sessionsDeleted.sum(),
-        scriptReloads.sum());
+        scriptReloads.sum(),
+        sessionsMigrated.sum());
   }
 }

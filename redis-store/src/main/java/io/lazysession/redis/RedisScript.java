@@ -3,16 +3,22 @@ package io.lazysession.redis;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
 /** A Lua script read from the class path, with the SHA-1 Redis knows it by. Immutable. */
 final class RedisScript {
+  private static final String INCLUDE = "-- #include ";
   static final RedisScript FIND = load("find");
   static final RedisScript SAVE = load("save");
   static final RedisScript DELETE = load("delete");
   static final RedisScript EXPIRE = load("expire");
+  /** Takes over a Spring Session Data Redis session; see {@link SpringSessionDataRedisMigration}. */
+  static final RedisScript MIGRATE = load("migrate");
+  /** find.lua with a fallback to Spring Session Data Redis's hash; see find-ssdr.lua. */
+  static final RedisScript FIND_SSDR = load("find-ssdr");
 
   private final String name;
   private final byte[] source;
@@ -42,10 +48,32 @@ final class RedisScript {
       if (in == null) {
         throw new IllegalStateException("script " + resource + " is missing from the class path");
       }
-      return new RedisScript(name, in.readAllBytes());
+      return new RedisScript(name, includes(in.readAllBytes()));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read script " + resource, e);
     }
+  }
+
+  /**
+   * Replaces each line {@code -- #include <script>.lua} by that script's source, so that a script
+   * built around another one (find-ssdr.lua around find.lua) never repeats, nor drifts from, it.
+   */
+  private static byte[] includes(byte[] source) {
+    String text = new String(source, StandardCharsets.UTF_8);
+    if (!text.contains(INCLUDE)) {
+      return source;
+    }
+    StringBuilder result = new StringBuilder(text.length() * 2);
+    for (String line : text.split("\n", -1)) {
+      if (line.startsWith(INCLUDE) && line.endsWith(".lua")) {
+        String included = line.substring(INCLUDE.length()).trim();
+        result.append(new String(load(included.substring(0, included.length() - 4)).source,
+            StandardCharsets.UTF_8));
+      } else {
+        result.append(line).append('\n');
+      }
+    }
+    return result.toString().getBytes(StandardCharsets.UTF_8);
   }
 
   private static String sha1(byte[] bytes) {

@@ -12,6 +12,7 @@ import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -324,10 +325,89 @@ final class RedisSessionStore {
     return ids;
   }
 
-  @SuppressWarnings("unchecked")
+  // ---- migration from Spring Session Data Redis (see SpringSessionDataRedisMigration) ----------
+
+  /**
+   * What {@link #find(String, NearCache.Snapshot, byte[])} found: this store's session, or else the
+   * hash Spring Session Data Redis keeps for the id (field to value), or neither.
+   */
+  record Found(@Nullable StoredSession stored, @Nullable Map<byte[], byte[]> ssdrHash) {}
+
+  /**
+   * As {@link #find(String, NearCache.Snapshot)}, falling back in the same call to the hash at
+   * {@code ssdrKey} (find-ssdr.lua). Only where both keys may be in one script: not on a Cluster.
+   */
+  Found find(String id, NearCache.@Nullable Snapshot cached, byte[] ssdrKey) {
+    byte[][] scriptKeys = {keys.session(id), ssdrKey};
+    List<Object> answer = eval(connection.commands(), RedisScript.FIND_SSDR,
+        ScriptOutputType.MULTI, scriptKeys,
+        utf8(cached == null ? "" : Long.toString(cached.version())));
+    if (isNil(answer)) {
+      return new Found(null, null);
+    }
+    if (answer.size() == 2 && answer.get(0) instanceof byte[] marker
+        && "#ssdr".equals(new String(marker, UTF_8)) && answer.get(1) instanceof List<?> hash) {
+      Map<byte[], byte[]> fields = new LinkedHashMap<>();
+      long bytes = 0;
+      for (int i = 0; i + 1 < hash.size(); i += 2) {
+        if (hash.get(i) instanceof byte[] name && hash.get(i + 1) instanceof byte[] value) {
+          fields.put(name, value);
+          bytes += name.length + value.length;
+        }
+      }
+      metrics.bytesRead.add(bytes);
+      return new Found(null, fields);
+    }
+    List<byte @Nullable []> fields = elements(answer);
+    long bytes = 0;
+    for (byte[] value : fields) {
+      bytes += value == null ? 0 : value.length;
+    }
+    metrics.bytesRead.add(bytes);
+    return new Found(ScriptReplies.find(fields, cached), null);
+  }
+
+  /**
+   * Runs the migrate script: creates the hash of a session taken over from Spring Session Data Redis
+   * with {@code attributes} (field name to envelope), unless the key exists. With {@code onWriter},
+   * on a connection to the key's primary, as durable saves are: the WAIT after the following save
+   * covers it too (replicas acknowledge offsets of one ordered stream).
+   *
+   * @return whether this call created the hash (version 1)
+   */
+  boolean migrate(String id, long nowMillis, SsdrSession origin, long graceMillis,
+      boolean onWriter) {
+    byte[] key = keys.session(id);
+    byte[][] arguments = new byte[5 + origin.attributes().size() * 2][];
+    int i = 0;
+    arguments[i++] = utf8(Long.toString(nowMillis));
+    arguments[i++] = utf8(Long.toString(origin.creation()));
+    arguments[i++] = utf8(Long.toString(origin.lastAccess()));
+    arguments[i++] = utf8(Long.toString(origin.maxInactiveSeconds()));
+    arguments[i++] = utf8(Long.toString(graceMillis));
+    long bytes = 0;
+    for (Map.Entry<String, byte[]> attribute : origin.attributes().entrySet()) {
+      arguments[i++] = utf8(SessionKeys.attributeField(attribute.getKey()));
+      arguments[i++] = attribute.getValue();
+      bytes += attribute.getValue().length;
+    }
+    metrics.bytesWritten.add(bytes);
+    Long created = onWriter
+        ? connection.<@Nullable Long>onPrimaryOf(key,
+            primary -> eval(primary, RedisScript.MIGRATE, ScriptOutputType.INTEGER, key, arguments))
+        : eval(connection.commands(), RedisScript.MIGRATE, ScriptOutputType.INTEGER, key, arguments);
+    return created != null && created == 1;
+  }
+
   private <T> @Nullable T eval(RedisClusterCommands<byte[], byte[]> commands, RedisScript script,
       ScriptOutputType type, byte[] key, byte[]... arguments) {
     byte[][] scriptKeys = {key};
+    return eval(commands, script, type, scriptKeys, arguments);
+  }
+
+  @SuppressWarnings("unchecked")
+  private <T> @Nullable T eval(RedisClusterCommands<byte[], byte[]> commands, RedisScript script,
+      ScriptOutputType type, byte[][] scriptKeys, byte[]... arguments) {
     metrics.roundTrips.increment();
     try {
       return (T) commands.evalsha(script.sha(), type, scriptKeys, arguments);

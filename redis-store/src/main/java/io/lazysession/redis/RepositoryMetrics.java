@@ -19,6 +19,9 @@ package io.lazysession.redis;
  * @param sessionsExpired sessions this node reported as expired
  * @param sessionsDeleted sessions deleted through this repository
  * @param scriptReloads scripts sent again after Redis had lost them (SCRIPT FLUSH, restart, failover)
+ * @param sessionsMigrated sessions taken over from Spring Session Data Redis by their first save
+ *     (see {@link LazyRedisSessionRepository.Builder#migrateFrom}); those still waiting are counted
+ *     by {@link LazyRedisSessionRepository#countSessionsWaitingForMigration()}
  */
 public record RepositoryMetrics(
     long loads,
@@ -33,4 +36,5 @@ public record RepositoryMetrics(
     long attributesLeftCompressed,
     long sessionsExpired,
     long sessionsDeleted,
-    long scriptReloads) {}
+    long scriptReloads,
+    long sessionsMigrated) {}

@@ -14,13 +14,16 @@ final class SessionReader {
   private final NearCache nearCache;
   private final MetricsRecorder metrics;
   private final SessionContext context;
+  /** Null unless the repository takes over Spring Session Data Redis's sessions. */
+  private final @Nullable SpringSessionDataRedisMigration migration;
 
   SessionReader(RedisSessionStore store, NearCache nearCache, MetricsRecorder metrics,
-      SessionContext context) {
+      SessionContext context, @Nullable SpringSessionDataRedisMigration migration) {
     this.store = store;
     this.nearCache = nearCache;
     this.metrics = metrics;
     this.context = context;
+    this.migration = migration;
   }
 
   /**
@@ -32,7 +35,20 @@ final class SessionReader {
   @Nullable LazySession find(String id) {
     long epoch = nearCache.epoch();
     NearCache.Snapshot cached = nearCache.get(id);
-    StoredSession stored = store.find(id, cached);
+    StoredSession stored;
+    if (migration != null && migration.inFindScript()) {
+      // ---- migration hook: SSDR's hash in the same call --------------------------------------
+      RedisSessionStore.Found found = store.find(id, cached, migration.sessionKey(id));
+      if (found.ssdrHash() != null) {
+        metrics.loads.increment();
+        nearCache.invalidate(id);
+        SsdrSession origin = migration.read(id, found.ssdrHash());
+        return origin == null ? null : migrating(id, origin, epoch);
+      }
+      stored = found.stored();
+    } else {
+      stored = store.find(id, cached);
+    }
     if (stored != null && stored.unchanged() && nearCache.epoch() != epoch) {
       // A connection dropped while the call was out: Lettuce may have re-sent it after a failover,
       // to a primary where the cached version number now names other contents. Load the hash.
@@ -42,7 +58,20 @@ final class SessionReader {
     metrics.loads.increment();
     if (stored == null) {
       nearCache.invalidate(id); // missing, or a hash without complete metadata
-      return null;
+      if (migration == null || migration.inFindScript()) {
+        return null;
+      }
+      // ---- migration hook: a second call, on a miss only (Cluster) ----------------------------
+      SsdrSession origin = migration.find(id);
+      if (origin != null) {
+        return migrating(id, origin, epoch);
+      }
+      // Another node may have taken it over between the two reads (it writes here, then deletes
+      // there): one more look here, so that the session is never missed in between.
+      stored = store.find(id, null);
+      if (stored == null) {
+        return null;
+      }
     }
     if (stored.unchanged()) {
       metrics.nearCacheHits.increment();
@@ -57,6 +86,22 @@ final class SessionReader {
       return null;
     }
     stored.attributes().forEach(session::loaded);
+    return session;
+  }
+
+  /**
+   * A session still in Spring Session Data Redis's layout, with version 0 (not yet written here):
+   * its first save takes it over ({@link SessionWriter}). Never near-cached.
+   */
+  private @Nullable LazySession migrating(String id, SsdrSession origin, long epoch) {
+    LazySession session = new LazySession(context, id, Instant.ofEpochMilli(origin.creation()),
+        Instant.ofEpochMilli(origin.lastAccess()), Duration.ofSeconds(origin.maxInactiveSeconds()),
+        0, null, epoch);
+    if (session.isExpired(context.now())) {
+      return null; // SSDR keeps a hash five minutes past its expiry
+    }
+    origin.attributes().forEach(session::loaded);
+    session.migratingFrom(origin);
     return session;
   }
 }

@@ -5,6 +5,7 @@ import io.lazysession.redis.RedisSessionStore.SaveRequest;
 import io.lazysession.redis.RedisSessionStore.SaveResult;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -40,10 +41,13 @@ final class SessionWriter {
   private final Clock clock;
   private final Duration expiryGrace;
   private final Durability durability;
+  /** Null unless the repository takes over Spring Session Data Redis's sessions. */
+  private final @Nullable SpringSessionDataRedisMigration migration;
 
   SessionWriter(RedisSessionStore store, NearCache nearCache, MetricsRecorder metrics,
       PrincipalIndex principals, ExpirySweeper expiry, SessionEvents events, TouchPolicy touch,
-      Clock clock, Duration expiryGrace, Durability durability) {
+      Clock clock, Duration expiryGrace, Durability durability,
+      @Nullable SpringSessionDataRedisMigration migration) {
     this.store = store;
     this.nearCache = nearCache;
     this.metrics = metrics;
@@ -54,6 +58,7 @@ final class SessionWriter {
     this.clock = clock;
     this.expiryGrace = expiryGrace;
     this.durability = durability;
+    this.migration = migration;
   }
 
   /**
@@ -64,7 +69,10 @@ final class SessionWriter {
    *     applied, and this node's bookkeeping done)
    */
   void save(LazySession session, PrincipalChange principal) {
-    if (session.isNew()) {
+    SsdrSession origin = session.migratingFrom();
+    if (origin != null && migration != null) {
+      takeOver(session, principal, origin, migration);
+    } else if (session.isNew()) {
       writeFull(session, false, principal);
     } else if (!session.getId().equals(session.storedId())) {
       changeId(session, principal);
@@ -165,6 +173,60 @@ final class SessionWriter {
     // Other requests may have saved the old id since this one loaded it: their changes move too.
     session.mergeStored(stored.attributes(), stored.metadata());
     writeFull(session, true, principal);
+  }
+
+  // ---- migration from Spring Session Data Redis -------------------------------------------------
+
+  /**
+   * The first save of a session loaded from Spring Session Data Redis: writes it here, then removes
+   * it there. Safe when several nodes take the same session over at once, and when it is deleted
+   * meanwhile:
+   * <ol>
+   *   <li>the migrate script creates the hash here from the session as SSDR held it (attributes as
+   *       their JDK envelopes), unless it exists: of racing nodes exactly one creates it;
+   *   <li>every node then saves this request's changes as an update of a loaded session (only what
+   *       changed travels; read attributes are re-encoded with the configured codec, never-read ones
+   *       stay JDK envelopes); the update also stores the principal and adds it to the index;
+   *   <li>the creator then deletes SSDR's hash (its claim). When that hash was already gone, the
+   *       session was deleted (a logout on another node, an SSDR node that changed its id, its
+   *       TTL) after this request loaded it: the hash just created is deleted again rather than
+   *       bringing the session back;
+   *   <li>SSDR's expiry key, expirations entry and principal index entry are removed.
+   * </ol>
+   * A session whose id changed in this request (a sign-in) is claimed first, then written whole
+   * under the new id, as {@link #changeId} does; if another node took it over first, it is moved
+   * from here as any session.
+   */
+  private void takeOver(LazySession session, PrincipalChange principal, SsdrSession origin,
+      SpringSessionDataRedisMigration migration) {
+    String id = session.storedId();
+    session.migratingFrom(null);
+    if (!session.getId().equals(id)) {
+      if (migration.removeSession(id)) {
+        writeFull(session, true, principal);
+      } else {
+        changeId(session, principal);
+      }
+    } else {
+      expiry.schedule(id, Instant.ofEpochMilli(origin.lastAccess()),
+          Duration.ofSeconds(origin.maxInactiveSeconds()));
+      boolean created = store.migrate(id, clock.millis(), origin, expiryGrace.toMillis(),
+          durability.on());
+      // Saved (and, with durability, replicated) before the original is removed.
+      writeChanges(session, principal);
+      if (created && !migration.removeSession(id)) {
+        log.debug("session {} was deleted from Spring Session Data Redis while being taken over; "
+            + "deleted here too", id);
+        nearCache.invalidate(id);
+        ExpirySweeper.Deleted deleted = expiry.claimAndDelete(id);
+        if (deleted != null) {
+          principals.remove(deleted.metadata().principal(), id);
+        }
+        return;
+      }
+    }
+    migration.removeIndexEntries(id, origin);
+    metrics.sessionsMigrated.increment();
   }
 
   /**

@@ -72,6 +72,9 @@ public final class LazySessionMetrics implements MeterBinder {
         .baseUnit("bytes")
         .tags(tags)
         .register(registry);
+    counter(registry, tags, "lazysession.sessions.migrated",
+        "sessions taken over from Spring Session Data Redis", null,
+        RepositoryMetrics::sessionsMigrated);
   }
 
   private void counter(MeterRegistry registry, Tags tags, String name, String description,

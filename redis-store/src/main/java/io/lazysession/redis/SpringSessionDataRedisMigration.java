@@ -1,0 +1,199 @@
+package io.lazysession.redis;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import io.lazysession.serializer.AttributeSerializer;
+import io.lettuce.core.KeyScanArgs;
+import io.lettuce.core.ScanIterator;
+import io.lettuce.core.cluster.api.sync.RedisAdvancedClusterCommands;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.session.FindByIndexNameSessionRepository;
+import org.springframework.session.MapSession;
+import org.springframework.session.PrincipalNameIndexResolver;
+
+/**
+ * Reads and removes the sessions Spring Session Data Redis stored (layout: {@link SsdrLayout}), for a
+ * repository that takes them over one by one: {@link SessionReader} falls back to {@link #find} when
+ * an id is not in lazysession's namespace, and {@link SessionWriter} writes the session in
+ * lazysession's layout on its first save, then removes the original with {@link #removeSession}
+ * and {@link #removeIndexEntries}. Plain commands, one key each, so Cluster routes each to its own
+ * slot (SSDR's keys have no hash tag: they are never in the slot of lazysession's key for the same
+ * id). Thread-safe.
+ */
+final class SpringSessionDataRedisMigration {
+  private static final Logger log = LoggerFactory.getLogger(SpringSessionDataRedisMigration.class);
+  private static final int SCAN_BATCH = 1000;
+
+  private final SessionConnection connection;
+  private final SsdrLayout layout;
+  private final MetricsRecorder metrics;
+  private final AttributeSerializer serializer;
+  private final PrincipalNameIndexResolver<MapSession> principalResolver =
+      new PrincipalNameIndexResolver<>();
+  private final AtomicBoolean warnedUnreadable = new AtomicBoolean();
+  private final boolean inFindScript;
+
+  SpringSessionDataRedisMigration(SpringSessionDataRedis source, SessionConnection connection,
+      MetricsRecorder metrics, AttributeSerializer serializer) {
+    this.connection = connection;
+    this.layout = new SsdrLayout(source);
+    this.metrics = metrics;
+    this.serializer = serializer;
+    this.inFindScript = !(connection.commands() instanceof RedisAdvancedClusterCommands);
+  }
+
+  /**
+   * Whether the find script looks SSDR's hash up in the same call (standalone, Sentinel), rather
+   * than {@link #find} after a miss (Cluster: SSDR's key has no hash tag, so it is never in the slot
+   * of this store's key for the same id).
+   */
+  boolean inFindScript() {
+    return inFindScript;
+  }
+
+  /** SSDR's key for the session {@code id}. */
+  byte[] sessionKey(String id) {
+    return layout.session(id);
+  }
+
+  /**
+   * The session SSDR holds under {@code id} (one HGETALL), or null when there is none or it cannot be
+   * read. Attributes are not decoded.
+   */
+  @Nullable SsdrSession find(String id) {
+    metrics.roundTrips.increment();
+    Map<byte[], byte[]> hash = connection.commands().hgetall(layout.session(id));
+    if (hash == null || hash.isEmpty()) {
+      return null;
+    }
+    long bytes = 0;
+    for (Map.Entry<byte[], byte[]> field : hash.entrySet()) {
+      bytes += field.getKey().length + (field.getValue() == null ? 0 : field.getValue().length);
+    }
+    metrics.bytesRead.add(bytes);
+    return read(id, hash);
+  }
+
+  /** Parses SSDR's hash of {@code id}; null (warned about once) when it cannot be read. */
+  @Nullable SsdrSession read(String id, Map<byte[], byte[]> hash) {
+    SsdrSession session = SsdrLayout.read(hash);
+    if (session == null && warnedUnreadable.compareAndSet(false, true)) {
+      log.warn("session {} of Spring Session Data Redis has no creationTime, lastAccessedTime and "
+          + "maxInactiveInterval in the JDK serialization of its default serializer, so it cannot "
+          + "be taken over (was a custom springSessionDefaultRedisSerializer configured?); such "
+          + "sessions are treated as missing. Logged once.", id);
+    }
+    return session;
+  }
+
+  /**
+   * Deletes SSDR's hash of {@code id}: the claim of a take-over. True when it existed; false when
+   * someone else removed it first (a delete, an SSDR node that changed the session's id, its TTL).
+   */
+  boolean removeSession(String id) {
+    metrics.roundTrips.increment();
+    Long deleted = connection.commands().del(layout.session(id));
+    return deleted != null && deleted > 0;
+  }
+
+  /**
+   * Removes what SSDR's indexed repository keeps next to the hash of a session taken over: its
+   * expiry key, its entry in the expirations set (minute sets, or the sorted set), and its entry in
+   * the principal index (for the principal the original session had). For a session of
+   * {@code RedisSessionRepository} these do not exist and the commands change nothing.
+   */
+  void removeIndexEntries(String id, SsdrSession origin) {
+    RedisClusterCommands<byte[], byte[]> commands = connection.commands();
+    metrics.roundTrips.add(3);
+    commands.del(layout.expires(id));
+    if (origin.maxInactiveSeconds() >= 0) {
+      commands.srem(layout.minuteExpirations(origin.expiresAtMillis()),
+          SsdrLayout.minuteExpirationsMember(id));
+    }
+    commands.zrem(layout.sortedExpirations(), SsdrLayout.jdkString(id));
+    String principal = originalPrincipal(id, origin);
+    if (principal != null) {
+      metrics.roundTrips.increment();
+      commands.srem(layout.principalIndex(principal), SsdrLayout.jdkString(id));
+    }
+  }
+
+  /**
+   * Deletes SSDR's hash and expiry key of {@code id} (a logout of a session not yet taken over):
+   * the session must not be found there afterwards. Index entries left behind are ignored by both
+   * stores, as they point at no hash.
+   */
+  void delete(String id) {
+    metrics.roundTrips.increment();
+    connection.commands().del(layout.session(id), layout.expires(id));
+  }
+
+  /** The ids SSDR's principal index holds for {@code principal} (one SMEMBERS). */
+  Set<String> principalSessionIds(String principal) {
+    metrics.roundTrips.increment();
+    Set<String> ids = new LinkedHashSet<>();
+    for (byte[] member : connection.commands().smembers(layout.principalIndex(principal))) {
+      String id = SsdrLayout.string(member);
+      if (id != null) {
+        ids.add(id);
+      }
+    }
+    return ids;
+  }
+
+  /**
+   * How many session hashes SSDR still holds: a SCAN of the whole key space (every node of a
+   * Cluster), so expensive on a large Redis; for an occasional look, not for a metrics scrape.
+   */
+  long countWaiting() {
+    KeyScanArgs args = KeyScanArgs.Builder.matches(layout.sessionPattern()).type("hash")
+        .limit(SCAN_BATCH);
+    long count = 0;
+    ScanIterator<byte[]> keys = ScanIterator.scan(connection.commands(), args);
+    while (keys.hasNext()) {
+      keys.next();
+      count++;
+    }
+    return count;
+  }
+
+  /**
+   * The principal name SSDR indexed the original session under, resolved as SSDR resolves it (the
+   * principal name attribute, else the Spring Security context), from the original bytes: the
+   * request may have changed those attributes since. Null when there is none or it cannot be
+   * decoded (its index entry is then left behind, harmless).
+   */
+  private @Nullable String originalPrincipal(String id, SsdrSession origin) {
+    MapSession view = new MapSession(id);
+    for (String name : new String[] {FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME,
+        LazySession.SPRING_SECURITY_CONTEXT}) {
+      byte[] envelope = origin.attributes().get(name);
+      if (envelope == null) {
+        continue;
+      }
+      try {
+        view.setAttribute(name, serializer.deserialize(envelope));
+      } catch (RuntimeException e) {
+        log.debug("cannot decode {} of session {} to clean up SSDR's principal index: {}", name,
+            id, e.toString());
+      }
+    }
+    try {
+      return principalResolver.resolveIndexValueFor(view);
+    } catch (RuntimeException e) {
+      return null;
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "SpringSessionDataRedisMigration[" + new String(layout.session(""), UTF_8) + "*]";
+  }
+}

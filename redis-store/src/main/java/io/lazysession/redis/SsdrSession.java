@@ -1,0 +1,19 @@
+package io.lazysession.redis;
+
+import java.util.Map;
+
+/**
+ * A session as Spring Session Data Redis stored it, read by {@link SsdrLayout#read}: its metadata,
+ * and each attribute's JDK-serialized bytes already wrapped as a JDK-codec envelope (decoded only
+ * when the application reads it, through the allow-list). Immutable.
+ *
+ * @param attributes attribute name to envelope bytes, in field order
+ */
+record SsdrSession(long creation, long lastAccess, long maxInactiveSeconds,
+    Map<String, byte[]> attributes) {
+
+  /** When Spring Session Data Redis considers it expired, as it computes it; Long.MAX_VALUE: never. */
+  long expiresAtMillis() {
+    return maxInactiveSeconds < 0 ? Long.MAX_VALUE : lastAccess + maxInactiveSeconds * 1000;
+  }
+}

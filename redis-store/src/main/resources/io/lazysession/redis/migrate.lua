@@ -1,0 +1,32 @@
+-- Creates a session hash from a session taken over from Spring Session Data Redis, unless the key
+-- already exists (another node took it over first). Same fields and TTL rule as a create by save.lua.
+-- KEYS[1]: the session hash
+-- ARGV[1]: now, epoch milliseconds (the application's clock)
+-- ARGV[2]: creation time, epoch milliseconds
+-- ARGV[3]: last access time, epoch milliseconds
+-- ARGV[4]: max inactive interval, seconds; negative means never expires
+-- ARGV[5]: grace, milliseconds, kept on top of the inactive interval before Redis drops the hash
+-- ARGV[6..]: attribute field / envelope pairs
+-- Returns 1 when this call created the hash (version 1), 0 when the key existed (nothing written).
+local key = KEYS[1]
+if redis.call('EXISTS', key) == 1 then
+  return 0
+end
+redis.call('HSET', key, '#c', ARGV[2], '#a', ARGV[3], '#m', ARGV[4], '#v', '1')
+-- In chunks, as save.lua: unpack fails beyond Lua's stack limit.
+local chunk = 1000
+local i = 6
+while i <= #ARGV do
+  local last = math.min(i + chunk - 1, #ARGV)
+  redis.call('HSET', key, unpack(ARGV, i, last))
+  i = last + 1
+end
+local maxInactive = tonumber(ARGV[4])
+if maxInactive >= 0 then
+  local ttl = tonumber(ARGV[3]) + maxInactive * 1000 + tonumber(ARGV[5]) - tonumber(ARGV[1])
+  if ttl < 1 then
+    ttl = 1
+  end
+  redis.call('PEXPIRE', key, ttl)
+end
+return 1

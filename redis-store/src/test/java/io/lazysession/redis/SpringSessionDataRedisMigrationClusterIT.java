@@ -1,0 +1,124 @@
+package io.lazysession.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lazysession.redis.config.ClientsFromProperties;
+import io.lazysession.testing.RedisServerExtension;
+import io.lettuce.core.cluster.RedisClusterClient;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.data.redis.connection.RedisClusterConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.RedisTemplate;
+import org.springframework.data.redis.serializer.RedisSerializer;
+import org.springframework.session.data.redis.RedisIndexedSessionRepository;
+
+/**
+ * Taking Spring Session Data Redis's indexed sessions over on a Redis Cluster, where its keys and
+ * lazysession's key for the same id are in different slots: the lookup is a second call on a miss,
+ * and every removal a command routed to its own slot.
+ */
+class SpringSessionDataRedisMigrationClusterIT {
+  @RegisterExtension
+  static final RedisServerExtension redis = RedisServerExtension.cluster();
+
+  static RedisClusterClient clientA;
+  static RedisClusterClient clientB;
+  static LettuceConnectionFactory connectionFactory;
+  static RedisIndexedSessionRepository ssdr;
+  static RedisTemplate<String, Object> template;
+
+  @BeforeAll
+  static void connect() {
+    List<String> nodes = redis.clusterNodes().stream()
+        .map(node -> node.host() + ":" + node.port()).toList();
+    Map<String, String> properties = Map.of(
+        "spring.data.redis.cluster.nodes", String.join(",", nodes),
+        "spring.data.redis.timeout", "2s");
+    clientA = (RedisClusterClient) ClientsFromProperties.create(properties);
+    clientB = (RedisClusterClient) ClientsFromProperties.create(properties);
+    connectionFactory = new LettuceConnectionFactory(new RedisClusterConfiguration(nodes));
+    connectionFactory.afterPropertiesSet();
+    connectionFactory.start();
+    template = new RedisTemplate<>();
+    template.setKeySerializer(RedisSerializer.string());
+    template.setHashKeySerializer(RedisSerializer.string());
+    template.setConnectionFactory(connectionFactory);
+    template.afterPropertiesSet();
+    ssdr = new RedisIndexedSessionRepository(template);
+    ssdr.setCleanupCron("-");
+    ssdr.afterPropertiesSet();
+  }
+
+  @AfterAll
+  static void shutdown() throws Exception {
+    ssdr.destroy();
+    connectionFactory.destroy();
+    clientA.shutdown();
+    clientB.shutdown();
+  }
+
+  static LazyRedisSessionRepository node(RedisClusterClient client) {
+    return LazyRedisSessionRepository.builder(client)
+        .serializer(SpringSessionDataRedisMigrationIT.serializer())
+        .namespace(TestRedis.uniqueNamespace("migration"))
+        .cleanupInterval(Duration.ZERO)
+        .migrateFrom(SpringSessionDataRedis.defaults())
+        .build();
+  }
+
+  @Test
+  void save_sessionsOfEverySlot_takenOverWithAllAttributesAndRemovedFromSpringSessionDataRedis() {
+    List<String> ids = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      RedisIndexedSessionRepository.RedisSession session = ssdr.createSession();
+      SpringSessionDataRedisMigrationIT.attributes("user" + i).forEach(session::setAttribute);
+      ssdr.save(session);
+      ids.add(session.getId());
+    }
+    try (LazyRedisSessionRepository nodeA = node(clientA);
+        LazyRedisSessionRepository nodeB = sameNamespace(nodeA)) {
+      assertThat(nodeA.countSessionsWaitingForMigration()).isEqualTo(ids.size());
+      long before = nodeA.metrics().roundTrips();
+      assertThat(nodeA.findById("no-such-session")).isNull();
+      // A miss here, a miss there, one more look here (another node may have moved it meanwhile).
+      assertThat(nodeA.metrics().roundTrips() - before).isEqualTo(3);
+      assertThat(nodeA.findByPrincipalName("user3")).containsOnlyKeys(ids.get(3));
+
+      for (int i = 0; i < ids.size(); i++) {
+        String id = ids.get(i);
+        LazySession session = nodeA.findById(id);
+        SpringSessionDataRedisMigrationIT.assertHoldsAll(session,
+            SpringSessionDataRedisMigrationIT.attributes("user" + i));
+        session.setAttribute("migrated", true);
+        nodeA.save(session);
+
+        assertThat(ssdr.findById(id)).isNull();
+        assertThat(template.hasKey("spring:session:sessions:expires:" + id)).isFalse();
+        assertThat(template.opsForSet().members("spring:session:index:"
+            + "org.springframework.session.FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME"
+            + ":user" + i)).doesNotContain(id);
+        LazySession onB = nodeB.findById(id);
+        assertThat((Boolean) onB.getAttribute("migrated")).isTrue();
+        assertThat(nodeB.findByPrincipalName("user" + i)).containsOnlyKeys(id);
+      }
+      assertThat(nodeB.countSessionsWaitingForMigration()).isZero();
+      assertThat(nodeA.metrics().sessionsMigrated()).isEqualTo(ids.size());
+    }
+  }
+
+  static LazyRedisSessionRepository sameNamespace(LazyRedisSessionRepository node) {
+    return LazyRedisSessionRepository.builder(clientB)
+        .serializer(SpringSessionDataRedisMigrationIT.serializer())
+        .namespace(node.namespace())
+        .cleanupInterval(Duration.ZERO)
+        .migrateFrom(SpringSessionDataRedis.defaults())
+        .build();
+  }
+}

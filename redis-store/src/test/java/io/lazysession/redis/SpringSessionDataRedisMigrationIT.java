@@ -1,0 +1,488 @@
+package io.lazysession.redis;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.lazysession.serializer.AttributeSerializer;
+import io.lazysession.serializer.codec.ClassAllowList;
+import io.lazysession.testing.RedisServerExtension;
+import io.lettuce.core.KeyScanArgs;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScanIterator;
+import io.lettuce.core.api.sync.RedisCommands;
+import jakarta.servlet.http.Cookie;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpSession;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.RedisTemplate;
+import org.springframework.data.redis.serializer.RedisSerializer;
+import org.springframework.mock.web.MockHttpServletRequest;
+import org.springframework.mock.web.MockHttpServletResponse;
+import org.springframework.security.authentication.UsernamePasswordAuthenticationToken;
+import org.springframework.security.core.authority.SimpleGrantedAuthority;
+import org.springframework.security.core.context.SecurityContextImpl;
+import org.springframework.session.FindByIndexNameSessionRepository;
+import org.springframework.session.Session;
+import org.springframework.session.SessionRepository;
+import org.springframework.session.data.redis.RedisIndexedSessionRepository;
+import org.springframework.session.data.redis.RedisSessionRepository;
+import org.springframework.session.web.http.SessionRepositoryFilter;
+
+/**
+ * Taking sessions over from Spring Session Data Redis 4.1 (the real jar, both of its repositories,
+ * on a Lettuce connection factory) on a real Redis, with two lazysession repositories standing for
+ * two nodes.
+ */
+@ParameterizedClass(name = "{0}")
+@EnumSource(SpringSessionDataRedisMigrationIT.Ssdr.class)
+class SpringSessionDataRedisMigrationIT {
+  /** Spring Session Data Redis's two repositories. */
+  enum Ssdr { REDIS_SESSION_REPOSITORY, REDIS_INDEXED_SESSION_REPOSITORY }
+
+  @Parameter
+  Ssdr kind;
+
+  @RegisterExtension
+  static final RedisServerExtension redis = RedisServerExtension.standalone();
+
+  static TestRedis.TwoClients clients;
+  static RedisCommands<byte[], byte[]> raw;
+  static LettuceConnectionFactory connectionFactory;
+
+  String namespace;
+  String ssdrNamespace;
+  SessionRepository<Session> ssdr;
+  LazyRedisSessionRepository nodeA;
+  LazyRedisSessionRepository nodeB;
+
+  @BeforeAll
+  static void connect() {
+    clients = TestRedis.TwoClients.open(redis.uri());
+    raw = clients.raw();
+    RedisURI uri = redis.uri();
+    connectionFactory = new LettuceConnectionFactory(
+        new RedisStandaloneConfiguration(uri.getHost(), uri.getPort()));
+    connectionFactory.afterPropertiesSet();
+    connectionFactory.start();
+  }
+
+  @AfterAll
+  static void shutdown() {
+    connectionFactory.destroy();
+    clients.close();
+  }
+
+  @BeforeEach
+  void nodes(TestInfo test) {
+    namespace = TestRedis.uniqueNamespace(test.getTestMethod().orElseThrow().getName());
+    ssdrNamespace = namespace + "-ssdr";
+    ssdr = springSessionDataRedis();
+    nodeA = node(clients.a(), ssdrNamespace);
+    nodeB = node(clients.b(), ssdrNamespace);
+  }
+
+  @AfterEach
+  void close() throws Exception {
+    nodeA.close();
+    nodeB.close();
+    if ((Object) ssdr instanceof RedisIndexedSessionRepository indexed) {
+      indexed.destroy();
+    }
+  }
+
+  /** A Spring Session Data Redis repository as its configuration builds it, default serializer. */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  SessionRepository<Session> springSessionDataRedis() {
+    RedisTemplate<String, Object> template = new RedisTemplate<>();
+    template.setKeySerializer(RedisSerializer.string());
+    template.setHashKeySerializer(RedisSerializer.string());
+    template.setConnectionFactory(connectionFactory);
+    template.afterPropertiesSet();
+    if (kind == Ssdr.REDIS_SESSION_REPOSITORY) {
+      RedisSessionRepository repository = new RedisSessionRepository(template);
+      repository.setRedisKeyNamespace(ssdrNamespace);
+      return (SessionRepository) repository;
+    }
+    RedisIndexedSessionRepository repository = new RedisIndexedSessionRepository(template);
+    repository.setRedisKeyNamespace(ssdrNamespace);
+    repository.setCleanupCron("-");
+    repository.afterPropertiesSet();
+    return (SessionRepository) repository;
+  }
+
+  LazyRedisSessionRepository node(RedisClient client, String migrateFrom) {
+    LazyRedisSessionRepository.Builder builder = LazyRedisSessionRepository.builder(client)
+        .serializer(serializer())
+        .namespace(namespace)
+        .cleanupInterval(Duration.ZERO)
+        .nearCacheMaxBytes(1 << 20);
+    if (migrateFrom != null) {
+      builder.migrateFrom(SpringSessionDataRedis.namespace(migrateFrom));
+    }
+    return builder.build();
+  }
+
+  static AttributeSerializer serializer() {
+    return AttributeSerializer.builder()
+        .allowList(ClassAllowList.builder().allowPackage("io.lazysession.redis")
+            .allowPackage("org.springframework.security").build())
+        .build();
+  }
+
+  /** The shop attributes, a plain map, and a signed-in user's security context. */
+  static Map<String, Object> attributes(String user) {
+    Map<String, Object> attributes = new LinkedHashMap<>(ShopFixtures.attributes());
+    Map<String, Object> wizard = new HashMap<>();
+    wizard.put("step", 3);
+    wizard.put("answers", new ArrayList<>(List.of("yes", "no")));
+    attributes.put("wizard", wizard);
+    attributes.put("greeting", "hello, " + user);
+    attributes.put("SPRING_SECURITY_CONTEXT", new SecurityContextImpl(
+        UsernamePasswordAuthenticationToken.authenticated(user, null,
+            List.of(new SimpleGrantedAuthority("ROLE_USER")))));
+    return attributes;
+  }
+
+  /** A session stored by Spring Session Data Redis; returns its id. */
+  String ssdrSession(String user) {
+    Session session = ssdr.createSession();
+    attributes(user).forEach(session::setAttribute);
+    ssdr.save(session);
+    return session.getId();
+  }
+
+  static void assertHoldsAll(Session session, Map<String, Object> expected) {
+    assertThat(session.getAttributeNames()).containsExactlyInAnyOrderElementsOf(expected.keySet());
+    expected.forEach((name, value) ->
+        assertThat((Object) session.getAttribute(name)).as(name).isEqualTo(value));
+  }
+
+  byte[] key(String suffix) {
+    return (ssdrNamespace + ":" + suffix).getBytes(UTF_8);
+  }
+
+  /** Every key of SSDR's namespace, as strings. */
+  List<String> ssdrKeys() {
+    List<String> keys = new ArrayList<>();
+    ScanIterator.scan(raw, KeyScanArgs.Builder.matches(ssdrNamespace + ":*"))
+        .forEachRemaining(key -> keys.add(new String(key, UTF_8)));
+    return keys;
+  }
+
+  /** The keys of SSDR's namespace that name {@code id} or hold it as a set member. */
+  List<String> ssdrKeysHolding(String id) {
+    byte[] member = SsdrLayout.jdkString(id);
+    byte[] expiresMember = SsdrLayout.jdkString("expires:" + id);
+    List<String> holding = new ArrayList<>();
+    for (String key : ssdrKeys()) {
+      byte[] k = key.getBytes(UTF_8);
+      String type = raw.type(k);
+      boolean holds = switch (type) {
+        case "set" -> raw.sismember(k, member) || raw.sismember(k, expiresMember);
+        case "zset" -> raw.zscore(k, member) != null;
+        default -> key.contains(id);
+      };
+      if (holds) {
+        holding.add(key);
+      }
+    }
+    return holding;
+  }
+
+  @Test
+  void findById_sessionStoredBySpringSessionDataRedis_everyAttributeEqual() {
+    String id = ssdrSession("alice");
+    Session original = ssdr.findById(id);
+
+    LazySession found = nodeA.findById(id);
+
+    assertThat(found).isNotNull();
+    assertHoldsAll(found, attributes("alice"));
+    assertThat(found.getCreationTime()).isEqualTo(original.getCreationTime());
+    assertThat(found.getLastAccessedTime()).isEqualTo(original.getLastAccessedTime());
+    assertThat(found.getMaxInactiveInterval()).isEqualTo(original.getMaxInactiveInterval());
+    assertThat(raw.exists(key("sessions:" + id))).as("a read moves nothing").isEqualTo(1L);
+  }
+
+  @Test
+  void save_takenOverSession_writesHereAndRemovesEverySpringSessionDataRedisKey() {
+    String id = ssdrSession("alice");
+    if (kind == Ssdr.REDIS_INDEXED_SESSION_REPOSITORY) {
+      // The layout this store removes, as the 4.1 jar wrote it: hash, expiry key, expirations set
+      // entry and principal index entry.
+      assertThat(ssdrKeysHolding(id)).containsExactlyInAnyOrder(
+          ssdrNamespace + ":sessions:" + id, ssdrNamespace + ":sessions:expires:" + id,
+          new String(new SsdrLayout(SpringSessionDataRedis.namespace(ssdrNamespace))
+              .minuteExpirations(ssdr.findById(id).getLastAccessedTime()
+                  .plus(ssdr.findById(id).getMaxInactiveInterval()).toEpochMilli()), UTF_8),
+          ssdrNamespace + ":index:" + FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME
+              + ":alice");
+    } else {
+      assertThat(ssdrKeysHolding(id)).containsExactly(ssdrNamespace + ":sessions:" + id);
+    }
+
+    LazySession onA = nodeA.findById(id);
+    assertThat((String) onA.getAttribute("greeting")).isEqualTo("hello, alice");
+    onA.setAttribute("checkoutStep", "PAYMENT");
+    nodeA.save(onA);
+
+    assertThat(ssdrKeysHolding(id)).isEmpty();
+    assertThat(ssdr.findById(id)).isNull();
+    assertThat(nodeA.metrics().sessionsMigrated()).isEqualTo(1);
+    LazySession onB = nodeB.findById(id);
+    Map<String, Object> expected = attributes("alice");
+    expected.put("checkoutStep", "PAYMENT");
+    assertHoldsAll(onB, expected);
+    assertThat(onB.getCreationTime()).isEqualTo(onA.getCreationTime());
+    assertThat(nodeB.findByPrincipalName("alice")).containsOnlyKeys(id);
+    // Never-read attributes are copied as the JDK envelopes they were read as; read ones are
+    // re-encoded with the configured codec (Kryo).
+    byte[] hash = (namespace + ":s:{" + id + "}").getBytes(UTF_8);
+    assertThat(raw.hget(hash, "cart".getBytes(UTF_8))).startsWith(0xA1, 0x01, 0x00, 0xAC, 0xED);
+    assertThat(raw.hget(hash, "greeting".getBytes(UTF_8))).startsWith(0xA1, 0x02);
+    assertThat(new String(raw.hget(hash, "#p".getBytes(UTF_8)), UTF_8)).isEqualTo("alice");
+  }
+
+  @Test
+  void save_manySessionsOnTwoNodes_everySessionKeepsAllAttributesAndLeavesSpringSessionDataRedis() {
+    List<String> ids = new ArrayList<>();
+    for (int i = 0; i < 12; i++) {
+      ids.add(ssdrSession("user" + i));
+    }
+    assertThat(nodeA.countSessionsWaitingForMigration()).isEqualTo(12);
+
+    for (int i = 0; i < ids.size(); i++) {
+      LazyRedisSessionRepository node = i % 2 == 0 ? nodeA : nodeB;
+      LazySession session = node.findById(ids.get(i));
+      assertHoldsAll(session, attributes("user" + i));
+      node.save(session);
+      assertThat(ssdrKeysHolding(ids.get(i))).as("SSDR keys of " + i).isEmpty();
+    }
+
+    assertThat(nodeB.countSessionsWaitingForMigration()).isZero();
+    for (int i = 0; i < ids.size(); i++) {
+      LazyRedisSessionRepository other = i % 2 == 0 ? nodeB : nodeA;
+      assertHoldsAll(other.findById(ids.get(i)), attributes("user" + i));
+      assertThat(other.findByPrincipalName("user" + i)).containsOnlyKeys(ids.get(i));
+    }
+    assertThat(nodeA.metrics().sessionsMigrated() + nodeB.metrics().sessionsMigrated())
+        .isEqualTo(12);
+  }
+
+  @Test
+  void save_sameSessionTakenOverOnTwoNodesAtOnce_bothChangesKept() throws Exception {
+    String id = ssdrSession("alice");
+    LazySession onA = nodeA.findById(id);
+    LazySession onB = nodeB.findById(id);
+    onA.setAttribute("fromA", "a");
+    onB.setAttribute("fromB", "b");
+    CountDownLatch start = new CountDownLatch(1);
+    CompletableFuture<Void> saveA = CompletableFuture.runAsync(() -> {
+      await(start);
+      nodeA.save(onA);
+    });
+    CompletableFuture<Void> saveB = CompletableFuture.runAsync(() -> {
+      await(start);
+      nodeB.save(onB);
+    });
+    start.countDown();
+    saveA.get();
+    saveB.get();
+
+    Map<String, Object> expected = attributes("alice");
+    expected.put("fromA", "a");
+    expected.put("fromB", "b");
+    assertHoldsAll(nodeA.findById(id), expected);
+    assertThat(ssdrKeysHolding(id)).isEmpty();
+  }
+
+  @Test
+  void save_sessionDeletedOnOtherNodeAfterLoad_isNotBroughtBack() {
+    String id = ssdrSession("alice");
+    LazySession onA = nodeA.findById(id);
+    onA.setAttribute("late", "write");
+
+    nodeB.deleteById(id);
+    nodeA.save(onA);
+
+    assertThat(nodeA.findById(id)).isNull();
+    assertThat(nodeB.findById(id)).isNull();
+    assertThat(ssdr.findById(id)).isNull();
+  }
+
+  @Test
+  void save_idChangedOnFirstRequest_sessionMovesToNewIdAndOriginalIsRemoved() {
+    String id = ssdrSession("alice");
+    LazySession onA = nodeA.findById(id);
+    String newId = onA.changeSessionId();
+
+    nodeA.save(onA);
+
+    assertThat(nodeB.findById(id)).isNull();
+    assertThat(ssdrKeysHolding(id)).isEmpty();
+    assertHoldsAll(nodeB.findById(newId), attributes("alice"));
+    assertThat(nodeB.findByPrincipalName("alice")).containsOnlyKeys(newId);
+  }
+
+  @Test
+  void save_attributeOutsideAllowList_carriedUnchangedUntilAllowed() {
+    String id = ssdrSession("alice");
+    LazyRedisSessionRepository strict = LazyRedisSessionRepository.builder(clients.a())
+        .serializer(TestRedis.serializer())
+        .namespace(namespace)
+        .cleanupInterval(Duration.ZERO)
+        .migrateFrom(SpringSessionDataRedis.namespace(ssdrNamespace))
+        .build();
+    try (strict) {
+      LazySession session = strict.findById(id);
+      assertThat((Object) session.getAttribute("SPRING_SECURITY_CONTEXT")).isNull();
+      session.setAttribute("step", 2);
+      strict.save(session);
+    }
+
+    assertThat(ssdr.findById(id)).isNull();
+    Map<String, Object> expected = attributes("alice");
+    expected.put("step", 2);
+    assertHoldsAll(nodeB.findById(id), expected);
+  }
+
+  @Test
+  void deleteById_sessionNotYetTakenOver_goneFromBothStores() {
+    String id = ssdrSession("alice");
+
+    nodeA.deleteById(id);
+
+    assertThat(nodeB.findById(id)).isNull();
+    assertThat(ssdr.findById(id)).isNull();
+  }
+
+  @Test
+  void findByPrincipalName_sessionNotYetTakenOver_isFound() {
+    assumeTrue(kind == Ssdr.REDIS_INDEXED_SESSION_REPOSITORY, "only the indexed repository "
+        + "keeps a principal index");
+    String id = ssdrSession("alice");
+
+    Map<String, LazySession> found = nodeA.findByPrincipalName("alice");
+
+    assertThat(found).containsOnlyKeys(id);
+    assertHoldsAll(found.get(id), attributes("alice"));
+  }
+
+  @Test
+  void rollingSwitch_oneNodeOnEachStore_readsLoseNothing() {
+    List<String> before = List.of(ssdrSession("u1"), ssdrSession("u2"), ssdrSession("u3"));
+
+    // The new node reads every session; the old node still does, before and after.
+    for (String id : before) {
+      assertHoldsAll(nodeA.findById(id), attributes(ssdr.findById(id).getAttribute("greeting")
+          .toString().substring("hello, ".length())));
+      assertThat(ssdr.findById(id)).as("still on the old node").isNotNull();
+    }
+    // A session the old node creates during the switch is read by the new node.
+    String during = ssdrSession("u4");
+    assertHoldsAll(nodeB.findById(during), attributes("u4"));
+    // A change made on the old node after the new node read the session is seen by the new node.
+    Session onOld = ssdr.findById(before.get(0));
+    onOld.setAttribute("fromOldNode", 1);
+    ssdr.save(onOld);
+    assertThat((Integer) nodeA.findById(before.get(0)).getAttribute("fromOldNode")).isEqualTo(1);
+    for (String id : before) {
+      assertThat(ssdr.findById(id)).isNotNull();
+    }
+  }
+
+  @Test
+  void findById_migrationOff_springSessionDataRedisIsNeverRead() {
+    String id = ssdrSession("alice");
+    try (LazyRedisSessionRepository off = node(clients.a(), null)) {
+      long hitsBefore = keyspaceHits();
+      long roundTripsBefore = off.metrics().roundTrips();
+
+      assertThat(off.findById(id)).isNull();
+      assertThat(off.findByPrincipalName("alice")).isEmpty();
+
+      assertThat(keyspaceHits()).as("no key that exists was read").isEqualTo(hitsBefore);
+      assertThat(off.metrics().sessionsMigrated()).isZero();
+      assertThat(off.countSessionsWaitingForMigration()).isZero();
+      assertThat(off.metrics().roundTrips() - roundTripsBefore).isPositive();
+    }
+    assertThat(raw.exists(key("sessions:" + id))).isEqualTo(1L);
+    long missRoundTrips = nodeA.metrics().roundTrips();
+    assertThat(nodeA.findById("no-such-session")).isNull();
+    // With migration on, a miss still costs one call: the find script also looks at SSDR's hash.
+    assertThat(nodeA.metrics().roundTrips() - missRoundTrips).isEqualTo(1);
+    long takeOverRoundTrips = nodeA.metrics().roundTrips();
+    assertThat(nodeA.findById(id)).isNotNull();
+    assertThat(nodeA.metrics().roundTrips() - takeOverRoundTrips).isEqualTo(1);
+  }
+
+  @Test
+  void request_withSpringSessionDataRedisCookie_continuesTheSessionAndKeepsTheCookie()
+      throws Exception {
+    String id = ssdrSession("alice");
+    // The SESSION cookie as SSDR's default configuration writes it (DefaultCookieSerializer: the
+    // Base64 of the id), through Spring Session's filter with its default cookie resolver, which
+    // lazysession's Spring configurations keep.
+    MockHttpServletRequest request = new MockHttpServletRequest();
+    request.setCookies(new Cookie("SESSION",
+        Base64.getEncoder().encodeToString(id.getBytes(UTF_8))));
+    MockHttpServletResponse response = new MockHttpServletResponse();
+    AtomicReference<Object> seen = new AtomicReference<>();
+    SessionRepositoryFilter<LazySession> filter = new SessionRepositoryFilter<>(nodeA);
+
+    filter.doFilter(request, response, (req, res) -> {
+      HttpSession session = ((HttpServletRequest) req).getSession(false);
+      seen.set(session.getAttribute("SPRING_SECURITY_CONTEXT"));
+      session.setAttribute("visited", true);
+    });
+
+    assertThat(seen.get()).isEqualTo(attributes("alice").get("SPRING_SECURITY_CONTEXT"));
+    assertThat(response.getCookie("SESSION")).as("the browser keeps its cookie").isNull();
+    assertThat(ssdrKeysHolding(id)).isEmpty();
+    Map<String, Object> expected = attributes("alice");
+    expected.put("visited", true);
+    assertHoldsAll(nodeB.findById(id), expected);
+  }
+
+  long keyspaceHits() {
+    String stats = raw.info("stats");
+    for (String line : stats.split("\r?\n")) {
+      if (line.startsWith("keyspace_hits:")) {
+        return Long.parseLong(line.substring("keyspace_hits:".length()).trim());
+      }
+    }
+    throw new IllegalStateException("no keyspace_hits in INFO stats");
+  }
+
+  static void await(CountDownLatch latch) {
+    try {
+      latch.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+}
