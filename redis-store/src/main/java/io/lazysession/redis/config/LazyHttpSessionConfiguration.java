@@ -32,7 +32,7 @@ import org.springframework.util.ClassUtils;
  * The annotation's attributes are turned into {@code lazysession.*} values and bound into
  * {@link LazySessionProperties}, exactly as the Boot properties are; the repository is then built by
  * the same {@link RepositoryFactory}. Public only because Spring imports it; not meant to be used
- * directly.
+ * directly. Not thread-safe: Spring configures it once, on the thread that refreshes the context.
  */
 @Configuration(proxyBeanMethods = false)
 public class LazyHttpSessionConfiguration extends SpringHttpSessionConfiguration

@@ -64,7 +64,7 @@ import org.springframework.util.ClassUtils;
  *
  * <p>Runs before Spring Boot's session auto-configuration (spring-boot-session), which then applies
  * {@code server.servlet.session.cookie.*} and {@code spring.session.servlet.*} to this repository's
- * filter and exposes the {@code sessions} actuator endpoint.
+ * filter and exposes the {@code sessions} actuator endpoint. Stateless.
  */
 @AutoConfiguration(
     beforeName = {

@@ -1,5 +1,7 @@
 package io.lazysession.redis.config;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A setting that lazysession cannot start with: names the setting, says why, and what to do
  * instead. Spring Boot prints it through {@link LazySessionFailureAnalyzer}. Immutable.
@@ -21,7 +23,7 @@ public class LazySessionConfigurationException extends IllegalStateException {
   }
 
   public LazySessionConfigurationException(String setting, String reason, String action,
-      @org.jspecify.annotations.Nullable Throwable cause) {
+      @Nullable Throwable cause) {
     super(setting + ": " + reason + ". " + action, cause);
     this.setting = setting;
     this.reason = reason;

@@ -8,8 +8,11 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.session.FindByIndexNameSessionRepository;
 
 /**
@@ -28,6 +31,8 @@ import org.springframework.session.FindByIndexNameSessionRepository;
  */
 public final class TimedSessionRepository
     implements FindByIndexNameSessionRepository<LazySession>, MeterBinder {
+  private static final Logger log = LoggerFactory.getLogger(TimedSessionRepository.class);
+
   private final LazyRedisSessionRepository repository;
   private final CopyOnWriteArrayList<MeterRegistry> registries = new CopyOnWriteArrayList<>();
 
@@ -101,11 +106,10 @@ public final class TimedSessionRepository
           .description(description)
           .tags("namespace", repository.namespace(), "outcome", outcome)
           .register(registry)
-          .record(nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+          .record(nanos, TimeUnit.NANOSECONDS);
     } catch (RuntimeException e) {
       // A registry's failure (e.g. a meter filter throwing) must not fail the user's request.
-      org.slf4j.LoggerFactory.getLogger(TimedSessionRepository.class)
-          .debug("Could not record {}", name, e);
+      log.debug("Could not record {}", name, e);
     }
   }
 }
