@@ -57,6 +57,20 @@ class SpringSecurityRoundTripTest {
     assertThat(user.getIssuer().toExternalForm()).isEqualTo("https://idp.example.com");
   }
 
+  @ParameterizedTest
+  @MethodSource("codecs")
+  void deserialize_lastAuthenticationFailure_sameExceptionAndMessage(CodecKind codec) {
+    AttributeSerializer serializer = AttributeSerializer.builder().codec(codec).build();
+    SpringSecuritySessions.Kind failure = SpringSecuritySessions.lastAuthenticationFailure();
+    Throwable stored = (Throwable) failure.value();
+
+    Throwable decoded = (Throwable) serializer.deserialize(serializer.serialize(stored));
+
+    assertThat(failure.attribute()).isEqualTo("SPRING_SECURITY_LAST_EXCEPTION");
+    assertThat(decoded).isInstanceOf(stored.getClass()).hasMessage(stored.getMessage());
+    assertThat(decoded.getStackTrace()).isEqualTo(stored.getStackTrace());
+  }
+
   static Stream<CodecKind> codecs() {
     return Stream.of(CodecKind.values());
   }

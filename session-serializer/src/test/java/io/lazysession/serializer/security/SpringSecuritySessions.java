@@ -113,6 +113,30 @@ public final class SpringSecuritySessions {
     return kinds;
   }
 
+  /**
+   * What a failed form login stores for the login page ({@code SPRING_SECURITY_LAST_EXCEPTION}): the
+   * provider's exception, saved by the failure handler. Not among {@link #kinds()}: Kryo keeps its
+   * class, message, cause and stack trace but not the attempted authentication it carries.
+   */
+  public static Kind lastAuthenticationFailure() {
+    MockHttpServletRequest request = request();
+    org.springframework.security.core.AuthenticationException failure;
+    try {
+      new ProviderManager(new DaoAuthenticationProvider(new InMemoryUserDetailsManager(user())))
+          .authenticate(UsernamePasswordAuthenticationToken.unauthenticated("ada", "wrong"));
+      throw new IllegalStateException("a wrong password was accepted");
+    } catch (org.springframework.security.core.AuthenticationException e) {
+      failure = e;
+    }
+    try {
+      new org.springframework.security.web.authentication.SimpleUrlAuthenticationFailureHandler("/signin?error")
+          .onAuthenticationFailure(request, new MockHttpServletResponse(), failure);
+    } catch (java.io.IOException | jakarta.servlet.ServletException e) {
+      throw new IllegalStateException(e);
+    }
+    return only("failed sign-in", request);
+  }
+
   private static Kind securityContext(String description, Authentication authentication) {
     MockHttpServletRequest request = request();
     new HttpSessionSecurityContextRepository()
