@@ -26,5 +26,5 @@ for store in "$@"; do
     -Dbench.extras=false -Dbench.outputDir="$file" \
     -Dbench.jvmArgs="-XX:StartFlightRecording=filename=$file.jfr,settings=$jfc" \
     | grep -e "^redis-ping" -e "^$store " || true
-  python3 it/profile/jfr-summary.py "$file.jfr" | tee "$file.txt"
+  python3 it/profile/jfr-summary.py "$file.jfr" 25 | tee "$file.txt"
 done

@@ -38,7 +38,7 @@ public record BenchConfig(Duration globalWarmup, Duration warmup, Duration measu
     int floorRounds) {
 
   /**
-   * The full run: 0.9 seconds per cell (250 ms warm-up, 650 ms measured); about eight minutes for
+   * The full run: 0.9 seconds per cell (250 ms warm-up, 650 ms measured); about nine minutes for
    * the whole matrix and the extra cells on 2 cores.
    */
   public static BenchConfig full() {

@@ -292,6 +292,15 @@ final class BenchReport {
         + "time: its request-thread CPU and p50 are the floor of that store's requests, taken minutes, "
         + "not a run, apart. Ratios are store / PING; request-thread CPU, ").append(fewThreads)
         .append(" thread.\n\n");
+    double[] pingCpu = results.stream()
+        .filter(r -> r.workload().equals(ReplicationCostHarness.SAME_CLIENT_PING) && r.measured())
+        .mapToDouble(CellResult::cpuMicrosPerRequest).toArray();
+    double[] pingP50 = results.stream()
+        .filter(r -> r.workload().equals(ReplicationCostHarness.SAME_CLIENT_PING) && r.measured())
+        .mapToDouble(CellResult::p50Micros).toArray();
+    md.append(String.format(Locale.ROOT, "Median over the %d PING cells of the run: %s µs of "
+        + "request-thread CPU, %s µs p50 (a single PING cell can land on a loaded moment: compare "
+        + "with the median too).%n%n", pingCpu.length, num(median(pingCpu)), num(median(pingP50))));
     md.append("| store | size | PING CPU µs | PING p50 µs | read CPU µs | read / PING | change CPU µs "
         + "| change / PING | read p50 µs | read p50 / PING p50 | change p50 µs | change p50 / PING "
         + "p50 |\n");
@@ -559,10 +568,12 @@ final class BenchReport {
         + "this code");
     CellResult durable = cell(Stores.DURABLE, ref, Workload.WRITE.label(), manyThreads);
     if (durable != null) {
-      lines.add(verdict(durable.errors() == 0) + String.format(Locale.ROOT, "durable saves of "
-          + "different sessions never wait on each other's WAIT (%d threads, durability 1): %s "
-          + "req/s, %d of %d failed%s", manyThreads, num(durable.throughput()), durable.errors(),
-          durable.requests(), durable.errors() == 0 ? "" : ": " + durable.note()));
+      CellResult plain = cell(Stores.DEFAULT_ON_REPLICA, ref, Workload.WRITE.label(), manyThreads);
+      lines.add(verdict(durable.errors() == 0) + String.format(Locale.ROOT, "durable saves with %d "
+          + "threads (durability 1, replica up) complete without failure: %s req/s (%s without "
+          + "durability on the same pair), %d of %d failed%s", manyThreads,
+          num(durable.throughput()), plain == null ? "–" : num(plain.throughput()),
+          durable.errors(), durable.requests(), durable.errors() == 0 ? "" : ": " + durable.note()));
     }
     return lines;
   }

@@ -22,7 +22,8 @@ class ReplicationCostBenchmark {
   @Test
   void run() {
     BenchConfig config = BenchConfig.full().withSystemProperties();
-    ReplicationCost.Outcome outcome = ReplicationCost.run(config, redis, replicated, System.out::println);
+    ReplicationCost.Outcome outcome =
+        ReplicationCost.run(config, redis, replicated, System.out::println);
     System.out.println();
     System.out.println(outcome.markdown());
     System.out.println("written to " + config.outputDirectory().toAbsolutePath());

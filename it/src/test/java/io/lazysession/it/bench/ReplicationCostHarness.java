@@ -46,7 +46,10 @@ final class ReplicationCostHarness {
   /** Sizes of the large-value cells, and of the value that must round-trip or be refused clearly. */
   static final List<Integer> LARGE_VALUE_BYTES = List.of(1 << 20, 10 << 20);
   static final int HUGE_VALUE_BYTES = 20 << 20;
-  /** Stores of the large-value cells: the peer, Kryo with and without zstd, the defaults with the near cache. */
+  /**
+   * Stores of the large-value cells: the peer, Kryo with and without zstd, the defaults with the
+   * near cache.
+   */
   static final List<String> LARGE_VALUE_STORES =
       List.of("spring", "lazy-kryo", "lazy-kryo-zstd", "lazy-kryo-zstd+near");
   /** hash-max-listpack-value settings the memory cells are repeated with (besides the default). */
@@ -90,14 +93,14 @@ final class ReplicationCostHarness {
   record HugeValueResult(String store, int bytes, boolean roundTrips, String outcome,
       double saveMillis, double readMillis) {}
 
-  /** One cell of an interleaved floor round: a store's PING, read or change, reference session, 1 thread. */
+  /** One cell of an interleaved floor round: a store's PING, read or change (reference, 1 thread). */
   record FloorCell(String store, String workload, int round, CellResult cell) {}
 
   /** Everything one run measured. */
   record Run(List<CellResult> cells, List<MemoryResult> memory, List<HugeValueResult> huge,
       List<FloorCell> floor) {}
 
-  /** Runs the whole matrix, then the extra cells; cells of stores that cannot run are reported as such. */
+  /** Runs the matrix, then the extra cells; cells of stores that cannot run are reported as such. */
   Run run() {
     List<CellResult> results = new ArrayList<>();
     List<MemoryResult> memory = new ArrayList<>();

@@ -15,9 +15,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * Runs the replication-cost benchmark with about twenty requests per cell, so that a change that
  * breaks it fails the normal build. Checks that every cell ran (the matrix, each store's PING floor,
- * the interleaved floor rounds, the memory cells with hash-max-listpack-value raised, the large values, the durable saves) and the
- * report was written; asserts only on what does not depend on timing: that cells ran, command counts,
- * and that bytes were measured — never how fast anything was.
+ * the interleaved floor rounds, the memory cells with hash-max-listpack-value raised, the large
+ * values, the durable saves) and the report was written. Asserts only what does not depend on
+ * timing: that cells ran, command counts, near-cache hits, that bytes were measured — never how fast
+ * anything was.
  */
 class ReplicationCostSmokeIT {
   @RegisterExtension
@@ -51,7 +52,6 @@ class ReplicationCostSmokeIT {
               assertThat(r.errors()).as("errors, first: %s", r.note()).isZero();
               assertThat(r.requests()).isPositive();
               assertThat(r.roundTripsPerRequest()).isEqualTo(1.0);
-              assertThat(r.redisCommandsPerRequest()).isEqualTo(1.0);
             });
         for (Workload workload : config.workloads()) {
           for (int threads : config.threads()) {
