@@ -16,7 +16,7 @@ import org.jspecify.annotations.Nullable;
  * }</pre>
  */
 public final class SpringSessionDataRedis {
-  /** Spring Session Data Redis's default namespace ({@code spring.session.redis.namespace}). */
+  /** Spring Session Data Redis's default namespace ({@code spring.session.data.redis.namespace}). */
   public static final String DEFAULT_NAMESPACE = "spring:session";
 
   private final String namespace;
@@ -31,14 +31,14 @@ public final class SpringSessionDataRedis {
   }
 
   /**
-   * Sessions under {@code namespace}: the value of {@code spring.session.redis.namespace} (or of
+   * Sessions under {@code namespace}: the value of {@code spring.session.data.redis.namespace} (or of
    * {@code @EnableRedisHttpSession(redisNamespace = ...)}) of the application being migrated.
    */
   public static SpringSessionDataRedis namespace(String namespace) {
     Objects.requireNonNull(namespace, "namespace must not be null");
     if (namespace.isBlank() || namespace.endsWith(":")) {
       throw new IllegalArgumentException("Spring Session Data Redis namespace must be the value of "
-          + "spring.session.redis.namespace, not blank and without a trailing ':', was '"
+          + "spring.session.data.redis.namespace, not blank and without a trailing ':', was '"
           + namespace + "'");
     }
     return new SpringSessionDataRedis(namespace);

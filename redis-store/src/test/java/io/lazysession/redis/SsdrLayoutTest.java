@@ -95,7 +95,7 @@ class SsdrLayoutTest {
   @Test
   void namespace_blankOrTrailingColon_refusedNamingTheProperty() {
     assertThatThrownBy(() -> SpringSessionDataRedis.namespace(" "))
-        .hasMessageContaining("spring.session.redis.namespace");
+        .hasMessageContaining("spring.session.data.redis.namespace");
     assertThatThrownBy(() -> SpringSessionDataRedis.namespace("spring:session:"))
         .hasMessageContaining("trailing ':'");
     assertThat(SpringSessionDataRedis.namespace("spring:session"))

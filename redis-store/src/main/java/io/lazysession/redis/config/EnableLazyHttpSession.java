@@ -86,4 +86,16 @@ public @interface EnableLazyHttpSession {
 
   /** The largest encoded attribute value, e.g. {@code 4MB} ({@code lazysession.max-value-bytes}). */
   String maxValueBytes() default "";
+
+  /**
+   * Take over sessions stored by Spring Session Data Redis on their first request:
+   * {@code spring-session-data-redis} ({@code lazysession.migrate-from}); empty: off.
+   */
+  String migrateFrom() default "";
+
+  /**
+   * The key prefix of the sessions to take over ({@code lazysession.migrate-from-namespace}); empty:
+   * {@code spring:session}.
+   */
+  String migrateFromNamespace() default "";
 }

@@ -78,6 +78,8 @@ public class LazyHttpSessionConfiguration extends SpringHttpSessionConfiguration
     put("durability.timeout", attributes.get("durabilityTimeout"));
     put("touch-interval", attributes.get("touchInterval"));
     put("max-value-bytes", attributes.get("maxValueBytes"));
+    put("migrate-from", attributes.get("migrateFrom"));
+    put("migrate-from-namespace", attributes.get("migrateFromNamespace"));
   }
 
   /** Records one attribute as its property; "" and -1 mean "not set": the property's default. */
@@ -151,7 +153,7 @@ public class LazyHttpSessionConfiguration extends SpringHttpSessionConfiguration
     AttributeSerializer serializer = serializers.getIfUnique(
         () -> properties.serializer(defaultPackages, classLoader));
     return RepositoryFactory.build(new RepositoryFactory.Request(client, target, clientName,
-        serializer, properties, properties.namespace(), maxInactiveInterval,
+        serializer, properties, properties.namespace(), null, maxInactiveInterval,
         ANNOTATION + "(maxInactiveIntervalInSeconds)", events,
         customizers.orderedStream().toList()));
   }

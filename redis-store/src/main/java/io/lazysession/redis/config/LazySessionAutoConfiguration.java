@@ -123,6 +123,8 @@ public class LazySessionAutoConfiguration {
         properties.namespace());
     return RepositoryFactory.build(new RepositoryFactory.Request(client,
         target.getIfAvailable(), CLIENT_BEAN_NAME, serializer, properties, namespace,
+        Binder.get(environment).bind(SpringSessionRedisProperties.PREFIX + ".namespace",
+            String.class).map(value -> value.isBlank() ? null : value).orElse(null),
         RepositoryFactory.sessionTimeout(environment), RepositoryFactory.SESSION_TIMEOUT_NAME,
         events, customizers.orderedStream().toList()));
   }

@@ -55,6 +55,10 @@ import org.springframework.util.unit.DataSize;
  * @param durability Replicas that must acknowledge each save.
  * @param maxValueBytes The largest encoded attribute value written or read; a bigger value fails
  *     its save with an error naming the attribute. Default: 16MB.
+ * @param migrateFrom Take over sessions stored by another store on their first request:
+ *     spring-session-data-redis (Spring Session Data Redis 4.x, both repositories). Off by default.
+ * @param migrateFromNamespace The key prefix of the sessions to take over. Default:
+ *     spring.session.data.redis.namespace when set, else spring:session.
  */
 @ConfigurationProperties(LazySessionProperties.PREFIX)
 public record LazySessionProperties(
@@ -73,7 +77,9 @@ public record LazySessionProperties(
     @DurationUnit(ChronoUnit.SECONDS) @DefaultValue(DEFAULT_CLEANUP_INTERVAL)
         Duration cleanupInterval,
     @DefaultValue Durability durability,
-    @Nullable DataSize maxValueBytes) {
+    @Nullable DataSize maxValueBytes,
+    @Nullable String migrateFrom,
+    @Nullable String migrateFromNamespace) {
 
   public static final String PREFIX = "lazysession";
   static final String DEFAULT_CODEC = "kryo";
@@ -81,6 +87,7 @@ public record LazySessionProperties(
   static final String DEFAULT_ON_DECODE_FAILURE = "drop-attribute";
   static final String DEFAULT_EXPIRY_GRACE = "5m";
   static final String DEFAULT_CLEANUP_INTERVAL = "10s";
+  static final String MIGRATE_FROM_SSDR = "spring-session-data-redis";
 
   public LazySessionProperties {
     allowedPackages = List.copyOf(allowedPackages);
@@ -100,6 +107,19 @@ public record LazySessionProperties(
     nonNegative(cleanupInterval, "cleanup-interval");
     if (touchInterval != null) {
       nonNegative(touchInterval, "touch-interval");
+    }
+    if (migrateFrom != null && !migrateFrom.isBlank()) {
+      String normalized = migrateFrom.trim().toLowerCase(Locale.ROOT).replace('_', '-');
+      if (!normalized.equals(MIGRATE_FROM_SSDR)) {
+        throw new IllegalArgumentException(PREFIX + ".migrate-from must be '" + MIGRATE_FROM_SSDR
+            + "' (or unset: no take-over), was '" + migrateFrom + "'");
+      }
+      migrateFrom = normalized;
+    } else {
+      migrateFrom = null;
+    }
+    if (migrateFromNamespace != null && migrateFromNamespace.isBlank()) {
+      migrateFromNamespace = null;
     }
     if (maxValueBytes != null && maxValueBytes.toBytes() < 1024) {
       throw new IllegalArgumentException(PREFIX + ".max-value-bytes must be at least 1KB, was "

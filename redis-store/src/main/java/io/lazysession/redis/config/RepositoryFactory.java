@@ -1,6 +1,7 @@
 package io.lazysession.redis.config;
 
 import io.lazysession.redis.LazyRedisSessionRepository;
+import io.lazysession.redis.SpringSessionDataRedis;
 import io.lazysession.serializer.AttributeSerializer;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
@@ -44,13 +45,28 @@ final class RepositoryFactory {
    * @param clientName the setting that provided the client, for the error when it is not usable
    * @param properties {@code lazysession.*} (or the annotation's attributes, bound the same way)
    * @param namespace the key prefix, after {@code spring.session.data.redis.namespace} was applied
+   * @param springSessionNamespace {@code spring.session.data.redis.namespace} when set: the default
+   *     prefix of the sessions {@code lazysession.migrate-from} takes over
    * @param sessionTimeout the default max inactive interval
    * @param sessionTimeoutName the setting that holds it, for error messages
    */
   record Request(AbstractRedisClient client, @Nullable RedisTarget target, String clientName,
       AttributeSerializer serializer, LazySessionProperties properties, String namespace,
-      Duration sessionTimeout, String sessionTimeoutName, ApplicationEventPublisher events,
+      @Nullable String springSessionNamespace, Duration sessionTimeout, String sessionTimeoutName, ApplicationEventPublisher events,
       List<LazySessionRepositoryCustomizer> customizers) {}
+
+  /**
+   * Where the sessions to take over live: {@code lazysession.migrate-from-namespace}, else
+   * {@code spring.session.data.redis.namespace}, else Spring Session's default.
+   */
+  static String migrateFromNamespace(LazySessionProperties properties,
+      @Nullable String springSessionNamespace) {
+    if (properties.migrateFromNamespace() != null) {
+      return properties.migrateFromNamespace();
+    }
+    return springSessionNamespace != null ? springSessionNamespace
+        : SpringSessionDataRedis.DEFAULT_NAMESPACE;
+  }
 
   static LazyRedisSessionRepository build(Request request) {
     LazySessionProperties properties = request.properties();
@@ -82,6 +98,10 @@ final class RepositoryFactory {
         .eventPublisher(request.events());
     if (properties.touchInterval() != null) {
       builder.touchInterval(properties.touchInterval());
+    }
+    if (properties.migrateFrom() != null) {
+      builder.migrateFrom(SpringSessionDataRedis.namespace(
+          migrateFromNamespace(properties, request.springSessionNamespace())));
     }
     request.customizers().forEach(customizer -> customizer.customize(builder));
     try {

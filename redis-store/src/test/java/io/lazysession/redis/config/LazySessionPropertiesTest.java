@@ -168,4 +168,26 @@ class LazySessionPropertiesTest {
     assertThatThrownBy(() -> properties.allowedPackages().add("org.evil"))
         .isInstanceOf(UnsupportedOperationException.class);
   }
+
+  @Test
+  void bind_migrateFrom_isOffByDefaultAndNormalized() {
+    assertThat(bind().migrateFrom()).isNull();
+    assertThat(bind("lazysession.migrate-from", "Spring_Session_Data_Redis").migrateFrom())
+        .isEqualTo("spring-session-data-redis");
+  }
+
+  @Test
+  void bind_unknownMigrateFrom_failsNamingThePropertyAndTheAcceptedValue() {
+    assertThatThrownBy(() -> bind("lazysession.migrate-from", "hazelcast"))
+        .rootCause().hasMessage("lazysession.migrate-from must be 'spring-session-data-redis' "
+            + "(or unset: no take-over), was 'hazelcast'");
+  }
+
+  @Test
+  void migrateFromNamespace_ownSettingThenSpringSessionsThenDefault() {
+    assertThat(RepositoryFactory.migrateFromNamespace(
+        bind("lazysession.migrate-from-namespace", "legacy"), "shop")).isEqualTo("legacy");
+    assertThat(RepositoryFactory.migrateFromNamespace(bind(), "shop")).isEqualTo("shop");
+    assertThat(RepositoryFactory.migrateFromNamespace(bind(), null)).isEqualTo("spring:session");
+  }
 }
