@@ -19,10 +19,12 @@ public enum DecodeFailurePolicy {
    * provably corrupt ({@code CorruptDataException}), the field is deleted from Redis on the next
    * save. When this node merely cannot read them (a class outside its allow-list, a class it does not
    * have, an enum constant or field it does not know, a zstd dictionary it does not know), the bytes
-   * stay in
-   * Redis untouched, neither deleted nor rewritten: during a rolling deploy they were probably
-   * written by a newer node, which still reads them. Only an explicit {@code removeAttribute} or
-   * {@code setAttribute} of that name changes them.
+   * stay in Redis untouched, neither deleted nor rewritten: during a rolling deploy they were
+   * probably written by a newer node, which still reads them. Only an explicit
+   * {@code removeAttribute} or {@code setAttribute} of that name changes them.
+   *
+   * <p>No policy applies to an {@link Error} thrown while decoding (out of memory, stack overflow):
+   * it says nothing about the bytes, so it propagates and the stored bytes stay as they are.
    */
   DROP_ATTRIBUTE("drop-attribute"),
 

@@ -160,9 +160,11 @@ public final class LazyRedisSessionRepository
    * Writes what changed. With {@linkplain Builder#durability durability} on, waits for the replicas.
    *
    * @throws SessionStoreUnavailableException when Redis cannot be reached in time (whether the change
-   *     was applied is then unknown)
+   *     was applied is unknown, unless the message says the primary applied it)
    * @throws SessionNotReplicatedException when the primary applied the change but too few replicas
    *     acknowledged it in time
+   * @throws io.lazysession.serializer.SerializationException naming the attribute that cannot be
+   *     encoded (nothing is written)
    */
   @Override
   public void save(LazySession session) {
@@ -208,8 +210,8 @@ public final class LazyRedisSessionRepository
   }
 
   /**
-   * Sessions by principal name (index {@link #PRINCIPAL_NAME_INDEX_NAME}); other index names find
-   * nothing. Index entries of sessions that are gone are removed on the way.
+   * Sessions whose stored principal is {@code indexValue} (index {@link #PRINCIPAL_NAME_INDEX_NAME});
+   * other index names find nothing. Stale index entries are removed on the way.
    */
   @Override
   public Map<String, LazySession> findByIndexNameAndIndexValue(String indexName, String indexValue) {

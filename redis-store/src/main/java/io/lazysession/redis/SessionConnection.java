@@ -86,8 +86,10 @@ interface SessionConnection extends AutoCloseable {
       return connection;
     };
     StatefulRedisConnection<byte[], byte[]> connection = open(connect);
-    WaitConnections<StatefulRedisConnection<byte[], byte[]>> waits =
-        durable ? new WaitConnections<>(connect, MAX_IDLE_WAIT_CONNECTIONS) : null;
+    WaitConnections<StatefulRedisConnection<byte[], byte[]>> waits = durable
+        ? new WaitConnections<>(connect, closing -> closing.removeListener(listener),
+            MAX_IDLE_WAIT_CONNECTIONS)
+        : null;
     return Lettuce.open(connection, connection.sync(), waits == null ? null
         : (key, work) -> waits.with(dedicated -> work.apply(dedicated.sync())),
         () -> {}, () -> {}, waits);
@@ -103,8 +105,11 @@ interface SessionConnection extends AutoCloseable {
         () -> client.connect(ByteArrayCodec.INSTANCE);
     StatefulRedisClusterConnection<byte[], byte[]> connection = open(connect);
     Disposable resets = subscribe(client, client::getPartitions, onReset);
-    WaitConnections<StatefulRedisClusterConnection<byte[], byte[]>> waits =
-        durable ? new WaitConnections<>(connect, MAX_IDLE_WAIT_CONNECTIONS) : null;
+    // The Cluster's resets come from its event bus, which cannot tell a connection closed on
+    // purpose from a dropped one: a WAIT connection closed beyond the idle ones kept resets the near
+    // cache (always safe, only a cost).
+    WaitConnections<StatefulRedisClusterConnection<byte[], byte[]>> waits = durable
+        ? new WaitConnections<>(connect, closing -> { }, MAX_IDLE_WAIT_CONNECTIONS) : null;
     return Lettuce.open(connection, connection.sync(), waits == null ? null
         : (key, work) -> waits.with(dedicated -> {
           int slot = SlotHash.getSlot(key);

@@ -18,7 +18,7 @@ interface SessionContext {
 
   Instant now();
 
-  /** Applies the decode failure policy to an attribute of {@code session}; see {@link DecodeFailureHandler}. */
+  /** Applies the decode failure policy to an attribute of {@code session}. */
   void decodeFailed(LazySession session, String attributeName, SerializationException failure);
 
   static SessionContext of(AttributeSerializer serializer, SessionIdGenerator ids, Clock clock,

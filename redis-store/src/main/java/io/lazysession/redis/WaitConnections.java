@@ -8,6 +8,7 @@ import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -28,6 +29,7 @@ import java.util.function.Supplier;
  */
 final class WaitConnections<C extends StatefulConnection<byte[], byte[]>> implements AutoCloseable {
   private final Supplier<C> connect;
+  private final Consumer<C> quietly;
   private final int maxIdle;
   private final Queue<C> idle = new ConcurrentLinkedQueue<>();
   private final AtomicInteger idleCount = new AtomicInteger();
@@ -36,10 +38,13 @@ final class WaitConnections<C extends StatefulConnection<byte[], byte[]>> implem
 
   /**
    * @param connect opens one more connection (and registers whatever listens to its drops)
+   * @param quietly unregisters those listeners from a connection about to be closed on purpose, so
+   *     that closing it is not taken for a dropped connection
    * @param maxIdle how many idle connections are kept between saves
    */
-  WaitConnections(Supplier<C> connect, int maxIdle) {
+  WaitConnections(Supplier<C> connect, Consumer<C> quietly, int maxIdle) {
     this.connect = connect;
+    this.quietly = quietly;
     this.maxIdle = maxIdle;
   }
 
@@ -98,6 +103,7 @@ final class WaitConnections<C extends StatefulConnection<byte[], byte[]>> implem
     synchronized (all) {
       all.remove(connection);
     }
+    quietly.accept(connection);
     connection.closeAsync();
   }
 
