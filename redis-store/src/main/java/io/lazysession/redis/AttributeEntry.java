@@ -2,6 +2,9 @@ package io.lazysession.redis;
 
 import io.lazysession.serializer.lazy.LazyValue;
 import java.util.Arrays;
+import io.lazysession.serializer.SerializationException;
+import io.lazysession.serializer.ValueTooLargeException;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -78,5 +81,22 @@ final class AttributeEntry {
   void committed(byte[] written) {
     stored = written;
     set = false;
+  }
+
+  /**
+   * Runs an entry's encoding; a failure names the attribute and the session {@code id} (a value over the size
+   * limit also names the setting: {@link ValueTooLargeException}'s message does), and keeps its type.
+   */
+  static byte @Nullable [] encoded(String id, String name, Supplier<byte @Nullable []> encoding) {
+    try {
+      return encoding.get();
+    } catch (SerializationException e) {
+      String message = "attribute '" + name + "' of session " + id + " cannot be stored: "
+          + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
+      if (e instanceof ValueTooLargeException tooLarge) {
+        throw new AttributeTooLargeException(message, tooLarge);
+      }
+      throw new SerializationException(message, e);
+    }
   }
 }

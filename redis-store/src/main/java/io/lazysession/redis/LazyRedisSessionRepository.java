@@ -7,14 +7,12 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
-import java.util.function.Supplier;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.session.FindByIndexNameSessionRepository;
-import org.springframework.session.MapSession;
 import org.springframework.session.SessionIdGenerator;
 import org.springframework.session.UuidSessionIdGenerator;
 import org.springframework.session.events.SessionDeletedEvent;
@@ -38,26 +36,16 @@ import org.springframework.session.events.SessionExpiredEvent;
  * nothing. Concurrent requests that change different attributes of one session all keep their
  * changes; for one attribute, the last write wins.
  *
- * <p>Expiry: Redis drops a hash by TTL (max inactive interval + grace); each repository also sweeps a
- * per-namespace schedule every {@linkplain Builder#cleanupInterval cleanup interval} and publishes one
- * {@link SessionExpiredEvent} per expired session across all nodes. The events carry a
- * {@link MapSession} with the id, creation time, last access time and max inactive interval, and no
- * attributes. No Redis configuration (keyspace notifications) is needed.
+ * <p>Expiry: by TTL in Redis, and a sweep on each node that publishes one
+ * {@link SessionExpiredEvent} per expired session across all nodes (see the package documentation).
  *
- * <p>Failures: every method that talks to Redis throws {@link SessionStoreUnavailableException} when
- * Redis cannot be reached or does not answer within the client's command timeout, and
- * {@link SessionStoreException} for other error answers; {@link SessionNotReplicatedException} when
- * {@linkplain Builder#durability durability} is on and too few replicas acknowledged a save. A failed
- * save drops the session from the near cache. For requests to fail fast rather than queue while Redis
- * is down, give the client {@code ClientOptions} with {@code REJECT_COMMANDS}, a bounded request
- * queue and {@code TimeoutOptions} (the Spring configurations do).
+ * <p>Failures: {@link SessionStoreUnavailableException} when Redis cannot be reached in time,
+ * {@link SessionStoreException} for other error answers, {@link SessionNotReplicatedException} when
+ * {@linkplain Builder#durability durability} is on and too few replicas acknowledged a save (see the
+ * package documentation for fail-fast client options).
  *
- * <p>Thread-safe: build one per application and share it; {@link #close()} when done. The client is
- * not closed by this repository.
- *
- * <p>Design note: this class only routes, to collaborators built once, each given only what it needs
- * ({@link SessionReader}, {@link SessionWriter}, {@link ExpirySweeper}, {@link PrincipalIndex}); only
- * {@link RedisSessionStore} speaks to Redis. docs/architecture.md follows a request through them.
+ * <p>Thread-safe: build one per application and share it; {@link #close()} when done (the client is
+ * not closed). Design: this class only routes, to collaborators built once (docs/architecture.md).
  */
 public final class LazyRedisSessionRepository
     implements FindByIndexNameSessionRepository<LazySession>, AutoCloseable {
@@ -149,7 +137,7 @@ public final class LazyRedisSessionRepository
     if (!SessionKeys.isPlausibleId(id)) {
       return null;
     }
-    LazySession session = translated("findById", id, () -> reader.find(id));
+    LazySession session = StoreFailures.translated("findById", id, () -> reader.find(id));
     if (session != null) {
       CurrentRequest.exposeIfAbsent(session);
     }
@@ -199,13 +187,9 @@ public final class LazyRedisSessionRepository
       return;
     }
     nearCache.invalidate(id);
-    translated("deleteById", id, () -> expiry.delete(id));
-    if (migration != null) {
-      // A session not yet taken over must not be found in Spring Session Data Redis afterwards.
-      translated("deleteById", id, () -> {
-        migration.delete(id);
-        return null;
-      });
+    StoreFailures.translated("deleteById", id, () -> expiry.delete(id));
+    if (migration != null) { // a session not yet taken over must not be found there afterwards
+      StoreFailures.translated("deleteById", id, () -> migration.delete(id));
     }
   }
 
@@ -218,24 +202,11 @@ public final class LazyRedisSessionRepository
     if (!PRINCIPAL_NAME_INDEX_NAME.equals(indexName)) {
       return Collections.emptyMap();
     }
-    Map<String, LazySession> found = translated("findByIndexNameAndIndexValue", null,
-        () -> principals.find(indexValue,
-            id -> SessionKeys.isPlausibleId(id) ? reader.find(id) : null));
-    if (migration == null) {
-      return found;
-    }
-    // Sessions not yet taken over are in Spring Session Data Redis's index only.
-    return translated("findByIndexNameAndIndexValue", null, () -> {
-      Map<String, LazySession> all = new LinkedHashMap<>(found);
-      for (String id : migration.principalSessionIds(indexValue)) {
-        if (!all.containsKey(id) && SessionKeys.isPlausibleId(id)) {
-          LazySession session = reader.find(id);
-          if (session != null && session.migratingFrom() != null) {
-            all.put(id, session);
-          }
-        }
-      }
-      return all.isEmpty() ? Collections.emptyMap() : all;
+    return StoreFailures.translated("findByIndexNameAndIndexValue", null, () -> {
+      Function<String, @Nullable LazySession> loader =
+          id -> SessionKeys.isPlausibleId(id) ? reader.find(id) : null;
+      Map<String, LazySession> found = principals.find(indexValue, loader);
+      return migration == null ? found : migration.withWaiting(found, indexValue, loader);
     });
   }
 
@@ -249,7 +220,7 @@ public final class LazyRedisSessionRepository
    * @throws SessionStoreUnavailableException when Redis cannot be reached in time
    */
   public int cleanUpExpiredSessions() {
-    return translated("cleanUpExpiredSessions", null, expiry::sweepDue);
+    return StoreFailures.translated("cleanUpExpiredSessions", null, expiry::sweepDue);
   }
 
   /** What this repository has done so far: loads, saves, round trips, bytes, decode failures... */
@@ -267,7 +238,7 @@ public final class LazyRedisSessionRepository
    */
   public long countSessionsWaitingForMigration() {
     return migration == null ? 0
-        : translated("countSessionsWaitingForMigration", null, migration::countWaiting);
+        : StoreFailures.translated("countSessionsWaitingForMigration", null, migration::countWaiting);
   }
 
   /** The namespace (key prefix) this repository stores sessions under. */
@@ -298,15 +269,6 @@ public final class LazyRedisSessionRepository
   /** The expiry sweep, for tests that drive its steps one by one. */
   ExpirySweeper expiry() {
     return expiry;
-  }
-
-  /** Runs a call to Redis, turning Lettuce's exceptions into the store's own. */
-  private static <T> T translated(String operation, @Nullable String id, Supplier<T> call) {
-    try {
-      return call.get();
-    } catch (RedisException e) {
-      throw StoreFailures.translate(operation, id, e);
-    }
   }
 
   /**
@@ -355,12 +317,7 @@ public final class LazyRedisSessionRepository
 
     /** The key prefix; default {@value #DEFAULT_NAMESPACE}. Letters, digits, {@code -_.:} only. */
     public Builder namespace(String namespace) {
-      Objects.requireNonNull(namespace, "namespace must not be null");
-      if (!namespace.matches("[A-Za-z0-9_.:\\-]+")) {
-        throw new IllegalArgumentException("namespace must be made of letters, digits and -_.: "
-            + "(no spaces or braces), was '" + namespace + "'");
-      }
-      this.namespace = namespace;
+      this.namespace = SessionKeys.checkNamespace(namespace);
       return this;
     }
 
@@ -447,32 +404,17 @@ public final class LazyRedisSessionRepository
      * times out first (and the save fails as unavailable).
      */
     public Builder durability(int replicas, Duration timeout) {
-      if (replicas < 0) {
-        throw new IllegalArgumentException("durability replicas must be >= 0, was " + replicas);
-      }
-      Objects.requireNonNull(timeout, "durability timeout must not be null");
-      if (timeout.isNegative() || timeout.isZero()) {
-        throw new IllegalArgumentException("durability timeout must be > 0 (WAIT 0 waits "
-            + "forever), was " + timeout);
-      }
-      this.durabilityReplicas = replicas;
-      this.durabilityTimeout = timeout;
+      SessionWriter.Durability checked = new SessionWriter.Durability(replicas, timeout);
+      this.durabilityReplicas = checked.replicas();
+      this.durabilityTimeout = checked.timeout();
       return this;
     }
 
     /**
-     * Takes over the sessions that Spring Session Data Redis 4.x ({@code RedisSessionRepository} or
-     * {@code RedisIndexedSessionRepository}, with its default JDK serialization) stored under
-     * {@code source}, so that switching to this repository signs nobody out. Off (null) by default.
-     *
-     * <p>An id not found in this repository's namespace is looked up there (one more round trip, on
-     * a miss only); the session is served as it is (its attributes are decoded on first read,
-     * through the serializer's allow-list, as JDK serialization); its first save writes it in this
-     * repository's layout and removes it, and its index entries, from Spring Session Data Redis.
-     * {@code deleteById} deletes it there too; {@code findByPrincipalName} also finds the sessions
-     * of Spring Session Data Redis's principal index. Give the serializer an allow-list with the
-     * packages of the attributes those sessions hold (Spring Security's, for a signed-in user).
-     * See docs/migration.md, also for rolling back.
+     * Takes over the sessions that Spring Session Data Redis 4.x stored under {@code source} (both
+     * of its repositories, default JDK serialization), each on its first request, so that switching
+     * signs nobody out; off (null) by default. The allow-list must cover those sessions' attributes.
+     * How, what it costs and how to roll back: docs/migration.md.
      */
     public Builder migrateFrom(@Nullable SpringSessionDataRedis source) {
       this.migrateFrom = source;
@@ -491,12 +433,7 @@ public final class LazyRedisSessionRepository
      * @throws IllegalStateException when Redis cannot be reached, saying what to check
      */
     public LazyRedisSessionRepository build() {
-      if (touchInterval != null && !defaultMaxInactiveInterval.isNegative()
-          && touchInterval.compareTo(defaultMaxInactiveInterval) >= 0) {
-        throw new IllegalArgumentException("touchInterval (" + touchInterval + ") must be shorter "
-            + "than defaultMaxInactiveInterval (" + defaultMaxInactiveInterval + "), or sessions "
-            + "expire while in use");
-      }
+      TouchPolicy.check(touchInterval, defaultMaxInactiveInterval);
       AttributeSerializer serializer = this.serializer == null
           ? AttributeSerializer.builder().build() : this.serializer;
       NearCache nearCache = new NearCache(nearCacheMaxBytes);

@@ -14,7 +14,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.session.FindByIndexNameSessionRepository;
 import org.springframework.session.Session;
@@ -365,7 +364,7 @@ public final class LazySession implements Session {
   Map<String, byte[]> changedAttributes() {
     Map<String, byte[]> changed = new LinkedHashMap<>();
     attributes.forEach((name, entry) -> {
-      byte[] bytes = encoded(name, entry::changedBytes);
+      byte[] bytes = AttributeEntry.encoded(id, name, entry::changedBytes);
       if (bytes != null) {
         changed.put(name, bytes);
       }
@@ -379,26 +378,9 @@ public final class LazySession implements Session {
    */
   Map<String, byte[]> allAttributes() {
     Map<String, byte[]> all = new LinkedHashMap<>();
-    attributes.forEach((name, entry) -> all.put(name, encoded(name, entry::fullBytes)));
+    attributes.forEach((name, entry) -> all.put(name, AttributeEntry.encoded(id, name, entry::fullBytes)));
     all.putAll(hidden);
     return all;
-  }
-
-  /**
-   * Runs an entry's encoding; a failure names the attribute and session, and for a value over the
-   * size limit the setting that raises it.
-   */
-  private byte @Nullable [] encoded(String name, Supplier<byte @Nullable []> encoding) {
-    try {
-      return encoding.get();
-    } catch (SerializationException e) {
-      String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-      String hint = message.contains("more than the maximum")
-          ? " (the limit is AttributeSerializer.Builder.maxPayloadBytes; raise it or store less in "
-              + "this attribute)" : "";
-      throw new SerializationException("attribute '" + name + "' of session " + id
-          + " cannot be stored: " + message + hint, e);
-    }
   }
 
   /** The bytes Redis holds for each attribute, hidden ones included: what the near cache keeps. */

@@ -24,6 +24,16 @@ final class SessionKeys {
   private final String namespace;
   private final byte[] expirations;
 
+  /** A namespace, checked: letters, digits and {@code -_.:} only (no spaces, no braces). */
+  static String checkNamespace(String namespace) {
+    java.util.Objects.requireNonNull(namespace, "namespace must not be null");
+    if (!namespace.matches("[A-Za-z0-9_.:\\-]+")) {
+      throw new IllegalArgumentException("namespace must be made of letters, digits and -_.: "
+          + "(no spaces or braces), was '" + namespace + "'");
+    }
+    return namespace;
+  }
+
   SessionKeys(String namespace) {
     this.namespace = namespace;
     this.expirations = (namespace + ":expirations").getBytes(UTF_8);

@@ -11,6 +11,9 @@ import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.LinkedHashMap;
+import java.util.Collections;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -130,9 +133,29 @@ final class SpringSessionDataRedisMigration {
    * the session must not be found there afterwards. Index entries left behind are ignored by both
    * stores, as they point at no hash.
    */
-  void delete(String id) {
+  @Nullable Void delete(String id) {
     metrics.roundTrips.increment();
     connection.commands().del(layout.session(id), layout.expires(id));
+    return null;
+  }
+
+  /**
+   * {@code found}, the sessions of {@code principal} in lazysession's index, plus those still waiting
+   * in Spring Session Data Redis's index (only the indexed repository keeps one), each loaded by
+   * {@code loader}.
+   */
+  Map<String, LazySession> withWaiting(Map<String, LazySession> found, String principal,
+      Function<String, @Nullable LazySession> loader) {
+    Map<String, LazySession> all = new LinkedHashMap<>(found);
+    for (String id : principalSessionIds(principal)) {
+      if (!all.containsKey(id)) {
+        LazySession session = loader.apply(id);
+        if (session != null && session.migratingFrom() != null) {
+          all.put(id, session);
+        }
+      }
+    }
+    return all.isEmpty() ? Collections.emptyMap() : all;
   }
 
   /** The ids SSDR's principal index holds for {@code principal} (one SMEMBERS). */

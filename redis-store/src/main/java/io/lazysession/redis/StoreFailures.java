@@ -3,6 +3,7 @@ package io.lazysession.redis;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisException;
 import java.util.List;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -16,6 +17,15 @@ final class StoreFailures {
       "CLUSTERDOWN", "TRYAGAIN", "MOVED", "ASK", "NOREPLICAS", "BUSY");
 
   private StoreFailures() {}
+
+  /** Runs a call to Redis, turning Lettuce's exceptions into the store's own. */
+  static <T> T translated(String operation, @Nullable String sessionId, Supplier<T> call) {
+    try {
+      return call.get();
+    } catch (RedisException e) {
+      throw translate(operation, sessionId, e);
+    }
+  }
 
   static SessionStoreException translate(String operation, @Nullable String sessionId,
       RedisException failure) {

@@ -15,6 +15,19 @@ final class TouchPolicy {
    * @param configured the configured touch interval, or null for the default (1% of the timeout)
    * @param defaultMaxInactive the timeout of new sessions
    */
+  /**
+   * Checks a configured touch interval against the default timeout: not shorter, sessions would
+   * expire while in use.
+   */
+  static void check(@Nullable Duration configured, Duration defaultMaxInactive) {
+    if (configured != null && !defaultMaxInactive.isNegative()
+        && configured.compareTo(defaultMaxInactive) >= 0) {
+      throw new IllegalArgumentException("touchInterval (" + configured + ") must be shorter "
+          + "than defaultMaxInactiveInterval (" + defaultMaxInactive + "), or sessions "
+          + "expire while in use");
+    }
+  }
+
   TouchPolicy(@Nullable Duration configured, Duration defaultMaxInactive) {
     this.configured = configured;
     this.defaultInterval = intervalFor(configured, defaultMaxInactive);

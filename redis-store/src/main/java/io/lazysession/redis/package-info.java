@@ -3,7 +3,24 @@
  * (Lettuce) whose attributes stay encoded until read and are written back as deltas.
  *
  * <p>Start at {@link io.lazysession.redis.LazyRedisSessionRepository#builder(io.lettuce.core.RedisClient)}.
- * The Redis layout, scripts and expiry are described in {@code docs/redis-layout.md}.
+ * The Redis layout, scripts and expiry are described in {@code docs/redis-layout.md}; which class
+ * holds which concern in {@code docs/architecture.md}.
+ *
+ * <p>Expiry: Redis drops a hash by TTL (max inactive interval + grace); each repository also sweeps a
+ * per-namespace schedule every cleanup interval and publishes one
+ * {@link org.springframework.session.events.SessionExpiredEvent} per expired session across all nodes.
+ * The events carry a {@link org.springframework.session.MapSession} with the id, creation time, last
+ * access time and max inactive interval, and no attributes. No Redis configuration (keyspace
+ * notifications) is needed.
+ *
+ * <p>Failures: every method that talks to Redis throws {@link
+ * io.lazysession.redis.SessionStoreUnavailableException} when Redis cannot be reached or does not
+ * answer within the client's command timeout, and {@link io.lazysession.redis.SessionStoreException}
+ * for other error answers; {@link io.lazysession.redis.SessionNotReplicatedException} when durability
+ * is on and too few replicas acknowledged a save. A failed save drops the session from the near
+ * cache. For requests to fail fast rather than queue while Redis is down, give the client
+ * {@code ClientOptions} with {@code REJECT_COMMANDS}, a bounded request queue and
+ * {@code TimeoutOptions} (the Spring configurations do).
  */
 @NullMarked
 package io.lazysession.redis;

@@ -564,7 +564,8 @@ class LazyRedisSessionRepositoryIT {
     assertThatThrownBy(() -> small.save(session))
         .isInstanceOf(io.lazysession.serializer.SerializationException.class)
         .hasMessageContaining("'upload'").hasMessageContaining(session.getId())
-        .hasMessageContaining("maxPayloadBytes");
+        .isInstanceOf(AttributeTooLargeException.class)
+        .hasMessageContaining("lazysession.max-value-bytes");
   }
 
   @Test
