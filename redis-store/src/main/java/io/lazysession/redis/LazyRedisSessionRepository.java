@@ -13,6 +13,7 @@ import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.session.FindByIndexNameSessionRepository;
+import org.springframework.session.FlushMode;
 import org.springframework.session.SessionIdGenerator;
 import org.springframework.session.UuidSessionIdGenerator;
 import org.springframework.session.events.SessionDeletedEvent;
@@ -36,13 +37,9 @@ import org.springframework.session.events.SessionExpiredEvent;
  * nothing. Concurrent requests that change different attributes of one session all keep their
  * changes; for one attribute, the last write wins.
  *
- * <p>Expiry: by TTL in Redis, and a sweep on each node that publishes one
- * {@link SessionExpiredEvent} per expired session across all nodes (see the package documentation).
- *
- * <p>Failures: {@link SessionStoreUnavailableException} when Redis cannot be reached in time,
- * {@link SessionStoreException} for other error answers, {@link SessionNotReplicatedException} when
- * {@linkplain Builder#durability durability} is on and too few replicas acknowledged a save (see the
- * package documentation for fail-fast client options).
+ * <p>Expiry (one {@link SessionExpiredEvent} per session across all nodes) and failures
+ * ({@link SessionStoreUnavailableException}, {@link SessionStoreException},
+ * {@link SessionNotReplicatedException}) are described in the package documentation.
  *
  * <p>Thread-safe: build one per application and share it; {@link #close()} when done (the client is
  * not closed). Design: this class only routes, to collaborators built once (docs/architecture.md).
@@ -86,7 +83,8 @@ public final class LazyRedisSessionRepository
     store.loadScripts();
     this.defaultMaxInactiveInterval = builder.defaultMaxInactiveInterval;
     this.context = SessionContext.of(serializer, builder.idGenerator, builder.clock,
-        new DecodeFailureHandler(builder.decodeFailurePolicy, metrics));
+        new DecodeFailureHandler(builder.decodeFailurePolicy, metrics),
+        builder.flushMode == FlushMode.IMMEDIATE ? this::save : null);
     this.touch = new TouchPolicy(builder.touchInterval, defaultMaxInactiveInterval);
     SessionEvents events = new SessionEvents(this, builder.eventPublisher);
     this.principals = new PrincipalIndex(store, builder.clock);
@@ -124,6 +122,7 @@ public final class LazyRedisSessionRepository
   public LazySession createSession() {
     LazySession session = new LazySession(context, context.newSessionId(), context.now(),
         defaultMaxInactiveInterval);
+    context.changed(session); // created in Redis at once in flush mode IMMEDIATE
     CurrentRequest.expose(session);
     return session;
   }
@@ -296,14 +295,14 @@ public final class LazyRedisSessionRepository
     private int durabilityReplicas;
     private Duration durabilityTimeout = DEFAULT_DURABILITY_TIMEOUT;
     private @Nullable SpringSessionDataRedis migrateFrom;
+    private FlushMode flushMode = FlushMode.ON_SAVE;
 
     private Builder(Connector connector) {
       this.connector = connector;
     }
 
     private static Duration nonNegative(Duration value, String name) {
-      Objects.requireNonNull(value, () -> name + " must not be null");
-      if (value.isNegative()) {
+      if (Objects.requireNonNull(value, () -> name + " must not be null").isNegative()) {
         throw new IllegalArgumentException(name + " must be >= 0, was " + value);
       }
       return value;
@@ -337,10 +336,8 @@ public final class LazyRedisSessionRepository
 
     /**
      * How stale the stored last-access time may get before a request that changes nothing writes it
-     * (one small write). Default: 1% of each session's max inactive interval, at most 60 seconds.
-     * A configured value must be shorter than the {@linkplain #defaultMaxInactiveInterval default
-     * max inactive interval}, and is capped at a tenth of the timeout of a session whose own timeout
-     * is shorter. Zero: every request writes its access time.
+     * (one small write). Default: 1% of each session's timeout, at most 60 s. Shorter than the default
+     * timeout; capped at a tenth of a shorter own timeout. Zero: every request writes it.
      */
     public Builder touchInterval(Duration touchInterval) {
       this.touchInterval = nonNegative(touchInterval, "touchInterval");
@@ -395,13 +392,10 @@ public final class LazyRedisSessionRepository
 
     /**
      * After each save, wait (Redis WAIT, on a connection of that save's own) until {@code replicas}
-     * replicas have the change, at most {@code timeout}; when fewer acknowledge in time, {@code save}
-     * throws {@link SessionNotReplicatedException} (the change stays applied on the primary). Costs
-     * one more round trip per save, plus the replication delay; saves never wait for each other. Off (0 replicas) by default: then a
-     * save is acknowledged once the primary applied it, and a failover right after can lose it.
-     *
-     * <p>{@code timeout} must be shorter than the client's command timeout, or the WAIT itself
-     * times out first (and the save fails as unavailable).
+     * replicas have the change, at most {@code timeout} (shorter than the client's command timeout);
+     * when fewer acknowledge, {@code save} throws {@link SessionNotReplicatedException} (the change
+     * stays applied on the primary). One more round trip per save; saves never wait for each other.
+     * Off (0) by default: a failover right after a save can then lose it.
      */
     public Builder durability(int replicas, Duration timeout) {
       SessionWriter.Durability checked = new SessionWriter.Durability(replicas, timeout);
@@ -421,17 +415,22 @@ public final class LazyRedisSessionRepository
       return this;
     }
 
+    /**
+     * {@code ON_SAVE} (default): a request's changes are written when it ends, in one round trip.
+     * {@code IMMEDIATE}: each change (and a new session) is saved as it is made, a round trip each.
+     */
+    public Builder flushMode(FlushMode flushMode) {
+      this.flushMode = Objects.requireNonNull(flushMode, "flushMode must not be null");
+      return this;
+    }
+
     /** How new session ids are made; default random UUIDs. */
     public Builder sessionIdGenerator(SessionIdGenerator generator) {
       this.idGenerator = Objects.requireNonNull(generator, "sessionIdGenerator must not be null");
       return this;
     }
 
-    /**
-     * Connects to Redis, loads the scripts and starts the expiry sweep.
-     *
-     * @throws IllegalStateException when Redis cannot be reached, saying what to check
-     */
+    /** Connects, loads the scripts, starts the sweep; {@code IllegalStateException} if Redis is down. */
     public LazyRedisSessionRepository build() {
       TouchPolicy.check(touchInterval, defaultMaxInactiveInterval);
       AttributeSerializer serializer = this.serializer == null

@@ -121,6 +121,7 @@ public final class LazySession implements Session {
   @Override
   public String changeSessionId() {
     id = context.newSessionId();
+    context.changed(this);
     return id;
   }
 
@@ -163,6 +164,7 @@ public final class LazySession implements Session {
         previous == null ? null : previous.stored()));
     hidden.remove(attributeName);
     notePrincipal(attributeName);
+    context.changed(this);
   }
 
   @Override
@@ -170,6 +172,7 @@ public final class LazySession implements Session {
     attributes.remove(attributeName);
     hidden.remove(attributeName);
     notePrincipal(attributeName);
+    context.changed(this);
   }
 
   @Override
@@ -191,6 +194,7 @@ public final class LazySession implements Session {
   @Override
   public void setMaxInactiveInterval(Duration interval) {
     this.maxInactiveInterval = Objects.requireNonNull(interval, "interval");
+    context.changed(this);
   }
 
   @Override

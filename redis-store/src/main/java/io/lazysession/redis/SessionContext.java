@@ -4,6 +4,8 @@ import io.lazysession.serializer.AttributeSerializer;
 import io.lazysession.serializer.SerializationException;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 import org.springframework.session.SessionIdGenerator;
 
 /**
@@ -21,8 +23,15 @@ interface SessionContext {
   /** Applies the decode failure policy to an attribute of {@code session}. */
   void decodeFailed(LazySession session, String attributeName, SerializationException failure);
 
+  /** After the application changed {@code session}: saves it at once in flush mode IMMEDIATE. */
+  void changed(LazySession session);
+
+  /**
+   * @param flush what saves a session when the application changes it (flush mode IMMEDIATE); null
+   *     when sessions are saved at the end of the request only
+   */
   static SessionContext of(AttributeSerializer serializer, SessionIdGenerator ids, Clock clock,
-      DecodeFailureHandler failures) {
+      DecodeFailureHandler failures, @Nullable Consumer<LazySession> flush) {
     return new SessionContext() {
       @Override
       public AttributeSerializer serializer() {
@@ -43,6 +52,13 @@ interface SessionContext {
       public void decodeFailed(LazySession session, String attributeName,
           SerializationException failure) {
         failures.decodeFailed(session, attributeName, failure);
+      }
+
+      @Override
+      public void changed(LazySession session) {
+        if (flush != null) {
+          flush.accept(session);
+        }
       }
     };
   }

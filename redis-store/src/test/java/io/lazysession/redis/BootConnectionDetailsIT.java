@@ -90,9 +90,27 @@ class BootConnectionDetailsIT {
   }
 
   @Test
-  void flushModeImmediate_failsAtStartupNamingTheProperty() {
+  void flushModeImmediate_eachChangeIsInRedisBeforeTheRequestEnds() {
+    try (ConfigurableApplicationContext context = start(ServiceConnectionLike.class,
+        "spring.session.data.redis.flush-mode=immediate")) {
+      LazyRedisSessionRepository repository = context.getBean(LazyRedisSessionRepository.class);
+      LazySession session = repository.createSession();
+      assertThat(repository.findById(session.getId())).as("created at once").isNotNull();
+
+      session.setAttribute("step", "1");
+
+      LazySession elsewhere = repository.findById(session.getId());
+      assertThat(elsewhere).isNotNull();
+      assertThat((String) elsewhere.getAttribute("step")).isEqualTo("1");
+      session.removeAttribute("step");
+      assertThat(repository.findById(session.getId()).getAttributeNames()).isEmpty();
+    }
+  }
+
+  @Test
+  void flushModeUnknown_failsAtStartupNamingTheProperty() {
     assertThatThrownBy(() -> start(ServiceConnectionLike.class,
-        "spring.session.data.redis.flush-mode=immediate"))
+        "spring.session.data.redis.flush-mode=eventually"))
         .hasRootCauseInstanceOf(LazySessionConfigurationException.class)
         .rootCause().hasMessageContaining("spring.session.data.redis.flush-mode");
   }

@@ -9,6 +9,7 @@ import io.lettuce.core.RedisClient;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.util.ArrayList;
 import java.util.List;
+import org.springframework.session.FlushMode;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -126,7 +127,17 @@ public class LazySessionAutoConfiguration {
         Binder.get(environment).bind(SpringSessionRedisProperties.PREFIX + ".namespace",
             String.class).map(value -> value.isBlank() ? null : value).orElse(null),
         RepositoryFactory.sessionTimeout(environment), RepositoryFactory.SESSION_TIMEOUT_NAME,
-        events, customizers.orderedStream().toList()));
+        events, withFlushMode(SpringSessionRedisProperties.flushMode(Binder.get(environment)),
+            customizers.orderedStream().toList())));
+  }
+
+  /** {@code spring.session.data.redis.flush-mode} first, so that an application's customizer wins. */
+  private static List<LazySessionRepositoryCustomizer> withFlushMode(FlushMode flushMode,
+      List<LazySessionRepositoryCustomizer> customizers) {
+    List<LazySessionRepositoryCustomizer> all = new ArrayList<>(customizers.size() + 1);
+    all.add(builder -> builder.flushMode(flushMode));
+    all.addAll(customizers);
+    return all;
   }
 
   /** The {@link SessionRepositoryFilter} (Spring Session's standard servlet wiring). */

@@ -2,6 +2,7 @@ package io.lazysession.redis.config;
 
 import java.util.Locale;
 import org.jspecify.annotations.Nullable;
+import org.springframework.session.FlushMode;
 import org.springframework.boot.context.properties.bind.Binder;
 
 /**
@@ -36,19 +37,7 @@ final class SpringSessionRedisProperties {
    * @throws LazySessionConfigurationException naming the property and what to use instead
    */
   static String check(Binder binder, String lazyNamespace) {
-    String flushMode = normalized(binder, "flush-mode");
-    if (flushMode != null && !flushMode.equals("on-save")) {
-      if (flushMode.equals("immediate")) {
-        throw new LazySessionConfigurationException(PREFIX + ".flush-mode",
-            "flush-mode 'immediate' (write each change as it is made) is not supported: "
-                + "lazysession writes all of a request's changes in one atomic round trip when "
-                + "the request ends",
-            "Remove " + PREFIX + ".flush-mode or set it to on-save. Code that needs a change in "
-                + "Redis before the request ends can call SessionRepository.save(session).");
-      }
-      throw new LazySessionConfigurationException(PREFIX + ".flush-mode",
-          "unknown flush mode '" + flushMode + "'", "Use on-save, or remove the property.");
-    }
+    flushMode(binder);
     String saveMode = normalized(binder, "save-mode");
     if (saveMode != null && !saveMode.equals("on-set-attribute")
         && !saveMode.equals("on-get-attribute")) {
@@ -81,6 +70,23 @@ final class SpringSessionRedisProperties {
           "Set only one of them (lazysession.namespace is lazysession's own).");
     }
     return namespace;
+  }
+
+  /**
+   * {@code spring.session.data.redis.flush-mode}: {@code on-save} (the default) or {@code immediate}.
+   *
+   * @throws LazySessionConfigurationException for any other value
+   */
+  static FlushMode flushMode(Binder binder) {
+    String flushMode = normalized(binder, "flush-mode");
+    if (flushMode == null || flushMode.equals("on-save")) {
+      return FlushMode.ON_SAVE;
+    }
+    if (flushMode.equals("immediate")) {
+      return FlushMode.IMMEDIATE;
+    }
+    throw new LazySessionConfigurationException(PREFIX + ".flush-mode",
+        "unknown flush mode '" + flushMode + "'", "Use on-save or immediate, or remove the property.");
   }
 
   private static @Nullable String normalized(Binder binder, String name) {

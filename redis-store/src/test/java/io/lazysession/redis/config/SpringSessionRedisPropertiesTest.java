@@ -4,10 +4,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import org.junit.jupiter.api.Test;
+import org.springframework.session.FlushMode;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.mock.env.MockEnvironment;
 
 class SpringSessionRedisPropertiesTest {
+  private static Binder binder(String... keyValues) {
+    MockEnvironment environment = new MockEnvironment();
+    for (int i = 0; i < keyValues.length; i += 2) {
+      environment.setProperty(keyValues[i], keyValues[i + 1]);
+    }
+    return Binder.get(environment);
+  }
+
   private static String check(String... keyValues) {
     MockEnvironment environment = new MockEnvironment();
     for (int i = 0; i < keyValues.length; i += 2) {
@@ -43,11 +52,19 @@ class SpringSessionRedisPropertiesTest {
   }
 
   @Test
-  void check_flushModeImmediate_failsNamingThePropertyAndWhatToDo() {
-    assertThatThrownBy(() -> check("spring.session.data.redis.flush-mode", "immediate"))
+  void flushMode_immediate_isImmediate() {
+    assertThat(SpringSessionRedisProperties.flushMode(binder(
+        "spring.session.data.redis.flush-mode", "IMMEDIATE"))).isEqualTo(FlushMode.IMMEDIATE);
+    assertThat(SpringSessionRedisProperties.flushMode(binder())).isEqualTo(FlushMode.ON_SAVE);
+  }
+
+  @Test
+  void flushMode_unknown_failsNamingThePropertyAndTheValues() {
+    assertThatThrownBy(() -> SpringSessionRedisProperties.flushMode(binder(
+        "spring.session.data.redis.flush-mode", "lazy")))
         .isInstanceOfSatisfying(LazySessionConfigurationException.class, e -> {
           assertThat(e.setting()).isEqualTo("spring.session.data.redis.flush-mode");
-          assertThat(e.action()).contains("on-save");
+          assertThat(e.action()).contains("on-save or immediate");
         });
   }
 
