@@ -30,6 +30,8 @@ import org.jspecify.annotations.Nullable;
 final class BoundedKryo extends Kryo {
   /** Children's cost per level being read; index 0 collects the root. */
   private long[] childCost = new long[32];
+  /** The object being read or written at each level, when known. */
+  private @Nullable Object[] inProgress = new Object[32];
   private int level;
   private boolean writing;
   private long elements;
@@ -61,9 +63,18 @@ final class BoundedKryo extends Kryo {
 
   @Override
   public Object readClassAndObject(Input input) {
-    int at = enter(false);
+    int at = enter(false, null);
     try {
       return exit(super.readClassAndObject(input));
+    } catch (StackOverflowError e) {
+      if (at > 1) {
+        throw e;
+      }
+      // Unwound to the root: the stack is usable again. Within maxDepth this is a hash collection
+      // reached again from its own elements (hashCode recursing forever), which bytes can say.
+      throw new DecodeLimitException("decoding stopped: the value overflows the stack (a hash"
+          + " collection that contains itself, or nesting close to maxDepth " + DecodeLimits.MAX_DEPTH
+          + ")");
     } finally {
       leave(at);
     }
@@ -71,7 +82,7 @@ final class BoundedKryo extends Kryo {
 
   @Override
   public <T> T readObject(Input input, Class<T> type) {
-    int at = enter(false);
+    int at = enter(false, null);
     try {
       return exit(super.readObject(input, type));
     } finally {
@@ -81,7 +92,7 @@ final class BoundedKryo extends Kryo {
 
   @Override
   public <T> T readObject(Input input, Class<T> type, Serializer serializer) {
-    int at = enter(false);
+    int at = enter(false, null);
     try {
       return exit(super.readObject(input, type, serializer));
     } finally {
@@ -91,7 +102,7 @@ final class BoundedKryo extends Kryo {
 
   @Override
   public <T> T readObjectOrNull(Input input, Class<T> type) {
-    int at = enter(false);
+    int at = enter(false, null);
     try {
       return exit(super.readObjectOrNull(input, type));
     } finally {
@@ -101,7 +112,7 @@ final class BoundedKryo extends Kryo {
 
   @Override
   public <T> T readObjectOrNull(Input input, Class<T> type, Serializer serializer) {
-    int at = enter(false);
+    int at = enter(false, null);
     try {
       return exit(super.readObjectOrNull(input, type, serializer));
     } finally {
@@ -114,7 +125,7 @@ final class BoundedKryo extends Kryo {
 
   @Override
   public void writeClassAndObject(Output output, @Nullable Object object) {
-    int at = enter(true);
+    int at = enter(true, object);
     try {
       super.writeClassAndObject(output, object);
       exit(object);
@@ -125,7 +136,7 @@ final class BoundedKryo extends Kryo {
 
   @Override
   public void writeObject(Output output, Object object) {
-    int at = enter(true);
+    int at = enter(true, object);
     try {
       super.writeObject(output, object);
       exit(object);
@@ -136,7 +147,7 @@ final class BoundedKryo extends Kryo {
 
   @Override
   public void writeObject(Output output, Object object, Serializer serializer) {
-    int at = enter(true);
+    int at = enter(true, object);
     try {
       super.writeObject(output, object, serializer);
       exit(object);
@@ -147,7 +158,7 @@ final class BoundedKryo extends Kryo {
 
   @Override
   public void writeObjectOrNull(Output output, @Nullable Object object, Class type) {
-    int at = enter(true);
+    int at = enter(true, object);
     try {
       super.writeObjectOrNull(output, object, type);
       exit(object);
@@ -158,7 +169,7 @@ final class BoundedKryo extends Kryo {
 
   @Override
   public void writeObjectOrNull(Output output, @Nullable Object object, Serializer serializer) {
-    int at = enter(true);
+    int at = enter(true, object);
     try {
       super.writeObjectOrNull(output, object, serializer);
       exit(object);
@@ -167,7 +178,7 @@ final class BoundedKryo extends Kryo {
     }
   }
 
-  private int enter(boolean write) {
+  private int enter(boolean write, @Nullable Object written) {
     if (level == 0) {
       writing = write;
       elements = 0;
@@ -181,8 +192,10 @@ final class BoundedKryo extends Kryo {
 
     if (at >= childCost.length) {
       childCost = Arrays.copyOf(childCost, childCost.length * 2);
+      inProgress = Arrays.copyOf(inProgress, childCost.length);
     }
     childCost[at] = 0;
+    inProgress[at] = written; // when reading, known once its serializer calls reference()
     return at;
   }
 
@@ -198,6 +211,9 @@ final class BoundedKryo extends Kryo {
       cost = 1;
     } else {
       Long known = costs.get(value); // read before, now referenced again
+      if (known == null && isStructural(value)) {
+        refuseStructuralCycle(value);
+      }
       cost = known == null ? 1 : known;
     }
     childCost[level - 1] = saturatedAdd(childCost[level - 1], cost);
@@ -215,7 +231,41 @@ final class BoundedKryo extends Kryo {
         + what);
   }
 
+  /**
+   * Refuses a reference back to a collection, map or record still being read or written when every
+   * object between them is one too: hashing or comparing such a value never ends (each hashes its
+   * elements or components), and crafted bytes would make the stack overflow only after walking
+   * whatever was already read, again at every turn of the cycle. Cycles through any other object (a
+   * parent pointer in an application class, whose {@code hashCode} is its own business) are fine.
+   */
+  private void refuseStructuralCycle(Object value) {
+    for (int i = level - 1; i >= 1; i--) {
+      Object open = inProgress[i];
+      if (open == value) {
+        throw limit("contains itself through collections, maps or records only, so its hashCode"
+            + " and equals never end (limit maxGraphVisits)");
+      }
+      if (open == null || !isStructural(open)) {
+        return;
+      }
+    }
+  }
+
+  @Override
+  public void reference(Object object) {
+    super.reference(object);
+    if (level > 0 && inProgress[level] == null) {
+      inProgress[level] = object;
+    }
+  }
+
+  private static boolean isStructural(Object value) {
+    return value instanceof java.util.Collection<?> || value instanceof Map<?, ?>
+        || value instanceof Record;
+  }
+
   private void leave(int at) {
+    inProgress[at] = null;
     level = at - 1;
     if (level == 0) {
       costs.clear(); // holds decoded objects: never beyond one decode

@@ -117,6 +117,23 @@ final class KryoFactory {
     });
     kryo.addDefaultSerializer(String[].class,
         new KryoSerializers.CountGuard<>(new DefaultArraySerializers.StringArraySerializer()));
+    // Kryo's primitive array serializers allocate the declared length before reading: check it first
+    kryo.addDefaultSerializer(byte[].class,
+        new KryoSerializers.CountGuard<>(new DefaultArraySerializers.ByteArraySerializer(), false));
+    kryo.addDefaultSerializer(boolean[].class,
+        new KryoSerializers.CountGuard<>(new DefaultArraySerializers.BooleanArraySerializer(), false));
+    kryo.addDefaultSerializer(char[].class,
+        new KryoSerializers.CountGuard<>(new DefaultArraySerializers.CharArraySerializer(), false));
+    kryo.addDefaultSerializer(short[].class,
+        new KryoSerializers.CountGuard<>(new DefaultArraySerializers.ShortArraySerializer(), false));
+    kryo.addDefaultSerializer(int[].class,
+        new KryoSerializers.CountGuard<>(new DefaultArraySerializers.IntArraySerializer(), false));
+    kryo.addDefaultSerializer(long[].class,
+        new KryoSerializers.CountGuard<>(new DefaultArraySerializers.LongArraySerializer(), false));
+    kryo.addDefaultSerializer(float[].class,
+        new KryoSerializers.CountGuard<>(new DefaultArraySerializers.FloatArraySerializer(), false));
+    kryo.addDefaultSerializer(double[].class,
+        new KryoSerializers.CountGuard<>(new DefaultArraySerializers.DoubleArraySerializer(), false));
     kryo.addDefaultSerializer(UUID.class, new DefaultSerializers.UUIDSerializer());
     // Map entries: JDK internals are closed to reflection, and entry views are written as these
     kryo.addDefaultSerializer(AbstractMap.SimpleImmutableEntry.class,
