@@ -108,6 +108,10 @@ final class KryoFactory {
         DefaultSerializers.CollectionsSingletonSetSerializer.class);
     kryo.addDefaultSerializer(Collections.singletonMap(1, 1).getClass(),
         DefaultSerializers.CollectionsSingletonMapSerializer.class);
+    kryo.addDefaultSerializer(java.util.concurrent.ConcurrentSkipListSet.class,
+        factory(KryoSerializers.NaturalOrderOnlySerializer::new));
+    kryo.addDefaultSerializer(java.util.concurrent.PriorityBlockingQueue.class,
+        factory(KryoSerializers.NaturalOrderOnlySerializer::new));
     kryo.addDefaultSerializer(PriorityQueue.class, factory(KryoSerializers.BoundedPriorityQueueSerializer::new));
     kryo.addDefaultSerializer(Object[].class, new SerializerFactory.BaseSerializerFactory<>() {
       @Override

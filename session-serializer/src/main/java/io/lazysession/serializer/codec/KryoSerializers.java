@@ -134,6 +134,25 @@ final class KryoSerializers {
     }
   }
 
+  /**
+   * The general collection serializer for concurrent sorted collections, whose comparator it does not
+   * write: one with a comparator would come back in natural order, so it is refused when written.
+   */
+  static final class NaturalOrderOnlySerializer extends BoundedCollectionSerializer<Collection> {
+    @Override
+    public void write(Kryo kryo, Output output, Collection collection) {
+      Comparator<?> comparator = collection instanceof SortedSet<?> sorted ? sorted.comparator()
+          : collection instanceof java.util.concurrent.PriorityBlockingQueue<?> queue
+              ? queue.comparator() : null;
+      if (comparator != null) {
+        throw new io.lazysession.serializer.SerializationException("cannot store a "
+            + collection.getClass().getName() + " with a comparator: it would be read back in"
+            + " natural order; store a TreeSet or PriorityQueue, whose comparator is kept");
+      }
+      super.write(kryo, output, collection);
+    }
+  }
+
   /** Kryo's {@code PriorityQueue} serializer, counted and bounded like the others. */
   static final class BoundedPriorityQueueSerializer extends DefaultSerializers.PriorityQueueSerializer {
     @Override
