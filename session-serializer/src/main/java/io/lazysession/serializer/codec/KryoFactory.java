@@ -6,7 +6,6 @@ import com.esotericsoftware.kryo.kryo5.objenesis.strategy.StdInstantiatorStrateg
 import com.esotericsoftware.kryo.kryo5.serializers.CompatibleFieldSerializer;
 import com.esotericsoftware.kryo.kryo5.serializers.EnumNameSerializer;
 import com.esotericsoftware.kryo.kryo5.util.DefaultInstantiatorStrategy;
-import com.esotericsoftware.kryo.kryo5.util.MapReferenceResolver;
 import com.esotericsoftware.kryo.kryo5.Serializer;
 import com.esotericsoftware.kryo.kryo5.SerializerFactory;
 import com.esotericsoftware.kryo.kryo5.serializers.DefaultArraySerializers;
@@ -61,7 +60,7 @@ final class KryoFactory {
    */
   static PooledKryo create(ClassAllowList allowList, ClassLoader classLoader, int maxPayloadBytes,
       boolean compatible) {
-    Kryo kryo = new BoundedKryo(new AllowListClassResolver(allowList), new MapReferenceResolver());
+    Kryo kryo = new BoundedKryo(new AllowListClassResolver(allowList));
     kryo.setRegistrationRequired(false);
     kryo.setWarnUnregisteredClasses(false);
     kryo.setReferences(true);
