@@ -3,10 +3,12 @@ package io.lazysession.serializer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.lazysession.serializer.codec.ClassAllowList;
 import io.lazysession.serializer.codec.CodecKind;
 import io.lazysession.serializer.codec.DecodeLimitException;
 import io.lazysession.serializer.compress.Compression;
 import io.lazysession.serializer.envelope.EnvelopeCompression;
+import io.lazysession.serializer.fixtures.Node;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -96,6 +98,17 @@ class HostileInputTest {
   }
 
   @Test
+  void deserialize_primitiveArrayDeclaring2e28Elements_refusedBeforeAllocating() {
+    // 11 bytes: boolean[] whose declared length Kryo's serializer allocated before reading (256 MB)
+    byte[] envelope = GoldenFiles.read("regressions/kryo-booleanarray-length-2e28.hex");
+
+    long allocated = allocatedBy(() -> assertThatThrownBy(() -> KRYO.deserialize(envelope))
+        .isInstanceOf(CorruptDataException.class).hasMessageContaining("exceeds"));
+
+    assertThat(allocated).isLessThan(1 << 20);
+  }
+
+  @Test
   void serialize_payloadCompressingBeyondRatio_storedRawAndReadBack() {
     byte[] zeros = new byte[2 << 20]; // zstd makes a few hundred bytes of it
 
@@ -145,8 +158,40 @@ class HostileInputTest {
         .hasMessageContaining("maxDepth");
   }
 
-  /** Bytes the current thread allocated while running {@code action} (HotSpot's own counter). */
+  @Test
+  void serialize_collectionContainingItself_refusedAtWrite() {
+    // its hashCode and equals never end; crafted bytes made one decode walk 114 MB before overflowing
+    List<Object> list = new ArrayList<>();
+    Set<Object> set = new HashSet<>(Set.of("a"));
+    list.add(set);
+    list.add(list);
+
+    assertThatThrownBy(() -> KRYO.serialize(list)).isInstanceOf(DecodeLimitException.class)
+        .hasMessageContaining("contains itself");
+  }
+
+  @Test
+  void serialize_cycleThroughApplicationObject_readsBack() {
+    AttributeSerializer serializer = KRYO.toBuilder().allowList(ClassAllowList.builder()
+        .allowPackage(Node.class.getPackageName()).build()).build();
+    Node parent = new Node("parent");
+    Node child = new Node("child");
+    parent.children.add(child);
+    child.next = parent;
+    child.children = parent.children; // the list holds a node that holds the list
+
+    Node read = (Node) serializer.deserialize(serializer.serialize(parent));
+
+    assertThat(read.children.get(0).next).isSameAs(read);
+    assertThat(read.children.get(0).children).isSameAs(read.children);
+  }
+
+  /**
+   * Bytes the current thread allocated while running {@code action} (HotSpot's own counter), after a
+   * first run that creates the pooled Kryo instance and loads classes.
+   */
   static long allocatedBy(Runnable action) {
+    action.run();
     com.sun.management.ThreadMXBean threads =
         (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
     long before = threads.getCurrentThreadAllocatedBytes();

@@ -2,19 +2,18 @@ package io.lazysession.serializer.codec;
 
 import com.esotericsoftware.kryo.kryo5.ClassResolver;
 import com.esotericsoftware.kryo.kryo5.Kryo;
-import com.esotericsoftware.kryo.kryo5.ReferenceResolver;
 import com.esotericsoftware.kryo.kryo5.Serializer;
 import com.esotericsoftware.kryo.kryo5.io.Input;
 import com.esotericsoftware.kryo.kryo5.io.Output;
+import com.esotericsoftware.kryo.kryo5.util.MapReferenceResolver;
 import java.util.Arrays;
-import java.util.IdentityHashMap;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
  * A Kryo that bounds, per value read or written, the nesting depth ({@link DecodeLimits#MAX_DEPTH}),
- * the collection elements ({@link DecodeLimits#MAX_ELEMENTS}, counted by the serializers) and the graph size a traversal of the result would
- * visit ({@link DecodeLimits#MAX_GRAPH_VISITS}). Writing enforces the same limits as reading, so a
+ * the collection elements ({@link DecodeLimits#MAX_ELEMENTS}, counted by the serializers) and the
+ * graph size a traversal of the result would visit ({@link DecodeLimits#MAX_GRAPH_VISITS}). Writing enforces the same limits as reading, so a
  * value is refused when it is stored, never stored and then refused at every read.
  *
  * <p>Design: every object read goes through one of the {@code read*} methods, so each call is a node.
@@ -24,20 +23,83 @@ import org.jspecify.annotations.Nullable;
  * of a collection walks — and the sum over all objects read is an upper bound of the hashing a decode
  * does (a hash collection hashes each element once, as it is inserted, and the element was counted just
  * before). The sum is checked as each object completes, before its parent uses it, so the work stops
- * before an exponential graph is paid for. Costs are kept only for objects holding others, only for
- * the current decode. One per pooled Kryo: not thread-safe.
+ * before an exponential graph is paid for. Costs are kept by reference id (ids are dense, from 0 in each
+ * graph), which {@link CostingReferences} reports as Kryo assigns and resolves them: no hashing beyond
+ * Kryo's own. One per pooled Kryo: not thread-safe.
  */
 final class BoundedKryo extends Kryo {
   /** Children's cost per level being read; index 0 collects the root. */
   private long[] childCost = new long[32];
+  /** The object being read or written at each level, when known. */
+  private @Nullable Object[] inProgress = new Object[32];
   private int level;
   private boolean writing;
   private long elements;
   private long visits;
-  private final Map<Object, Long> costs = new IdentityHashMap<>();
+  /** Reference id of the object opened at each level, or -1. */
+  private int[] openedId = new int[32];
+  /** Reference id an object returned at this level was resolved from (a back-reference), or -1. */
+  private int[] referencedId = new int[32];
+  /**
+   * Cost per reference id in the current graph: 0 while the object is open, then its cost (capped at
+   * an int: beyond {@link DecodeLimits#MAX_GRAPH_VISITS} anyway). An id is set to 0 when assigned, so
+   * nothing needs clearing between graphs.
+   */
+  private int[] costById = new int[256];
 
-  BoundedKryo(ClassResolver classResolver, ReferenceResolver referenceResolver) {
-    super(classResolver, referenceResolver);
+  BoundedKryo(ClassResolver classResolver) {
+    super(classResolver, new CostingReferences());
+  }
+
+  /**
+   * Kryo's reference resolver (identity map when writing, list when reading) that tells which id each
+   * object gets and which id a back-reference resolves.
+   */
+  static final class CostingReferences extends MapReferenceResolver {
+    private @Nullable BoundedKryo owner;
+
+    @Override
+    public void setKryo(Kryo kryo) {
+      super.setKryo(kryo);
+      owner = (BoundedKryo) kryo;
+    }
+
+    @Override
+    public int addWrittenObject(Object object) {
+      int id = super.addWrittenObject(object);
+      owner.opened(id);
+      return id;
+    }
+
+    @Override
+    public int getWrittenId(Object object) {
+      int id = super.getWrittenId(object);
+      if (id != -1) {
+        owner.referencedId[owner.level] = id;
+      }
+      return id;
+    }
+
+    @Override
+    public int nextReadId(Class type) {
+      int id = super.nextReadId(type);
+      owner.opened(id);
+      return id;
+    }
+
+    @Override
+    public Object getReadObject(Class type, int id) {
+      owner.referencedId[owner.level] = id;
+      return super.getReadObject(type, id);
+    }
+  }
+
+  private void opened(int id) {
+    openedId[level] = id;
+    if (id >= costById.length) {
+      costById = Arrays.copyOf(costById, Math.max(id + 1, costById.length * 2));
+    }
+    costById[id] = 0;
   }
 
   /** Graph visits counted by the last (or current) encode or decode. */
@@ -61,9 +123,18 @@ final class BoundedKryo extends Kryo {
 
   @Override
   public Object readClassAndObject(Input input) {
-    int at = enter(false);
+    int at = enter(false, null);
     try {
       return exit(super.readClassAndObject(input));
+    } catch (StackOverflowError e) {
+      if (at > 1) {
+        throw e;
+      }
+      // Unwound to the root: the stack is usable again. Within maxDepth this is a hash collection
+      // reached again from its own elements (hashCode recursing forever), which bytes can say.
+      throw new DecodeLimitException("decoding stopped: the value overflows the stack (a hash"
+          + " collection that contains itself, or nesting close to maxDepth " + DecodeLimits.MAX_DEPTH
+          + ")");
     } finally {
       leave(at);
     }
@@ -71,7 +142,7 @@ final class BoundedKryo extends Kryo {
 
   @Override
   public <T> T readObject(Input input, Class<T> type) {
-    int at = enter(false);
+    int at = enter(false, null);
     try {
       return exit(super.readObject(input, type));
     } finally {
@@ -81,7 +152,7 @@ final class BoundedKryo extends Kryo {
 
   @Override
   public <T> T readObject(Input input, Class<T> type, Serializer serializer) {
-    int at = enter(false);
+    int at = enter(false, null);
     try {
       return exit(super.readObject(input, type, serializer));
     } finally {
@@ -91,7 +162,7 @@ final class BoundedKryo extends Kryo {
 
   @Override
   public <T> T readObjectOrNull(Input input, Class<T> type) {
-    int at = enter(false);
+    int at = enter(false, null);
     try {
       return exit(super.readObjectOrNull(input, type));
     } finally {
@@ -101,7 +172,7 @@ final class BoundedKryo extends Kryo {
 
   @Override
   public <T> T readObjectOrNull(Input input, Class<T> type, Serializer serializer) {
-    int at = enter(false);
+    int at = enter(false, null);
     try {
       return exit(super.readObjectOrNull(input, type, serializer));
     } finally {
@@ -114,7 +185,7 @@ final class BoundedKryo extends Kryo {
 
   @Override
   public void writeClassAndObject(Output output, @Nullable Object object) {
-    int at = enter(true);
+    int at = enter(true, object);
     try {
       super.writeClassAndObject(output, object);
       exit(object);
@@ -125,7 +196,7 @@ final class BoundedKryo extends Kryo {
 
   @Override
   public void writeObject(Output output, Object object) {
-    int at = enter(true);
+    int at = enter(true, object);
     try {
       super.writeObject(output, object);
       exit(object);
@@ -136,7 +207,7 @@ final class BoundedKryo extends Kryo {
 
   @Override
   public void writeObject(Output output, Object object, Serializer serializer) {
-    int at = enter(true);
+    int at = enter(true, object);
     try {
       super.writeObject(output, object, serializer);
       exit(object);
@@ -147,7 +218,7 @@ final class BoundedKryo extends Kryo {
 
   @Override
   public void writeObjectOrNull(Output output, @Nullable Object object, Class type) {
-    int at = enter(true);
+    int at = enter(true, object);
     try {
       super.writeObjectOrNull(output, object, type);
       exit(object);
@@ -158,7 +229,7 @@ final class BoundedKryo extends Kryo {
 
   @Override
   public void writeObjectOrNull(Output output, @Nullable Object object, Serializer serializer) {
-    int at = enter(true);
+    int at = enter(true, object);
     try {
       super.writeObjectOrNull(output, object, serializer);
       exit(object);
@@ -167,7 +238,7 @@ final class BoundedKryo extends Kryo {
     }
   }
 
-  private int enter(boolean write) {
+  private int enter(boolean write, @Nullable Object written) {
     if (level == 0) {
       writing = write;
       elements = 0;
@@ -181,24 +252,32 @@ final class BoundedKryo extends Kryo {
 
     if (at >= childCost.length) {
       childCost = Arrays.copyOf(childCost, childCost.length * 2);
+      inProgress = Arrays.copyOf(inProgress, childCost.length);
+      openedId = Arrays.copyOf(openedId, childCost.length);
+      referencedId = Arrays.copyOf(referencedId, childCost.length);
     }
     childCost[at] = 0;
+    openedId[at] = -1;
+    referencedId[at] = -1;
+    inProgress[at] = written; // when reading, known once its serializer calls reference()
     return at;
   }
 
   private <T> T exit(T value) {
-    long children = childCost[level];
-    long cost;
-    if (children > 0) {
-      cost = saturatedAdd(children, 1);
-      if (value != null) {
-        costs.put(value, cost);
+    long cost = saturatedAdd(childCost[level], 1);
+    int referenced = referencedId[level];
+    if (referenced >= 0) { // an object read or written before, now referenced again
+      int known = costById[referenced];
+      if (known == 0) { // still open: a cycle
+        if (value != null && isStructural(value)) {
+          refuseStructuralCycle(referenced);
+        }
+        cost = 1;
+      } else {
+        cost = known;
       }
-    } else if (value == null || isLeaf(value)) {
-      cost = 1;
-    } else {
-      Long known = costs.get(value); // read before, now referenced again
-      cost = known == null ? 1 : known;
+    } else if (openedId[level] >= 0) {
+      costById[openedId[level]] = (int) Math.min(cost, Integer.MAX_VALUE);
     }
     childCost[level - 1] = saturatedAdd(childCost[level - 1], cost);
     visits = saturatedAdd(visits, cost);
@@ -215,16 +294,42 @@ final class BoundedKryo extends Kryo {
         + what);
   }
 
-  private void leave(int at) {
-    level = at - 1;
-    if (level == 0) {
-      costs.clear(); // holds decoded objects: never beyond one decode
+  /**
+   * Refuses a reference back to a collection, map or record still being read or written when every
+   * object between them is one too: hashing or comparing such a value never ends (each hashes its
+   * elements or components), and crafted bytes would make the stack overflow only after walking
+   * whatever was already read, again at every turn of the cycle. Cycles through any other object (a
+   * parent pointer in an application class, whose {@code hashCode} is its own business) are fine.
+   */
+  private void refuseStructuralCycle(int id) {
+    for (int i = level - 1; i >= 1; i--) {
+      if (openedId[i] == id) {
+        throw limit("contains itself through collections, maps or records only, so its hashCode"
+            + " and equals never end (limit maxGraphVisits)");
+      }
+      Object open = inProgress[i];
+      if (open == null || !isStructural(open)) {
+        return;
+      }
     }
   }
 
-  private static boolean isLeaf(Object value) {
-    return value instanceof String || value instanceof Number || value instanceof Boolean
-        || value instanceof Character || value instanceof Enum<?>;
+  @Override
+  public void reference(Object object) {
+    super.reference(object);
+    if (level > 0 && inProgress[level] == null) {
+      inProgress[level] = object;
+    }
+  }
+
+  private static boolean isStructural(Object value) {
+    return value instanceof java.util.Collection<?> || value instanceof Map<?, ?>
+        || value instanceof Record;
+  }
+
+  private void leave(int at) {
+    inProgress[at] = null;
+    level = at - 1;
   }
 
   private static long saturatedAdd(long a, long b) {

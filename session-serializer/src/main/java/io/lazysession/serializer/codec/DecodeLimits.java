@@ -24,7 +24,7 @@ package io.lazysession.serializer.codec;
  */
 final class DecodeLimits {
   static final int MAX_ELEMENTS = 2_000_000;
-  static final long MAX_GRAPH_VISITS = 20_000_000L;
+  static final long MAX_GRAPH_VISITS = 10_000_000L;
   static final int MAX_DEPTH = 512;
   static final int PRESIZE_LIMIT = 256;
 

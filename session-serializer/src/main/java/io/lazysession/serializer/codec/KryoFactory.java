@@ -6,7 +6,6 @@ import com.esotericsoftware.kryo.kryo5.objenesis.strategy.StdInstantiatorStrateg
 import com.esotericsoftware.kryo.kryo5.serializers.CompatibleFieldSerializer;
 import com.esotericsoftware.kryo.kryo5.serializers.EnumNameSerializer;
 import com.esotericsoftware.kryo.kryo5.util.DefaultInstantiatorStrategy;
-import com.esotericsoftware.kryo.kryo5.util.MapReferenceResolver;
 import com.esotericsoftware.kryo.kryo5.Serializer;
 import com.esotericsoftware.kryo.kryo5.SerializerFactory;
 import com.esotericsoftware.kryo.kryo5.serializers.DefaultArraySerializers;
@@ -61,7 +60,7 @@ final class KryoFactory {
    */
   static PooledKryo create(ClassAllowList allowList, ClassLoader classLoader, int maxPayloadBytes,
       boolean compatible) {
-    Kryo kryo = new BoundedKryo(new AllowListClassResolver(allowList), new MapReferenceResolver());
+    Kryo kryo = new BoundedKryo(new AllowListClassResolver(allowList));
     kryo.setRegistrationRequired(false);
     kryo.setWarnUnregisteredClasses(false);
     kryo.setReferences(true);
@@ -110,6 +109,10 @@ final class KryoFactory {
         DefaultSerializers.CollectionsSingletonSetSerializer.class);
     kryo.addDefaultSerializer(Collections.singletonMap(1, 1).getClass(),
         DefaultSerializers.CollectionsSingletonMapSerializer.class);
+    kryo.addDefaultSerializer(java.util.concurrent.ConcurrentSkipListSet.class,
+        factory(KryoSerializers.NaturalOrderOnlySerializer::new));
+    kryo.addDefaultSerializer(java.util.concurrent.PriorityBlockingQueue.class,
+        factory(KryoSerializers.NaturalOrderOnlySerializer::new));
     kryo.addDefaultSerializer(PriorityQueue.class, factory(KryoSerializers.BoundedPriorityQueueSerializer::new));
     kryo.addDefaultSerializer(Object[].class, new SerializerFactory.BaseSerializerFactory<>() {
       @Override
@@ -119,6 +122,23 @@ final class KryoFactory {
     });
     kryo.addDefaultSerializer(String[].class,
         new KryoSerializers.CountGuard<>(new DefaultArraySerializers.StringArraySerializer()));
+    // Kryo's primitive array serializers allocate the declared length before reading: check it first
+    kryo.addDefaultSerializer(byte[].class,
+        new KryoSerializers.CountGuard<>(new DefaultArraySerializers.ByteArraySerializer(), false));
+    kryo.addDefaultSerializer(boolean[].class,
+        new KryoSerializers.CountGuard<>(new DefaultArraySerializers.BooleanArraySerializer(), false));
+    kryo.addDefaultSerializer(char[].class,
+        new KryoSerializers.CountGuard<>(new DefaultArraySerializers.CharArraySerializer(), false));
+    kryo.addDefaultSerializer(short[].class,
+        new KryoSerializers.CountGuard<>(new DefaultArraySerializers.ShortArraySerializer(), false));
+    kryo.addDefaultSerializer(int[].class,
+        new KryoSerializers.CountGuard<>(new DefaultArraySerializers.IntArraySerializer(), false));
+    kryo.addDefaultSerializer(long[].class,
+        new KryoSerializers.CountGuard<>(new DefaultArraySerializers.LongArraySerializer(), false));
+    kryo.addDefaultSerializer(float[].class,
+        new KryoSerializers.CountGuard<>(new DefaultArraySerializers.FloatArraySerializer(), false));
+    kryo.addDefaultSerializer(double[].class,
+        new KryoSerializers.CountGuard<>(new DefaultArraySerializers.DoubleArraySerializer(), false));
     kryo.addDefaultSerializer(UUID.class, new DefaultSerializers.UUIDSerializer());
     // Map entries: JDK internals are closed to reflection, and entry views are written as these
     kryo.addDefaultSerializer(AbstractMap.SimpleImmutableEntry.class,

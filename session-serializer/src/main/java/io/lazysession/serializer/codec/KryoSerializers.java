@@ -82,10 +82,21 @@ final class KryoSerializers {
   /** Checks the varint count a wrapped serializer reads first before letting it allocate. */
   static final class CountGuard<T> extends Serializer<T> {
     private final Serializer<T> delegate;
+    private final boolean elements;
 
+    /** For object arrays: each element is counted against {@link DecodeLimits#MAX_ELEMENTS}. */
     CountGuard(Serializer<T> delegate) {
+      this(delegate, true);
+    }
+
+    /**
+     * @param elements false for primitive arrays (Kryo's serializers allocate them before reading),
+     *     whose length is only checked against the bytes that remain
+     */
+    CountGuard(Serializer<T> delegate, boolean elements) {
       super(delegate.getAcceptsNull(), delegate.isImmutable());
       this.delegate = delegate;
+      this.elements = elements;
     }
 
     @Override
@@ -99,7 +110,10 @@ final class KryoSerializers {
     @Override
     public T read(Kryo kryo, Input input, Class<? extends T> type) {
       if (input instanceof BoundedInput bounded) {
-        countElements(kryo, bounded.requireCountAhead());
+        long count = bounded.requireCountAhead();
+        if (elements) {
+          countElements(kryo, count);
+        }
       }
       return delegate.read(kryo, input, type);
     }
@@ -117,6 +131,25 @@ final class KryoSerializers {
     protected T create(Kryo kryo, Input input, Class<? extends T> type, int size) {
       countElements(kryo, size);
       return super.create(kryo, input, type, presize(size));
+    }
+  }
+
+  /**
+   * The general collection serializer for concurrent sorted collections, whose comparator it does not
+   * write: one with a comparator would come back in natural order, so it is refused when written.
+   */
+  static final class NaturalOrderOnlySerializer extends BoundedCollectionSerializer<Collection> {
+    @Override
+    public void write(Kryo kryo, Output output, Collection collection) {
+      Comparator<?> comparator = collection instanceof SortedSet<?> sorted ? sorted.comparator()
+          : collection instanceof java.util.concurrent.PriorityBlockingQueue<?> queue
+              ? queue.comparator() : null;
+      if (comparator != null) {
+        throw new io.lazysession.serializer.SerializationException("cannot store a "
+            + collection.getClass().getName() + " with a comparator: it would be read back in"
+            + " natural order; store a TreeSet or PriorityQueue, whose comparator is kept");
+      }
+      super.write(kryo, output, collection);
     }
   }
 
