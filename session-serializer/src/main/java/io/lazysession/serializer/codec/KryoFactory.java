@@ -72,7 +72,7 @@ final class KryoFactory {
       kryo.setDefaultSerializer(new SerializerFactory.BaseSerializerFactory<>() {
         @Override
         public Serializer newSerializer(Kryo k, Class type) {
-          return new KryoSerializers.BoundedCompatibleFieldSerializer<>(k, type, COMPATIBLE);
+          return new BoundedSerializers.BoundedCompatibleFieldSerializer<>(k, type, COMPATIBLE);
         }
       });
     }
@@ -88,15 +88,15 @@ final class KryoFactory {
       });
     }
     kryo.addDefaultSerializer(Collection.class,
-        factory(KryoSerializers.BoundedCollectionSerializer::new));
-    kryo.addDefaultSerializer(Map.class, factory(KryoSerializers.BoundedMapSerializer::new));
+        factory(BoundedSerializers.BoundedCollectionSerializer::new));
+    kryo.addDefaultSerializer(Map.class, factory(BoundedSerializers.BoundedMapSerializer::new));
     // Kryo's own serializers for these, which the two general ones above would otherwise shadow.
     kryo.addDefaultSerializer(EnumSet.class, DefaultSerializers.EnumSetSerializer.class);
     // (same bytes as Kryo's, with their declared sizes counted)
-    kryo.addDefaultSerializer(TreeSet.class, factory(KryoSerializers.BoundedTreeSetSerializer::new));
-    kryo.addDefaultSerializer(TreeMap.class, factory(KryoSerializers.BoundedTreeMapSerializer::new));
+    kryo.addDefaultSerializer(TreeSet.class, factory(BoundedSerializers.BoundedTreeSetSerializer::new));
+    kryo.addDefaultSerializer(TreeMap.class, factory(BoundedSerializers.BoundedTreeMapSerializer::new));
     kryo.addDefaultSerializer(ConcurrentSkipListMap.class,
-        factory(KryoSerializers.BoundedConcurrentSkipListMapSerializer::new));
+        factory(BoundedSerializers.BoundedConcurrentSkipListMapSerializer::new));
     kryo.addDefaultSerializer(Collections.emptyList().getClass(),
         DefaultSerializers.CollectionsEmptyListSerializer.class);
     kryo.addDefaultSerializer(Collections.emptySet().getClass(),
@@ -110,35 +110,35 @@ final class KryoFactory {
     kryo.addDefaultSerializer(Collections.singletonMap(1, 1).getClass(),
         DefaultSerializers.CollectionsSingletonMapSerializer.class);
     kryo.addDefaultSerializer(java.util.concurrent.ConcurrentSkipListSet.class,
-        factory(KryoSerializers.NaturalOrderOnlySerializer::new));
+        factory(BoundedSerializers.NaturalOrderOnlySerializer::new));
     kryo.addDefaultSerializer(java.util.concurrent.PriorityBlockingQueue.class,
-        factory(KryoSerializers.NaturalOrderOnlySerializer::new));
-    kryo.addDefaultSerializer(PriorityQueue.class, factory(KryoSerializers.BoundedPriorityQueueSerializer::new));
+        factory(BoundedSerializers.NaturalOrderOnlySerializer::new));
+    kryo.addDefaultSerializer(PriorityQueue.class, factory(BoundedSerializers.BoundedPriorityQueueSerializer::new));
     kryo.addDefaultSerializer(Object[].class, new SerializerFactory.BaseSerializerFactory<>() {
       @Override
       public Serializer newSerializer(Kryo k, Class type) {
-        return new KryoSerializers.CountGuard<>(new DefaultArraySerializers.ObjectArraySerializer(k, type));
+        return new BoundedSerializers.CountGuard<>(new DefaultArraySerializers.ObjectArraySerializer(k, type));
       }
     });
     kryo.addDefaultSerializer(String[].class,
-        new KryoSerializers.CountGuard<>(new DefaultArraySerializers.StringArraySerializer()));
+        new BoundedSerializers.CountGuard<>(new DefaultArraySerializers.StringArraySerializer()));
     // Kryo's primitive array serializers allocate the declared length before reading: check it first
     kryo.addDefaultSerializer(byte[].class,
-        new KryoSerializers.CountGuard<>(new DefaultArraySerializers.ByteArraySerializer(), false));
+        new BoundedSerializers.CountGuard<>(new DefaultArraySerializers.ByteArraySerializer(), false));
     kryo.addDefaultSerializer(boolean[].class,
-        new KryoSerializers.CountGuard<>(new DefaultArraySerializers.BooleanArraySerializer(), false));
+        new BoundedSerializers.CountGuard<>(new DefaultArraySerializers.BooleanArraySerializer(), false));
     kryo.addDefaultSerializer(char[].class,
-        new KryoSerializers.CountGuard<>(new DefaultArraySerializers.CharArraySerializer(), false));
+        new BoundedSerializers.CountGuard<>(new DefaultArraySerializers.CharArraySerializer(), false));
     kryo.addDefaultSerializer(short[].class,
-        new KryoSerializers.CountGuard<>(new DefaultArraySerializers.ShortArraySerializer(), false));
+        new BoundedSerializers.CountGuard<>(new DefaultArraySerializers.ShortArraySerializer(), false));
     kryo.addDefaultSerializer(int[].class,
-        new KryoSerializers.CountGuard<>(new DefaultArraySerializers.IntArraySerializer(), false));
+        new BoundedSerializers.CountGuard<>(new DefaultArraySerializers.IntArraySerializer(), false));
     kryo.addDefaultSerializer(long[].class,
-        new KryoSerializers.CountGuard<>(new DefaultArraySerializers.LongArraySerializer(), false));
+        new BoundedSerializers.CountGuard<>(new DefaultArraySerializers.LongArraySerializer(), false));
     kryo.addDefaultSerializer(float[].class,
-        new KryoSerializers.CountGuard<>(new DefaultArraySerializers.FloatArraySerializer(), false));
+        new BoundedSerializers.CountGuard<>(new DefaultArraySerializers.FloatArraySerializer(), false));
     kryo.addDefaultSerializer(double[].class,
-        new KryoSerializers.CountGuard<>(new DefaultArraySerializers.DoubleArraySerializer(), false));
+        new BoundedSerializers.CountGuard<>(new DefaultArraySerializers.DoubleArraySerializer(), false));
     kryo.addDefaultSerializer(UUID.class, new DefaultSerializers.UUIDSerializer());
     // Map entries: JDK internals are closed to reflection, and entry views are written as these
     kryo.addDefaultSerializer(AbstractMap.SimpleImmutableEntry.class,

@@ -5,10 +5,6 @@ import com.esotericsoftware.kryo.kryo5.KryoException;
 import com.esotericsoftware.kryo.kryo5.Serializer;
 import com.esotericsoftware.kryo.kryo5.io.Input;
 import com.esotericsoftware.kryo.kryo5.io.Output;
-import com.esotericsoftware.kryo.kryo5.serializers.CollectionSerializer;
-import com.esotericsoftware.kryo.kryo5.serializers.CompatibleFieldSerializer;
-import com.esotericsoftware.kryo.kryo5.serializers.DefaultSerializers;
-import com.esotericsoftware.kryo.kryo5.serializers.MapSerializer;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -27,7 +23,6 @@ import java.util.LinkedHashSet;
 import java.util.LinkedList;
 import java.util.List;
 import java.util.Map;
-import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.SortedSet;
@@ -49,216 +44,16 @@ import java.util.function.Supplier;
 final class KryoSerializers {
   private KryoSerializers() {}
 
-  /**
-   * Fails unless {@code count} elements of at least one byte each can follow in the input, and counts
-   * them against {@link DecodeLimits#MAX_ELEMENTS}.
-   */
-  static void requireCount(Kryo kryo, Input input, long count) {
-    if (input instanceof BoundedInput bounded) {
-      bounded.elements(count);
-    }
-    countElements(kryo, count);
-  }
-
-  /**
-   * Counts elements against {@link DecodeLimits#MAX_ELEMENTS}, when reading a declared count (no byte
-   * check: Kryo writes a collection of nulls as its size alone) or writing a collection.
-   */
-  static void countElements(Kryo kryo, long count) {
-    if (kryo instanceof BoundedKryo bounded) {
-      bounded.countElements(count);
-    }
-  }
-
-  /**
-   * The capacity to create a collection with for a declared size: never more than
-   * {@link DecodeLimits#PRESIZE_LIMIT}, so a lying count allocates nothing; a real one grows as its
-   * elements arrive.
-   */
-  static int presize(int size) {
-    return Math.min(size, DecodeLimits.PRESIZE_LIMIT);
-  }
-
-  /** Checks the varint count a wrapped serializer reads first before letting it allocate. */
-  static final class CountGuard<T> extends Serializer<T> {
-    private final Serializer<T> delegate;
-    private final boolean elements;
-
-    /** For object arrays: each element is counted against {@link DecodeLimits#MAX_ELEMENTS}. */
-    CountGuard(Serializer<T> delegate) {
-      this(delegate, true);
-    }
-
-    /**
-     * @param elements false for primitive arrays (Kryo's serializers allocate them before reading),
-     *     whose length is only checked against the bytes that remain
-     */
-    CountGuard(Serializer<T> delegate, boolean elements) {
-      super(delegate.getAcceptsNull(), delegate.isImmutable());
-      this.delegate = delegate;
-      this.elements = elements;
-    }
-
-    @Override
-    public void write(Kryo kryo, Output output, T object) {
-      if (object instanceof Object[] array) {
-        countElements(kryo, array.length);
-      }
-      delegate.write(kryo, output, object);
-    }
-
-    @Override
-    public T read(Kryo kryo, Input input, Class<? extends T> type) {
-      if (input instanceof BoundedInput bounded) {
-        long count = bounded.requireCountAhead();
-        if (elements) {
-          countElements(kryo, count);
-        }
-      }
-      return delegate.read(kryo, input, type);
-    }
-  }
-
-  /** {@link CollectionSerializer} whose declared size is counted and never pre-sizes beyond a bound. */
-  static class BoundedCollectionSerializer<T extends Collection> extends CollectionSerializer<T> {
-    @Override
-    public void write(Kryo kryo, Output output, T collection) {
-      countElements(kryo, collection.size());
-      super.write(kryo, output, collection);
-    }
-
-    @Override
-    protected T create(Kryo kryo, Input input, Class<? extends T> type, int size) {
-      countElements(kryo, size);
-      return super.create(kryo, input, type, presize(size));
-    }
-  }
-
-  /**
-   * The general collection serializer for concurrent sorted collections, whose comparator it does not
-   * write: one with a comparator would come back in natural order, so it is refused when written.
-   */
-  static final class NaturalOrderOnlySerializer extends BoundedCollectionSerializer<Collection> {
-    @Override
-    public void write(Kryo kryo, Output output, Collection collection) {
-      Comparator<?> comparator = collection instanceof SortedSet<?> sorted ? sorted.comparator()
-          : collection instanceof java.util.concurrent.PriorityBlockingQueue<?> queue
-              ? queue.comparator() : null;
-      if (comparator != null) {
-        throw new io.lazysession.serializer.SerializationException("cannot store a "
-            + collection.getClass().getName() + " with a comparator: it would be read back in"
-            + " natural order; store a TreeSet or PriorityQueue, whose comparator is kept");
-      }
-      super.write(kryo, output, collection);
-    }
-  }
-
-  /** Kryo's {@code PriorityQueue} serializer, counted and bounded like the others. */
-  static final class BoundedPriorityQueueSerializer extends DefaultSerializers.PriorityQueueSerializer {
-    @Override
-    public void write(Kryo kryo, Output output, PriorityQueue collection) {
-      countElements(kryo, collection.size());
-      super.write(kryo, output, collection);
-    }
-
-    @Override
-    protected PriorityQueue create(Kryo kryo, Input input, Class<? extends PriorityQueue> type, int size) {
-      countElements(kryo, size);
-      return super.create(kryo, input, type, Math.max(1, presize(size)));
-    }
-  }
-
-  /** Kryo's {@code TreeSet} serializer (comparator kept), counted. */
-  static final class BoundedTreeSetSerializer extends DefaultSerializers.TreeSetSerializer {
-    @Override
-    public void write(Kryo kryo, Output output, java.util.TreeSet collection) {
-      countElements(kryo, collection.size());
-      super.write(kryo, output, collection);
-    }
-
-    @Override
-    protected java.util.TreeSet create(Kryo kryo, Input input, Class<? extends java.util.TreeSet> type,
-        int size) {
-      countElements(kryo, size);
-      return super.create(kryo, input, type, size);
-    }
-  }
-
-  /** Kryo's {@code TreeMap} serializer (comparator kept), counted. */
-  static final class BoundedTreeMapSerializer extends DefaultSerializers.TreeMapSerializer {
-    @Override
-    public void write(Kryo kryo, Output output, TreeMap map) {
-      countElements(kryo, map.size());
-      super.write(kryo, output, map);
-    }
-
-    @Override
-    protected TreeMap create(Kryo kryo, Input input, Class<? extends TreeMap> type, int size) {
-      requireCount(kryo, input, size);
-      return super.create(kryo, input, type, size);
-    }
-  }
-
-  /** Kryo's {@code ConcurrentSkipListMap} serializer (comparator kept), counted. */
-  static final class BoundedConcurrentSkipListMapSerializer
-      extends DefaultSerializers.ConcurrentSkipListMapSerializer {
-    @Override
-    public void write(Kryo kryo, Output output, java.util.concurrent.ConcurrentSkipListMap map) {
-      countElements(kryo, map.size());
-      super.write(kryo, output, map);
-    }
-
-    @Override
-    protected java.util.concurrent.ConcurrentSkipListMap create(Kryo kryo, Input input,
-        Class<? extends java.util.concurrent.ConcurrentSkipListMap> type, int size) {
-      requireCount(kryo, input, size);
-      return super.create(kryo, input, type, size);
-    }
-  }
-
-  /** {@link MapSerializer} whose declared size is counted and never pre-sizes beyond a bound. */
-  static class BoundedMapSerializer<T extends Map> extends MapSerializer<T> {
-    @Override
-    public void write(Kryo kryo, Output output, T map) {
-      countElements(kryo, map.size());
-      super.write(kryo, output, map);
-    }
-
-    @Override
-    protected T create(Kryo kryo, Input input, Class<? extends T> type, int size) {
-      requireCount(kryo, input, size);
-      return super.create(kryo, input, type, presize(size));
-    }
-  }
-
-  /**
-   * {@link CompatibleFieldSerializer} that checks the declared field count of the schema it reads
-   * first in a graph (field names, written once per class per attribute).
-   */
-  static final class BoundedCompatibleFieldSerializer<T> extends CompatibleFieldSerializer<T> {
-    BoundedCompatibleFieldSerializer(Kryo kryo, Class<T> type, CompatibleFieldSerializerConfig config) {
-      super(kryo, type, config);
-    }
-
-    @Override
-    public T read(Kryo kryo, Input input, Class<? extends T> type) {
-      if (kryo.getGraphContext().get(this) == null && input instanceof BoundedInput bounded) {
-        bounded.requireCountAhead();
-      }
-      return super.read(kryo, input, type);
-    }
-  }
-
   /** {@code List.of}, {@code Set.of}, {@code Map.of} (nulls are impossible in them). */
-  static final class ImmutableListSerializer extends BoundedCollectionSerializer<List<Object>> {
+  static final class ImmutableListSerializer extends BoundedSerializers.BoundedCollectionSerializer<List<Object>> {
     ImmutableListSerializer() {
       setElementsCanBeNull(false);
     }
 
     @Override
     protected List<Object> create(Kryo kryo, Input input, Class<? extends List<Object>> type, int size) {
-      countElements(kryo, size);
-      return new ArrayList<>(presize(size));
+      BoundedSerializers.countElements(kryo, size);
+      return new ArrayList<>(BoundedSerializers.presize(size));
     }
 
     @Override
@@ -267,14 +62,14 @@ final class KryoSerializers {
     }
   }
 
-  static final class ImmutableSetSerializer extends BoundedCollectionSerializer<Set<Object>> {
+  static final class ImmutableSetSerializer extends BoundedSerializers.BoundedCollectionSerializer<Set<Object>> {
     ImmutableSetSerializer() {
       setElementsCanBeNull(false);
     }
 
     @Override
     protected Set<Object> create(Kryo kryo, Input input, Class<? extends Set<Object>> type, int size) {
-      countElements(kryo, size);
+      BoundedSerializers.countElements(kryo, size);
       return new LinkedHashSet<>();
     }
 
@@ -284,7 +79,7 @@ final class KryoSerializers {
     }
   }
 
-  static final class ImmutableMapSerializer extends BoundedMapSerializer<Map<Object, Object>> {
+  static final class ImmutableMapSerializer extends BoundedSerializers.BoundedMapSerializer<Map<Object, Object>> {
     ImmutableMapSerializer() {
       setKeysCanBeNull(false);
       setValuesCanBeNull(false);
@@ -293,7 +88,7 @@ final class KryoSerializers {
     @Override
     protected Map<Object, Object> create(Kryo kryo, Input input,
         Class<? extends Map<Object, Object>> type, int size) {
-      requireCount(kryo, input, size);
+      BoundedSerializers.requireCount(kryo, input, size);
       return new LinkedHashMap<>();
     }
 
@@ -307,7 +102,7 @@ final class KryoSerializers {
   static final class ArraysAsListSerializer extends Serializer<List<Object>> {
     @Override
     public void write(Kryo kryo, Output output, List<Object> list) {
-      countElements(kryo, list.size());
+      BoundedSerializers.countElements(kryo, list.size());
       output.writeVarInt(list.size(), true);
       for (Object element : list) {
         kryo.writeClassAndObject(output, element);
@@ -317,7 +112,7 @@ final class KryoSerializers {
     @Override
     public List<Object> read(Kryo kryo, Input input, Class<? extends List<Object>> type) {
       int size = input.readVarInt(true);
-      requireCount(kryo, input, size);
+      BoundedSerializers.requireCount(kryo, input, size);
       Object[] elements = new Object[size];
       List<Object> list = Arrays.asList(elements);
       kryo.reference(list);
@@ -401,7 +196,7 @@ final class KryoSerializers {
         }
         if (kind.map()) {
           Map<?, ?> map = (Map<?, ?>) wrapper;
-          countElements(kryo, map.size());
+          BoundedSerializers.countElements(kryo, map.size());
           output.writeVarInt(map.size(), true);
           for (Map.Entry<?, ?> e : map.entrySet()) {
             kryo.writeClassAndObject(output, e.getKey());
@@ -409,7 +204,7 @@ final class KryoSerializers {
           }
         } else {
           Collection<?> collection = (Collection<?>) wrapper;
-          countElements(kryo, collection.size());
+          BoundedSerializers.countElements(kryo, collection.size());
           output.writeVarInt(collection.size(), true);
           for (Object element : collection) {
             kryo.writeClassAndObject(output, element);
@@ -433,7 +228,7 @@ final class KryoSerializers {
       Object wrapper = kind.wrap(backing);
       kryo.reference(wrapper);
       int size = input.readVarInt(true);
-      requireCount(kryo, input, size);
+      BoundedSerializers.requireCount(kryo, input, size);
       for (int i = 0; i < size; i++) {
         if (kind.map()) {
           Object key = kryo.readClassAndObject(input);
@@ -477,7 +272,7 @@ final class KryoSerializers {
     public void write(Kryo kryo, Output output, EnumMap map) {
       Class keyType = keyType(map);
       kryo.writeClass(output, keyType);
-      countElements(kryo, map.size());
+      BoundedSerializers.countElements(kryo, map.size());
       output.writeVarInt(map.size(), true);
       Serializer keySerializer = kryo.getSerializer(keyType);
       for (Object o : map.entrySet()) {
@@ -496,7 +291,7 @@ final class KryoSerializers {
       EnumMap map = new EnumMap(keyType);
       kryo.reference(map);
       int size = input.readVarInt(true);
-      requireCount(kryo, input, size);
+      BoundedSerializers.requireCount(kryo, input, size);
       Serializer keySerializer = kryo.getSerializer(keyType);
       for (int i = 0; i < size; i++) {
         Object key = keySerializer.read(kryo, input, keyType);

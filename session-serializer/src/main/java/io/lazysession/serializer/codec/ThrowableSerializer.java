@@ -54,7 +54,7 @@ final class ThrowableSerializer extends Serializer<Throwable> {
       throw new KryoException("cause of " + type.getName() + " is a " + cause.getClass().getName());
     }
     int length = input.readVarInt(true);
-    KryoSerializers.requireCount(kryo, input, length);
+    BoundedSerializers.requireCount(kryo, input, length);
     StackTraceElement[] trace = new StackTraceElement[length];
     for (int i = 0; i < length; i++) {
       String classLoaderName = readNullable(input);

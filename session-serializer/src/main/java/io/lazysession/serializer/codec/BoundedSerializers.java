@@ -1,0 +1,227 @@
+package io.lazysession.serializer.codec;
+
+import com.esotericsoftware.kryo.kryo5.Kryo;
+import com.esotericsoftware.kryo.kryo5.Serializer;
+import com.esotericsoftware.kryo.kryo5.io.Input;
+import com.esotericsoftware.kryo.kryo5.io.Output;
+import com.esotericsoftware.kryo.kryo5.serializers.CollectionSerializer;
+import com.esotericsoftware.kryo.kryo5.serializers.CompatibleFieldSerializer;
+import com.esotericsoftware.kryo.kryo5.serializers.DefaultSerializers;
+import com.esotericsoftware.kryo.kryo5.serializers.MapSerializer;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.SortedSet;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * Kryo's own collection and field serializers, bounded: a declared count is checked against the bytes
+ * that remain and counted against {@link DecodeLimits} before anything is allocated, and no collection
+ * is pre-sized beyond a small bound from a count the bytes declare (it grows as elements arrive).
+ * Each serializer is stateless or one per Kryo instance.
+ */
+final class BoundedSerializers {
+  private BoundedSerializers() {}
+
+  /**
+   * Fails unless {@code count} elements of at least one byte each can follow in the input, and counts
+   * them against {@link DecodeLimits#MAX_ELEMENTS}.
+   */
+  static void requireCount(Kryo kryo, Input input, long count) {
+    if (input instanceof BoundedInput bounded) {
+      bounded.elements(count);
+    }
+    countElements(kryo, count);
+  }
+
+  /**
+   * Counts elements against {@link DecodeLimits#MAX_ELEMENTS}, when reading a declared count (no byte
+   * check: Kryo writes a collection of nulls as its size alone) or writing a collection.
+   */
+  static void countElements(Kryo kryo, long count) {
+    if (kryo instanceof BoundedKryo bounded) {
+      bounded.countElements(count);
+    }
+  }
+
+  /**
+   * The capacity to create a collection with for a declared size: never more than
+   * {@link DecodeLimits#PRESIZE_LIMIT}, so a lying count allocates nothing; a real one grows as its
+   * elements arrive.
+   */
+  static int presize(int size) {
+    return Math.min(size, DecodeLimits.PRESIZE_LIMIT);
+  }
+
+  /** Checks the varint count a wrapped serializer reads first before letting it allocate. */
+  static final class CountGuard<T> extends Serializer<T> {
+    private final Serializer<T> delegate;
+    private final boolean elements;
+
+    /** For object arrays: each element is counted against {@link DecodeLimits#MAX_ELEMENTS}. */
+    CountGuard(Serializer<T> delegate) {
+      this(delegate, true);
+    }
+
+    /**
+     * @param elements false for primitive arrays (Kryo's serializers allocate them before reading),
+     *     whose length is only checked against the bytes that remain
+     */
+    CountGuard(Serializer<T> delegate, boolean elements) {
+      super(delegate.getAcceptsNull(), delegate.isImmutable());
+      this.delegate = delegate;
+      this.elements = elements;
+    }
+
+    @Override
+    public void write(Kryo kryo, Output output, T object) {
+      if (object instanceof Object[] array) {
+        countElements(kryo, array.length);
+      }
+      delegate.write(kryo, output, object);
+    }
+
+    @Override
+    public T read(Kryo kryo, Input input, Class<? extends T> type) {
+      if (input instanceof BoundedInput bounded) {
+        long count = bounded.requireCountAhead();
+        if (elements) {
+          countElements(kryo, count);
+        }
+      }
+      return delegate.read(kryo, input, type);
+    }
+  }
+
+  /** {@link CollectionSerializer} whose declared size is counted and never pre-sizes beyond a bound. */
+  static class BoundedCollectionSerializer<T extends Collection> extends CollectionSerializer<T> {
+    @Override
+    public void write(Kryo kryo, Output output, T collection) {
+      countElements(kryo, collection.size());
+      super.write(kryo, output, collection);
+    }
+
+    @Override
+    protected T create(Kryo kryo, Input input, Class<? extends T> type, int size) {
+      countElements(kryo, size);
+      return super.create(kryo, input, type, presize(size));
+    }
+  }
+
+  /**
+   * The general collection serializer for concurrent sorted collections, whose comparator it does not
+   * write: one with a comparator would come back in natural order, so it is refused when written.
+   */
+  static final class NaturalOrderOnlySerializer extends BoundedCollectionSerializer<Collection> {
+    @Override
+    public void write(Kryo kryo, Output output, Collection collection) {
+      Comparator<?> comparator = collection instanceof SortedSet<?> sorted ? sorted.comparator()
+          : collection instanceof java.util.concurrent.PriorityBlockingQueue<?> queue
+              ? queue.comparator() : null;
+      if (comparator != null) {
+        throw new io.lazysession.serializer.SerializationException("cannot store a "
+            + collection.getClass().getName() + " with a comparator: it would be read back in"
+            + " natural order; store a TreeSet or PriorityQueue, whose comparator is kept");
+      }
+      super.write(kryo, output, collection);
+    }
+  }
+
+  /** Kryo's {@code PriorityQueue} serializer, counted and bounded like the others. */
+  static final class BoundedPriorityQueueSerializer extends DefaultSerializers.PriorityQueueSerializer {
+    @Override
+    public void write(Kryo kryo, Output output, PriorityQueue collection) {
+      countElements(kryo, collection.size());
+      super.write(kryo, output, collection);
+    }
+
+    @Override
+    protected PriorityQueue create(Kryo kryo, Input input, Class<? extends PriorityQueue> type, int size) {
+      countElements(kryo, size);
+      return super.create(kryo, input, type, Math.max(1, presize(size)));
+    }
+  }
+
+  /** Kryo's {@code TreeSet} serializer (comparator kept), counted. */
+  static final class BoundedTreeSetSerializer extends DefaultSerializers.TreeSetSerializer {
+    @Override
+    public void write(Kryo kryo, Output output, java.util.TreeSet collection) {
+      countElements(kryo, collection.size());
+      super.write(kryo, output, collection);
+    }
+
+    @Override
+    protected java.util.TreeSet create(Kryo kryo, Input input, Class<? extends java.util.TreeSet> type,
+        int size) {
+      countElements(kryo, size);
+      return super.create(kryo, input, type, size);
+    }
+  }
+
+  /** Kryo's {@code TreeMap} serializer (comparator kept), counted. */
+  static final class BoundedTreeMapSerializer extends DefaultSerializers.TreeMapSerializer {
+    @Override
+    public void write(Kryo kryo, Output output, TreeMap map) {
+      countElements(kryo, map.size());
+      super.write(kryo, output, map);
+    }
+
+    @Override
+    protected TreeMap create(Kryo kryo, Input input, Class<? extends TreeMap> type, int size) {
+      requireCount(kryo, input, size);
+      return super.create(kryo, input, type, size);
+    }
+  }
+
+  /** Kryo's {@code ConcurrentSkipListMap} serializer (comparator kept), counted. */
+  static final class BoundedConcurrentSkipListMapSerializer
+      extends DefaultSerializers.ConcurrentSkipListMapSerializer {
+    @Override
+    public void write(Kryo kryo, Output output, java.util.concurrent.ConcurrentSkipListMap map) {
+      countElements(kryo, map.size());
+      super.write(kryo, output, map);
+    }
+
+    @Override
+    protected java.util.concurrent.ConcurrentSkipListMap create(Kryo kryo, Input input,
+        Class<? extends java.util.concurrent.ConcurrentSkipListMap> type, int size) {
+      requireCount(kryo, input, size);
+      return super.create(kryo, input, type, size);
+    }
+  }
+
+  /** {@link MapSerializer} whose declared size is counted and never pre-sizes beyond a bound. */
+  static class BoundedMapSerializer<T extends Map> extends MapSerializer<T> {
+    @Override
+    public void write(Kryo kryo, Output output, T map) {
+      countElements(kryo, map.size());
+      super.write(kryo, output, map);
+    }
+
+    @Override
+    protected T create(Kryo kryo, Input input, Class<? extends T> type, int size) {
+      requireCount(kryo, input, size);
+      return super.create(kryo, input, type, presize(size));
+    }
+  }
+
+  /**
+   * {@link CompatibleFieldSerializer} that checks the declared field count of the schema it reads
+   * first in a graph (field names, written once per class per attribute).
+   */
+  static final class BoundedCompatibleFieldSerializer<T> extends CompatibleFieldSerializer<T> {
+    BoundedCompatibleFieldSerializer(Kryo kryo, Class<T> type, CompatibleFieldSerializerConfig config) {
+      super(kryo, type, config);
+    }
+
+    @Override
+    public T read(Kryo kryo, Input input, Class<? extends T> type) {
+      if (kryo.getGraphContext().get(this) == null && input instanceof BoundedInput bounded) {
+        bounded.requireCountAhead();
+      }
+      return super.read(kryo, input, type);
+    }
+  }
+}
