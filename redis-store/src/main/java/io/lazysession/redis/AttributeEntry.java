@@ -2,6 +2,7 @@ package io.lazysession.redis;
 
 import io.lazysession.serializer.lazy.LazyValue;
 import java.util.Arrays;
+import io.lazysession.serializer.AttributeSerializer;
 import io.lazysession.serializer.SerializationException;
 import io.lazysession.serializer.ValueTooLargeException;
 import java.util.function.Supplier;
@@ -66,6 +67,23 @@ final class AttributeEntry {
     return stored != null && Arrays.equals(now, stored) ? null : now;
   }
 
+  /**
+   * The bytes to write for a session taken over from another store: a value this request read is
+   * written in the configured encoding (the first save rewrites the session anyway); anything else as
+   * {@link #changedBytes}. A read value the configured codec cannot encode keeps its bytes.
+   */
+  byte @Nullable [] takeOverBytes(AttributeSerializer serializer) {
+    if (!isLoaded() || !value.isInflated()) {
+      return changedBytes();
+    }
+    try {
+      byte[] now = serializer.serialize(value.get());
+      return Arrays.equals(now, stored) ? null : now;
+    } catch (SerializationException e) {
+      return changedBytes();
+    }
+  }
+
   /** The bytes that represent it in a full write (new session, new id). */
   byte[] fullBytes() {
     if (set) {
@@ -84,8 +102,8 @@ final class AttributeEntry {
   }
 
   /**
-   * Runs an entry's encoding; a failure names the attribute and the session {@code id} (a value over the size
-   * limit also names the setting: {@link ValueTooLargeException}'s message does), and keeps its type.
+   * Runs an entry's encoding; a failure names the attribute and the session {@code id} (a value over
+   * the size limit also names the setting: {@link ValueTooLargeException}'s message does).
    */
   static byte @Nullable [] encoded(String id, String name, Supplier<byte @Nullable []> encoding) {
     try {

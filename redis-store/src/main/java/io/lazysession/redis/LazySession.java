@@ -31,10 +31,7 @@ import org.springframework.session.Session;
  * Concurrent requests each load their own instance.
  */
 public final class LazySession implements Session {
-  /**
-   * The request attribute under which, in a Spring web request, the repository leaves the session
-   * that the request loaded or created.
-   */
+  /** The request attribute under which the repository leaves the request's session. */
   public static final String REQUEST_ATTRIBUTE = LazySession.class.getName() + ".CURRENT";
 
   static final String SPRING_SECURITY_CONTEXT = "SPRING_SECURITY_CONTEXT";
@@ -67,10 +64,7 @@ public final class LazySession implements Session {
   /** The near-cache epoch in which {@link #version} was read from or written to Redis. */
   private long nearCacheEpoch;
   private @Nullable String storedPrincipal;
-  /**
-   * The Spring Session Data Redis session this one was loaded from, until its first save takes it
-   * over; null for a session of lazysession's own layout. See {@link SpringSessionDataRedisMigration}.
-   */
+  /** Loaded from Spring Session Data Redis, until its first save takes it over; else null. */
   private @Nullable SsdrSession migratingFrom;
 
   /** A new session, not yet stored. */
@@ -364,11 +358,15 @@ public final class LazySession implements Session {
     return removedNames;
   }
 
-  /** What an update writes: the attributes set, or read and changed in place, with their bytes. */
-  Map<String, byte[]> changedAttributes() {
+  /**
+   * What an update writes: the attributes set, or read and changed in place (with {@code takeOver},
+   * every read one: {@link AttributeEntry#takeOverBytes}), with their bytes.
+   */
+  Map<String, byte[]> changedAttributes(boolean takeOver) {
     Map<String, byte[]> changed = new LinkedHashMap<>();
     attributes.forEach((name, entry) -> {
-      byte[] bytes = AttributeEntry.encoded(id, name, entry::changedBytes);
+      byte[] bytes = AttributeEntry.encoded(id, name,
+          takeOver ? () -> entry.takeOverBytes(context.serializer()) : entry::changedBytes);
       if (bytes != null) {
         changed.put(name, bytes);
       }

@@ -88,12 +88,12 @@ final class SessionWriter {
     } else if (!session.getId().equals(session.storedId())) {
       changeId(session, principal);
     } else {
-      writeChanges(session, principal);
+      writeChanges(session, principal, false);
     }
   }
 
-  private void writeChanges(LazySession session, PrincipalChange principal) {
-    Map<String, byte[]> writes = session.changedAttributes();
+  private void writeChanges(LazySession session, PrincipalChange principal, boolean takeOver) {
+    Map<String, byte[]> writes = session.changedAttributes(takeOver);
     List<String> removes = List.copyOf(session.removedNames());
     boolean timeoutChanged =
         !session.getMaxInactiveInterval().equals(session.storedMaxInactiveInterval());
@@ -224,7 +224,7 @@ final class SessionWriter {
       boolean created = store.migrate(id, clock.millis(), origin, expiryGrace.toMillis(),
           durability.on());
       // Saved (and, with durability, replicated) before the original is removed.
-      writeChanges(session, principal);
+      writeChanges(session, principal, true);
       if (created && !migration.removeSession(id)) {
         log.debug("session {} was deleted from Spring Session Data Redis while being taken over; "
             + "deleted here too", id);
