@@ -611,7 +611,7 @@ final class BenchReport {
         && java.util.Arrays.stream(Workload.values()).anyMatch(w -> w.label().equals(r.workload()));
   }
 
-  /** Each design target of docs/DESIGN.md, checked against this run, as one sentence. */
+  /** Each design target (docs/README.md, "Targets"), checked against this run, as one sentence. */
   List<String> targets() {
     List<String> lines = new ArrayList<>();
     String ref = SessionSize.REFERENCE.label();
