@@ -106,6 +106,17 @@ class AttributeSerializerTest {
   }
 
   @Test
+  void serialize_jdkValueHoldingNonSerializable_refusedNamingBothClasses() {
+    AttributeSerializer serializer = serializer(CodecKind.JDK, Compression.none());
+    List<Object> value = new ArrayList<>(List.of("ok", new Object()));
+
+    assertThatThrownBy(() -> serializer.serialize(value))
+        .isInstanceOf(SerializationException.class)
+        .isNotInstanceOf(ClassNotAllowedException.class)
+        .hasMessageContaining("java.util.ArrayList holds a java.lang.Object, which is not Serializable");
+  }
+
+  @Test
   void serialize_largeCompressibleValue_storedCompressed() {
     AttributeSerializer serializer = AttributeSerializer.builder().build();
     String value = "abc".repeat(1000);

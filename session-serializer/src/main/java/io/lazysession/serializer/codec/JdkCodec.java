@@ -16,6 +16,7 @@ import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
 import java.io.ObjectStreamClass;
 import java.io.OutputStream;
+import java.io.Serializable;
 import java.io.StreamCorruptedException;
 import java.io.UTFDataFormatException;
 import java.util.Arrays;
@@ -68,6 +69,9 @@ final class JdkCodec implements Codec {
       out.writeObject(value);
     } catch (ClassNotAllowedException e) {
       throw e;
+    } catch (SerializationException e) {
+      throw new SerializationException(e.getMessage().replace("the value holds",
+          "a value of " + value.getClass().getName() + " holds"), e);
     } catch (IOException | RuntimeException | StackOverflowError e) {
       throw new SerializationException("cannot encode " + value.getClass().getName()
           + " with JDK serialization: " + e, e);
@@ -125,9 +129,18 @@ final class JdkCodec implements Codec {
       enableReplaceObject(true);
     }
 
-    /** A URL travels as a {@link SerializedUrl}: java.net.URL itself is never decoded (URLDNS). */
+    /**
+     * A URL travels as a {@link SerializedUrl}: java.net.URL itself is never decoded (URLDNS). An
+     * object that is not Serializable is refused here, by name: left to the stream, it would fail
+     * with a NotSerializableException that the stream then tries to write into itself, which the
+     * allow-list refuses, hiding the class at fault.
+     */
     @Override
     protected Object replaceObject(Object obj) {
+      if (!(obj instanceof Serializable)) {
+        throw new SerializationException("cannot encode with JDK serialization: the value holds a "
+            + obj.getClass().getName() + ", which is not Serializable");
+      }
       return JavaNetSerializers.replaceForJdk(obj);
     }
 
