@@ -64,6 +64,19 @@ class HostileInputTest {
   }
 
   @Test
+  void deserialize_serialDosHashSetsWithJdkCodec_refusedByGraphLimit() {
+    // The JDK codec writes what Kryo refuses: these are the bytes an attacker would plant.
+    AttributeSerializer jdk = AttributeSerializer.builder().codec(CodecKind.JDK)
+        .compression(Compression.none()).build();
+    byte[] depth40 = jdk.serialize(serialDos(40));
+
+    assertThatThrownBy(() -> jdk.deserialize(depth40)).isInstanceOf(DecodeLimitException.class)
+        .hasMessageContaining("maxGraphVisits");
+    Set<Object> shallow = serialDos(10);
+    assertThat(jdk.deserialize(jdk.serialize(shallow)).hashCode()).isEqualTo(shallow.hashCode());
+  }
+
+  @Test
   void serialize_sharedSetsWithinLimit_readBack() {
     Set<Object> shallow = serialDos(10);
 

@@ -20,6 +20,12 @@ import java.io.Serializable;
 import java.io.StreamCorruptedException;
 import java.io.UTFDataFormatException;
 import java.util.Arrays;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Hashtable;
+import java.util.IdentityHashMap;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -98,7 +104,7 @@ final class JdkCodec implements Codec {
             + value.getClass().getName());
       }
       return value;
-    } catch (ClassNotAllowedException | CorruptDataException e) {
+    } catch (ClassNotAllowedException | CorruptDataException | DecodeLimitException e) {
       throw e;
     } catch (ClassNotFoundException e) {
       throw new IncompatibleDataException(e.getMessage(), "class not found on this node's class path", e);
@@ -157,12 +163,58 @@ final class JdkCodec implements Codec {
     }
   }
 
+  /**
+   * Refuses classes outside the allow-list and streams beyond the filter's limits, and bounds the
+   * hashing work of nested collections ({@link DecodeLimits#MAX_GRAPH_VISITS}): a hash collection
+   * hashes each element it reads, and the hash of a collection walks all it holds, so collections
+   * sharing children (nested sets, the SerialDOS pattern) cost 2^depth while the bytes grow linearly.
+   * Each collection or map is given, as it is read (children before parents), the number of objects a
+   * walk of it visits, shared children counted at each place; one beyond the limit stops the decode
+   * before its container hashes it. Objects of other classes count as one: a value class whose
+   * {@code hashCode} walks its fields is not followed (Kryo's codec counts those too).
+   */
   private final class FilteredObjectInputStream extends ObjectInputStream {
+    private final IdentityHashMap<Object, Long> walks = new IdentityHashMap<>();
     private @Nullable String refusedClass;
 
     FilteredObjectInputStream(InputStream in, int length) throws IOException {
       super(in);
       setObjectInputFilter(info -> check(info, length));
+      enableResolveObject(true);
+    }
+
+    @Override
+    protected Object resolveObject(Object obj) {
+      long walk = 1;
+      if (obj instanceof Collection<?> collection && followed(obj)) {
+        for (Object element : collection) {
+          walk += walkOf(element);
+        }
+      } else if (obj instanceof Map<?, ?> map && followed(obj)) {
+        for (Map.Entry<?, ?> entry : map.entrySet()) {
+          walk += walkOf(entry.getKey()) + walkOf(entry.getValue());
+        }
+      } else {
+        return obj;
+      }
+      if (walk > DecodeLimits.MAX_GRAPH_VISITS) {
+        throw new DecodeLimitException("decoding stopped: walking a " + obj.getClass().getName()
+            + " would visit " + walk + " objects (collections sharing children; limit maxGraphVisits "
+            + DecodeLimits.MAX_GRAPH_VISITS + ")");
+      }
+      walks.put(obj, walk);
+      return obj;
+    }
+
+    private long walkOf(@Nullable Object element) {
+      Long walk = element == null ? null : walks.get(element);
+      return walk == null ? 1 : walk;
+    }
+
+    /** JDK collections, and any hash-based one: reading what they hold has no side effect. */
+    private boolean followed(Object obj) {
+      return obj.getClass().getName().startsWith("java.") || obj instanceof HashMap<?, ?>
+          || obj instanceof HashSet<?> || obj instanceof Hashtable<?, ?>;
     }
 
     private ObjectInputFilter.Status check(ObjectInputFilter.FilterInfo info, int length) {
