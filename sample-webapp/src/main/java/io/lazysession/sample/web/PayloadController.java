@@ -35,8 +35,8 @@ class PayloadController {
   @GetMapping("/payload")
   String payload(HttpServletRequest request, HttpSession session, Model model) {
     // What this request has inflated so far: the header of the page reads the user and the cart.
-    model.addAttribute("user", session.getAttribute(SessionKeys.USER));
-    model.addAttribute("cart", session.getAttribute(SessionKeys.CART));
+    model.addAttribute("user", session.getAttribute(ShopAttributes.USER));
+    model.addAttribute("cart", session.getAttribute(ShopAttributes.CART));
     model.addAttribute("sessionId", session.getId());
     model.addAttribute("csrf", ShopController.csrfToken());
     model.addAttribute("node", "node :" + request.getLocalPort());

@@ -58,7 +58,7 @@ class ShopController {
     if (updated.size() > RECENTLY_VIEWED_MAX) {
       updated.subList(RECENTLY_VIEWED_MAX, updated.size()).clear();
     }
-    session.setAttribute(SessionKeys.RECENTLY_VIEWED, updated);
+    session.setAttribute(ShopAttributes.RECENTLY_VIEWED, updated);
     model.addAttribute("product", product);
     model.addAttribute("recentlyViewed", viewed);
     return page("product", session, model);
@@ -87,7 +87,7 @@ class ShopController {
   @GetMapping("/history")
   String history(HttpSession session, Model model) {
     requireSignedIn(session);
-    model.addAttribute("report", session.getAttribute(SessionKeys.PURCHASE_HISTORY));
+    model.addAttribute("report", session.getAttribute(ShopAttributes.PURCHASE_HISTORY));
     return page("history", session, model);
   }
 
@@ -103,10 +103,10 @@ class ShopController {
   }
 
   private String page(String view, HttpSession session, Model model) {
-    Integer visits = (Integer) session.getAttribute(SessionKeys.VISITS);
-    session.setAttribute(SessionKeys.VISITS, visits == null ? 1 : visits + 1);
-    model.addAttribute("user", session.getAttribute(SessionKeys.USER));
-    model.addAttribute("cart", session.getAttribute(SessionKeys.CART));
+    Integer visits = (Integer) session.getAttribute(ShopAttributes.VISITS);
+    session.setAttribute(ShopAttributes.VISITS, visits == null ? 1 : visits + 1);
+    model.addAttribute("user", session.getAttribute(ShopAttributes.USER));
+    model.addAttribute("cart", session.getAttribute(ShopAttributes.CART));
     model.addAttribute("csrf", csrfToken());
     model.addAttribute("sessionId", session.getId());
     model.addAttribute("node", node());
@@ -132,23 +132,23 @@ class ShopController {
   }
 
   private static void requireSignedIn(HttpSession session) {
-    if (session.getAttribute(SessionKeys.USER) == null) {
+    if (session.getAttribute(ShopAttributes.USER) == null) {
       throw new ResponseStatusException(HttpStatus.UNAUTHORIZED, "sign in first");
     }
   }
 
   private static Cart cart(HttpSession session) {
-    Cart cart = (Cart) session.getAttribute(SessionKeys.CART);
+    Cart cart = (Cart) session.getAttribute(ShopAttributes.CART);
     if (cart == null) {
       cart = new Cart();
-      session.setAttribute(SessionKeys.CART, cart);
+      session.setAttribute(ShopAttributes.CART, cart);
     }
     return cart;
   }
 
   @SuppressWarnings("unchecked")
   private static List<Product> recentlyViewed(HttpSession session) {
-    List<Product> viewed = (List<Product>) session.getAttribute(SessionKeys.RECENTLY_VIEWED);
+    List<Product> viewed = (List<Product>) session.getAttribute(ShopAttributes.RECENTLY_VIEWED);
     return viewed == null ? List.of() : viewed;
   }
 }

@@ -45,20 +45,20 @@ class SignedInHandler extends SavedRequestAwareAuthenticationSuccessHandler {
       }
     }
     HttpSession session = request.getSession();
-    session.setAttribute(SessionKeys.USER, new SignedInUser(name, capitalize(name), name + "@example.com",
+    session.setAttribute(ShopAttributes.USER, new SignedInUser(name, capitalize(name), name + "@example.com",
         java.util.Set.copyOf(roles), Instant.now(clock), "password"));
-    session.setAttribute(SessionKeys.PRINCIPAL, name);
-    session.setAttribute(SessionKeys.PREFERENCES, new Preferences("EUR", "en-GB", 24, "light",
+    session.setAttribute(ShopAttributes.PRINCIPAL, name);
+    session.setAttribute(ShopAttributes.PREFERENCES, new Preferences("EUR", "en-GB", 24, "light",
         Map.of("newsletter", "weekly", "currencyFormat", "symbol")));
     Map<String, Boolean> flags = new LinkedHashMap<>();
     flags.put("newCheckout", true);
     flags.put("recommendations", true);
     flags.put("betaSearch", false);
-    session.setAttribute(SessionKeys.FLAGS, flags);
-    if (session.getAttribute(SessionKeys.CART) == null) {
-      session.setAttribute(SessionKeys.CART, new Cart());
+    session.setAttribute(ShopAttributes.FLAGS, flags);
+    if (session.getAttribute(ShopAttributes.CART) == null) {
+      session.setAttribute(ShopAttributes.CART, new Cart());
     }
-    session.setAttribute(SessionKeys.PURCHASE_HISTORY, catalog.purchaseHistory(name, clock));
+    session.setAttribute(ShopAttributes.PURCHASE_HISTORY, catalog.purchaseHistory(name, clock));
     super.onAuthenticationSuccess(request, response, authentication);
   }
 

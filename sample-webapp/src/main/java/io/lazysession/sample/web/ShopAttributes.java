@@ -3,7 +3,7 @@ package io.lazysession.sample.web;
 import org.springframework.session.FindByIndexNameSessionRepository;
 
 /** The names of the attributes the shop keeps in its session. */
-final class SessionKeys {
+final class ShopAttributes {
   static final String USER = "user";
   static final String PRINCIPAL = FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME;
   static final String CART = "cart";
@@ -13,5 +13,5 @@ final class SessionKeys {
   static final String PURCHASE_HISTORY = "purchaseHistory";
   static final String VISITS = "visits";
 
-  private SessionKeys() {}
+  private ShopAttributes() {}
 }
