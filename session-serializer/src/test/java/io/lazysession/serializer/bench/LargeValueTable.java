@@ -2,6 +2,7 @@ package io.lazysession.serializer.bench;
 
 import io.lazysession.serializer.AttributeSerializer;
 import io.lazysession.serializer.compress.Compression;
+import io.lazysession.serializer.lazy.LazyValue;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;
@@ -14,7 +15,8 @@ import java.util.SplittableRandom;
 /**
  * Thread CPU of one large attribute through {@link AttributeSerializer}: encode + compress and
  * decompress + decode of a 1 MB and a 10 MB value (a byte array, a string and an object graph of
- * rows), with the default zstd and without compression. Prints the median of interleaved rounds per
+ * rows), with the default zstd and without compression, and what a request reading the value costs
+ * (lazy inflation, then the change check at save). Prints the median of interleaved rounds per
  * cell, after warm-up; like {@link CpuTimeTable}, a table rather than a timed assertion.
  *
  * <p>{@code -Dlarge.sizes=1,10} (MiB), {@code -Dlarge.rounds=7}, {@code -Dlarge.only=string} narrow it.
@@ -55,14 +57,21 @@ public final class LargeValueTable {
           rows.add(row);
           operations.put(row + " encode", () -> sink = serializer.serialize(value));
           operations.put(row + " decode", () -> sink = serializer.deserialize(envelope));
+          // What a request that reads the attribute costs: inflate it, then check it for change at save.
+          operations.put(row + " read", () -> {
+            LazyValue lazy = serializer.lazy(envelope);
+            lazy.get();
+            sink = lazy.currentBytes();
+          });
         }
       }
     }
     Map<String, Double> millis = measure(operations, rounds);
-    System.out.printf("%-26s %14s %14s %12s%n", "value", "encode ms/op", "decode ms/op", "stored B");
+    System.out.printf("%-26s %14s %14s %18s %12s%n", "value", "encode ms/op", "decode ms/op",
+        "read+check ms/op", "stored B");
     for (String row : rows) {
-      System.out.printf("%-26s %14.2f %14.2f %12d%n", row, millis.get(row + " encode"),
-          millis.get(row + " decode"), stored.get(row));
+      System.out.printf("%-26s %14.2f %14.2f %18.2f %12d%n", row, millis.get(row + " encode"),
+          millis.get(row + " decode"), millis.get(row + " read"), stored.get(row));
     }
   }
 
