@@ -82,14 +82,15 @@ public final class ZstdCompressor {
     } else {
       ctx.setLevel(level);
     }
-    // zstd is always given room for its bound: with less it may encode blocks differently (it picks
-    // raw literals when the entropy-coded ones might not fit), and envelopes must stay byte-identical.
+    // zstd is always given room for its bound: with less it fails on some frames that would have fit
+    // (small payloads whose frame is just under their length), so a short buffer cannot double as the
+    // "does it shrink" test, and the bound is what the envelope bytes were always compressed with.
     int bound = (int) Math.min(Integer.MAX_VALUE - 8 - headroom, Zstd.compressBound(length));
     int size;
     byte[] target;
     if (bound <= RETAINED_BUFFER_BYTES && !thread.lent) {
       byte[] scratch = thread.scratch(bound);
-      size = compressInto(ctx, scratch, 0, bound, source, offset, length);
+      size = ctx.compressByteArray(scratch, 0, bound, source, offset, length);
       if (size > maxFrameLength) {
         return null;
       }
@@ -98,17 +99,12 @@ public final class ZstdCompressor {
       return target;
     }
     target = new byte[headroom + bound];
-    size = compressInto(ctx, target, headroom, bound, source, offset, length);
+    size = ctx.compressByteArray(target, headroom, bound, source, offset, length);
     if (size > maxFrameLength) {
       return null;
     }
     // A frame of a large payload is usually far shorter than its bound; hand back an exact array.
     return java.util.Arrays.copyOf(target, headroom + size);
-  }
-
-  private static int compressInto(ZstdCompressCtx ctx, byte[] target, int targetOffset, int capacity,
-      byte[] source, int offset, int length) {
-    return ctx.compressByteArray(target, targetOffset, capacity, source, offset, length);
   }
 
   /**
