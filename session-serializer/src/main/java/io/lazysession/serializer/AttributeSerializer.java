@@ -122,13 +122,17 @@ public final class AttributeSerializer {
   byte[] envelope(CodecKind codecKind, byte[] payload) {
     if (compression.enabled() && payload.length >= compression.minBytes()) {
       ZstdDictionary dictionary = compression.dictionary();
-      byte[] compressed = ZstdCompressor.compress(payload, 0, payload.length, compression.level(),
-          dictionary);
       EnvelopeHeader header = EnvelopeHeader.zstd(codecKind,
           dictionary == null ? 0 : dictionary.id(), payload.length);
-      if (header.length() + compressed.length < 3 + payload.length
-          && ZstdCompressor.withinRatio(payload.length, compressed.length)) {
-        return header.wrap(compressed, compressed.length);
+      // Compressed only if shorter than the raw envelope (3 header bytes + payload); the frame is
+      // written after room for the header, so the envelope is built without another copy.
+      int maxFrame = 3 + payload.length - header.length() - 1;
+      byte[] envelope = ZstdCompressor.compress(payload, 0, payload.length, compression.level(),
+          dictionary, header.length(), maxFrame);
+      if (envelope != null
+          && ZstdCompressor.withinRatio(payload.length, envelope.length - header.length())) {
+        header.writeTo(envelope);
+        return envelope;
       }
     }
     return EnvelopeHeader.raw(codecKind, payload.length).wrap(payload, payload.length);
@@ -147,8 +151,9 @@ public final class AttributeSerializer {
     if (header.compression() == EnvelopeCompression.NONE) {
       return codec.decode(envelope, header.length(), envelope.length - header.length());
     }
-    byte[] payload = decompress(envelope, header);
-    return codec.decode(payload, 0, payload.length);
+    // The payload is not kept: decode it from this thread's reused buffer.
+    return ZstdCompressor.decompress(envelope, header.length(), envelope.length - header.length(),
+        header.decodedLength(), dictionary(header), codec::decode);
   }
 
   /**
@@ -199,15 +204,19 @@ public final class AttributeSerializer {
   }
 
   private byte[] decompress(byte[] envelope, EnvelopeHeader header) {
-    ZstdDictionary dictionary = null;
-    if (header.compression() == EnvelopeCompression.ZSTD_DICTIONARY) {
-      dictionary = dictionariesById.get(header.dictionaryId());
-      if (dictionary == null) {
-        throw new UnknownDictionaryException(header.dictionaryId());
-      }
-    }
     return ZstdCompressor.decompress(envelope, header.length(), envelope.length - header.length(),
-        header.decodedLength(), dictionary);
+        header.decodedLength(), dictionary(header));
+  }
+
+  private @Nullable ZstdDictionary dictionary(EnvelopeHeader header) {
+    if (header.compression() != EnvelopeCompression.ZSTD_DICTIONARY) {
+      return null;
+    }
+    ZstdDictionary dictionary = dictionariesById.get(header.dictionaryId());
+    if (dictionary == null) {
+      throw new UnknownDictionaryException(header.dictionaryId());
+    }
+    return dictionary;
   }
 
   /** A value that stays as these envelope bytes until first read. */
