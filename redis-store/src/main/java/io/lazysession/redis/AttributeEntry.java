@@ -1,6 +1,6 @@
 package io.lazysession.redis;
 
-import io.lazysession.serializer.lazy.LazyValue;
+import io.lazysession.serializer.LazyValue;
 import java.util.Arrays;
 import io.lazysession.serializer.AttributeSerializer;
 import io.lazysession.serializer.SerializationException;

@@ -10,7 +10,7 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import io.lazysession.serializer.AttributeSerializer;
 import io.lazysession.redis.planted.ExhaustsMemoryOnRead;
-import io.lazysession.serializer.codec.ClassAllowList;
+import io.lazysession.serializer.ClassAllowList;
 import io.lazysession.serializer.codec.CodecKind;
 import io.lazysession.serializer.compress.Compression;
 import io.lazysession.serializer.reference.ReferenceSession;

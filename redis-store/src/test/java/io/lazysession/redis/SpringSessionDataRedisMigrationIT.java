@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.lazysession.serializer.AttributeSerializer;
-import io.lazysession.serializer.codec.ClassAllowList;
+import io.lazysession.serializer.ClassAllowList;
 import io.lazysession.testing.RedisServerExtension;
 import io.lettuce.core.KeyScanArgs;
 import io.lettuce.core.RedisClient;

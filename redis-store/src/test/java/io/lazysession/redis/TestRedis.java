@@ -1,7 +1,7 @@
 package io.lazysession.redis;
 
 import io.lazysession.serializer.AttributeSerializer;
-import io.lazysession.serializer.codec.ClassAllowList;
+import io.lazysession.serializer.ClassAllowList;
 import io.lazysession.serializer.codec.CodecKind;
 import io.lazysession.serializer.reference.ReferenceSession;
 import io.lettuce.core.RedisClient;

@@ -1,6 +1,5 @@
 package io.lazysession.serializer;
 
-import io.lazysession.serializer.codec.ClassAllowList;
 import io.lazysession.serializer.codec.Codec;
 import io.lazysession.serializer.codec.CodecKind;
 import io.lazysession.serializer.codec.Codecs;
@@ -9,7 +8,6 @@ import io.lazysession.serializer.compress.ZstdCompressor;
 import io.lazysession.serializer.compress.ZstdDictionary;
 import io.lazysession.serializer.envelope.EnvelopeCompression;
 import io.lazysession.serializer.envelope.EnvelopeHeader;
-import io.lazysession.serializer.lazy.LazyValue;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;

@@ -1,7 +1,6 @@
 package io.lazysession.serializer;
 
 import io.lazysession.serializer.codec.CodecKind;
-import io.lazysession.serializer.lazy.LazyValue;
 import java.util.Arrays;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;

@@ -3,7 +3,6 @@ package io.lazysession.serializer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.lazysession.serializer.codec.ClassAllowList;
 import io.lazysession.serializer.codec.CodecKind;
 import io.lazysession.serializer.compress.Compression;
 import io.lazysession.serializer.fixtures.Node;

@@ -3,11 +3,9 @@ package io.lazysession.serializer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.lazysession.serializer.codec.ClassAllowList;
 import io.lazysession.serializer.codec.CodecKind;
 import io.lazysession.serializer.compress.Compression;
 import io.lazysession.serializer.envelope.EnvelopeCompression;
-import io.lazysession.serializer.lazy.LazyValue;
 import java.math.BigDecimal;
 import java.time.LocalDateTime;
 import java.util.ArrayList;

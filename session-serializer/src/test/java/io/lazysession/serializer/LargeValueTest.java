@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lazysession.serializer.compress.Compression;
 import io.lazysession.serializer.envelope.EnvelopeCompression;
-import io.lazysession.serializer.lazy.LazyValue;
 import java.nio.charset.StandardCharsets;
 import java.util.SplittableRandom;
 import java.util.stream.Stream;

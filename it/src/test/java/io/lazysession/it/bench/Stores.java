@@ -4,7 +4,7 @@ import io.lazysession.it.bench.shop.SessionSize;
 import io.lazysession.it.bench.shop.ShopSessions;
 import io.lazysession.redis.LazyRedisSessionRepository;
 import io.lazysession.serializer.AttributeSerializer;
-import io.lazysession.serializer.codec.ClassAllowList;
+import io.lazysession.serializer.ClassAllowList;
 import io.lazysession.serializer.codec.CodecKind;
 import io.lazysession.serializer.compress.Compression;
 import io.lazysession.serializer.compress.ZstdDictionary;

@@ -3,7 +3,7 @@ package io.lazysession.redis.config;
 import io.lazysession.redis.DecodeFailurePolicy;
 import io.lazysession.redis.LazyRedisSessionRepository;
 import io.lazysession.serializer.AttributeSerializer;
-import io.lazysession.serializer.codec.ClassAllowList;
+import io.lazysession.serializer.ClassAllowList;
 import io.lazysession.serializer.codec.CodecKind;
 import io.lazysession.serializer.compress.Compression;
 import java.time.Duration;

@@ -1,5 +1,6 @@
 package io.lazysession.serializer.codec;
 
+import io.lazysession.serializer.ClassAllowList;
 import com.esotericsoftware.kryo.kryo5.Registration;
 import com.esotericsoftware.kryo.kryo5.io.Output;
 import com.esotericsoftware.kryo.kryo5.util.DefaultClassResolver;
@@ -33,7 +34,7 @@ final class AllowListClassResolver extends DefaultClassResolver {
       return cached;
     }
     if (!allowList.isAllowed(className)) {
-      throw new ClassNotAllowedException(ClassAllowList.refusedName(className));
+      throw new ClassNotAllowedException(className);
     }
     return super.getTypeByName(className);
   }
@@ -71,7 +72,7 @@ final class AllowListClassResolver extends DefaultClassResolver {
           + " (for a comparator, a class implementing Comparator)");
     }
     if (!allowList.isAllowed(type)) {
-      throw new ClassNotAllowedException(ClassAllowList.refusedName(type.getName()));
+      throw new ClassNotAllowedException(type.getName());
     }
     super.writeName(output, type, registration);
   }

@@ -1,5 +1,7 @@
 package io.lazysession.serializer.codec;
 
+import io.lazysession.serializer.ClassAllowList;
+
 /**
  * Turns a value into payload bytes and back, refusing classes outside its {@link ClassAllowList}.
  * Implementations are thread-safe.

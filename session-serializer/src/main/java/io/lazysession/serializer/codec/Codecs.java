@@ -1,5 +1,7 @@
 package io.lazysession.serializer.codec;
 
+import io.lazysession.serializer.ClassAllowList;
+
 /** Static factories of the codecs; every codec they return is thread-safe. */
 public final class Codecs {
   /** Largest payload a codec writes or reads, unless configured otherwise: 16 MiB. */

@@ -1,5 +1,6 @@
 package io.lazysession.serializer.codec;
 
+import io.lazysession.serializer.ClassAllowList;
 import io.lazysession.serializer.ClassNotAllowedException;
 import io.lazysession.serializer.CorruptDataException;
 import io.lazysession.serializer.IncompatibleDataException;
@@ -153,7 +154,7 @@ final class JdkCodec implements Codec {
     @Override
     protected void annotateClass(Class<?> type) {
       if (!allowList.isAllowed(type)) {
-        throw new ClassNotAllowedException(ClassAllowList.refusedName(type.getName()));
+        throw new ClassNotAllowedException(type.getName());
       }
     }
 
@@ -224,7 +225,7 @@ final class JdkCodec implements Codec {
       }
       Class<?> type = info.serialClass();
       if (type != null && !allowList.isAllowed(type)) {
-        refusedClass = ClassAllowList.refusedName(type.getName());
+        refusedClass = type.getName();
         return ObjectInputFilter.Status.REJECTED;
       }
       return ObjectInputFilter.Status.UNDECIDED;
@@ -234,7 +235,7 @@ final class JdkCodec implements Codec {
     protected Class<?> resolveClass(ObjectStreamClass desc) throws IOException, ClassNotFoundException {
       String name = desc.getName();
       if (!allowList.isAllowed(name)) {
-        throw new ClassNotAllowedException(ClassAllowList.refusedName(name));
+        throw new ClassNotAllowedException(name);
       }
       try {
         return Class.forName(name, false, classLoader);

@@ -1,5 +1,6 @@
 package io.lazysession.serializer.codec;
 
+import io.lazysession.serializer.ClassAllowList;
 import com.esotericsoftware.kryo.kryo5.Kryo;
 import com.esotericsoftware.kryo.kryo5.io.Output;
 import com.esotericsoftware.kryo.kryo5.objenesis.strategy.StdInstantiatorStrategy;

@@ -1,7 +1,7 @@
 package io.lazysession.serializer.bench;
 
 import io.lazysession.serializer.AttributeSerializer;
-import io.lazysession.serializer.lazy.LazyValue;
+import io.lazysession.serializer.LazyValue;
 import io.lazysession.serializer.reference.ReferenceSession;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;

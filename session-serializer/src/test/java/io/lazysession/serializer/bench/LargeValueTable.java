@@ -2,7 +2,7 @@ package io.lazysession.serializer.bench;
 
 import io.lazysession.serializer.AttributeSerializer;
 import io.lazysession.serializer.compress.Compression;
-import io.lazysession.serializer.lazy.LazyValue;
+import io.lazysession.serializer.LazyValue;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;

@@ -1,5 +1,7 @@
 package io.lazysession.serializer.codec;
 
+import io.lazysession.serializer.ClassAllowList;
+
 /** Codec variants that exist only to be measured against the real ones. */
 public final class BenchCodecs {
   private BenchCodecs() {}

@@ -1,5 +1,6 @@
 package io.lazysession.serializer.codec;
 
+import io.lazysession.serializer.ClassAllowList;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -4,7 +4,7 @@ import com.esotericsoftware.kryo.kryo5.asm.ClassWriter;
 import com.esotericsoftware.kryo.kryo5.asm.MethodVisitor;
 import com.esotericsoftware.kryo.kryo5.asm.Opcodes;
 import io.lazysession.serializer.AttributeSerializer;
-import io.lazysession.serializer.codec.ClassAllowList;
+import io.lazysession.serializer.ClassAllowList;
 import java.io.IOException;
 import java.lang.reflect.Field;
 import java.math.BigDecimal;

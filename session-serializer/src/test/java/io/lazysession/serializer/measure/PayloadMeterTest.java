@@ -2,7 +2,7 @@ package io.lazysession.serializer.measure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.lazysession.serializer.codec.ClassAllowList;
+import io.lazysession.serializer.ClassAllowList;
 import io.lazysession.serializer.reference.ReferenceSession;
 import java.util.LinkedHashMap;
 import java.util.List;

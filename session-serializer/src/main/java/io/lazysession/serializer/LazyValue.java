@@ -1,4 +1,4 @@
-package io.lazysession.serializer.lazy;
+package io.lazysession.serializer;
 
 /**
  * One attribute value that stays as envelope bytes until it is read.

@@ -1,4 +1,4 @@
-package io.lazysession.serializer.codec;
+package io.lazysession.serializer;
 
 import java.util.Collections;
 import java.util.LinkedHashSet;
@@ -156,14 +156,8 @@ public final class ClassAllowList {
     return packages;
   }
 
-  /** The name to report when refusing a class: the element class of an array. */
-  static String refusedName(String className) {
-    String element = elementName(className);
-    return element == null || element.equals("int") ? className : element;
-  }
-
   /** The element class name of a binary or descriptor array name, or null if it is malformed. */
-  private static @org.jspecify.annotations.Nullable String elementName(String className) {
+  static @org.jspecify.annotations.Nullable String elementName(String className) {
     int dims = 0;
     while (dims < className.length() && className.charAt(dims) == '[') {
       dims++;

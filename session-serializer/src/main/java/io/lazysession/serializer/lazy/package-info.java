@@ -1,4 +1,0 @@
-@NullMarked
-package io.lazysession.serializer.lazy;
-
-import org.jspecify.annotations.NullMarked;
