@@ -32,6 +32,9 @@ final class ExpirySweeper implements AutoCloseable {
   private final PrincipalIndex principals;
   private final SessionEvents events;
   private final MetricsRecorder metrics;
+  /** How long the id of a never-expiring session being written stays on the schedule. */
+  static final Duration IN_FLIGHT = Duration.ofMinutes(1);
+
   private final Clock clock;
   private final @Nullable ScheduledExecutorService thread;
 
@@ -67,6 +70,20 @@ final class ExpirySweeper implements AutoCloseable {
       store.unscheduleExpiry(id);
     } else {
       store.scheduleExpiry(id, lastAccess.toEpochMilli() + maxInactive.toMillis());
+    }
+  }
+
+  /**
+   * Schedules the id of a session about to be written whole (a create, an id change), before its
+   * index entries and its hash: a scheduled id with a future due time is how {@link PrincipalIndex}
+   * tells a write in flight from a session that is gone. A session that never expires is scheduled
+   * too, {@link #IN_FLIGHT} ahead: the sweep then finds it never expires and takes it off.
+   */
+  void scheduleWrite(String id, Instant lastAccess, Duration maxInactive) {
+    if (maxInactive.isNegative()) {
+      store.scheduleExpiry(id, clock.millis() + IN_FLIGHT.toMillis());
+    } else {
+      schedule(id, lastAccess, maxInactive);
     }
   }
 

@@ -138,7 +138,7 @@ final class SessionWriter {
     // even if the connection drops right after the script ran (an entry without its hash is
     // harmless: the sweep and findByPrincipalName clean it up).
     String id = session.getId();
-    expiry.schedule(id, session.getLastAccessedTime(), session.getMaxInactiveInterval());
+    expiry.scheduleWrite(id, session.getLastAccessedTime(), session.getMaxInactiveInterval());
     boolean principalAdded = newPrincipal != null && principals.add(newPrincipal, id);
     long epoch = nearCache.epoch();
     SaveResult result = write(id,
@@ -219,7 +219,7 @@ final class SessionWriter {
         changeId(session, principal);
       }
     } else {
-      expiry.schedule(id, Instant.ofEpochMilli(origin.lastAccess()),
+      expiry.scheduleWrite(id, Instant.ofEpochMilli(origin.lastAccess()),
           Duration.ofSeconds(origin.maxInactiveSeconds()));
       boolean created = store.migrate(id, clock.millis(), origin, expiryGrace.toMillis(),
           durability.on());

@@ -4,6 +4,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lazysession.testing.RedisServerExtension;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -46,6 +47,28 @@ class PrincipalIndexIT {
     writer.save(session);
 
     assertThat(during).isEmpty();
+    assertThat(nodes.b().findByPrincipalName("alice")).containsOnlyKeys(session.getId());
+  }
+
+  @Test
+  void findByPrincipalName_whileTheCreateOfANeverExpiringSessionIsInFlight_keepsTheIndexEntry() {
+    HookedClock clock = new HookedClock(nodes.clock());
+    LazyRedisSessionRepository writer = writerWithHook(clock);
+    LazySession session = writer.createSession();
+    session.setMaxInactiveInterval(Duration.ofSeconds(-1));
+    session.setAttribute(PRINCIPAL, "alice");
+    Map<String, LazySession> during = new LinkedHashMap<>();
+    // Readings: the in-flight mark on the schedule, then the save script's arguments (by then the
+    // index entry is written and the hash is not).
+    clock.onRead(2, () -> during.putAll(nodes.b().findByPrincipalName("alice")));
+
+    writer.save(session);
+
+    assertThat(during).isEmpty();
+    assertThat(nodes.b().findByPrincipalName("alice")).containsOnlyKeys(session.getId());
+    nodes.clock().advance(ExpirySweeper.IN_FLIGHT.plusSeconds(1));
+    nodes.a().cleanUpExpiredSessions();
+    assertThat(nodes.b().findById(session.getId())).as("never expires").isNotNull();
     assertThat(nodes.b().findByPrincipalName("alice")).containsOnlyKeys(session.getId());
   }
 
