@@ -8,6 +8,8 @@ import com.esotericsoftware.kryo.kryo5.io.Output;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Kryo serializer for exceptions, which sessions do hold: Spring Security's form login keeps the last
@@ -55,7 +57,8 @@ final class ThrowableSerializer extends Serializer<Throwable> {
     }
     int length = input.readVarInt(true);
     BoundedSerializers.requireCount(kryo, input, length);
-    StackTraceElement[] trace = new StackTraceElement[length];
+    // Grown as frames arrive, never sized from the count the bytes declare.
+    List<StackTraceElement> trace = new ArrayList<>(BoundedSerializers.presize(length));
     for (int i = 0; i < length; i++) {
       String classLoaderName = readNullable(input);
       String moduleName = readNullable(input);
@@ -64,12 +67,12 @@ final class ThrowableSerializer extends Serializer<Throwable> {
       String methodName = readNullable(input);
       String fileName = readNullable(input);
       int line = input.readVarInt(false);
-      trace[i] = new StackTraceElement(classLoaderName, moduleName, moduleVersion,
+      trace.add(new StackTraceElement(classLoaderName, moduleName, moduleVersion,
           className == null ? "" : className,
-          methodName == null ? "" : methodName, fileName, line);
+          methodName == null ? "" : methodName, fileName, line));
     }
     Throwable throwable = instantiate(type, message, (Throwable) cause);
-    throwable.setStackTrace(trace);
+    throwable.setStackTrace(trace.toArray(new StackTraceElement[0]));
     return throwable;
   }
 
