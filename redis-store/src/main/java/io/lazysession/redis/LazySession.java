@@ -41,13 +41,16 @@ public final class LazySession implements Session {
   static final String SPRING_SECURITY_CONTEXT = "SPRING_SECURITY_CONTEXT";
 
   private final SessionContext context;
-  private final Map<String, AttributeEntry> attributes = new LinkedHashMap<>();
+  private Map<String, AttributeEntry> attributes = new LinkedHashMap<>();
   /**
    * The attribute names Redis holds for this session, as far as this instance knows (loaded, or
    * written by its last save). At save, every one of them that the session no longer has is deleted,
-   * however often it was set and removed in between.
+   * however often it was set and removed in between. After a load this is the key set of the loaded
+   * map (shared with the near cache, read-only) until {@link #committed} or {@link #mergeStored}
+   * changes it: see {@link #ownStoredNames}.
    */
-  private final Set<String> storedNames = new LinkedHashSet<>();
+  private Set<String> storedNames = new LinkedHashSet<>();
+  private boolean storedNamesOwned = true;
   /**
    * Attributes this node cannot decode but another node may (see {@link
    * DecodeFailurePolicy#DROP_ATTRIBUTE}): hidden from the application, their stored bytes are kept
@@ -106,8 +109,36 @@ public final class LazySession implements Session {
   }
 
   void loaded(String name, byte[] stored) {
-    attributes.put(name, AttributeEntry.loaded(context.serializer().lazy(stored), stored));
-    storedNames.add(name);
+    attributes.put(name, AttributeEntry.loaded(context.serializer(), stored));
+    ownStoredNames().add(name);
+  }
+
+  /**
+   * Adds every attribute of a freshly loaded session at once. {@code stored} is never modified
+   * (it may be the near cache's copy): its key set is shared as the stored names.
+   */
+  void loaded(Map<String, byte[]> stored) {
+    if (!attributes.isEmpty() || !storedNames.isEmpty()) {
+      stored.forEach(this::loaded);
+      return;
+    }
+    // Sized for every entry, so that loading never rehashes.
+    attributes = new LinkedHashMap<>((int) (stored.size() / 0.75f) + 1);
+    var serializer = context.serializer();
+    for (Map.Entry<String, byte[]> attribute : stored.entrySet()) {
+      attributes.put(attribute.getKey(), AttributeEntry.loaded(serializer, attribute.getValue()));
+    }
+    storedNames = Collections.unmodifiableSet(stored.keySet());
+    storedNamesOwned = false;
+  }
+
+  /** The stored names, as a set of this instance's own that may be changed. */
+  private Set<String> ownStoredNames() {
+    if (!storedNamesOwned) {
+      storedNames = new LinkedHashSet<>(storedNames);
+      storedNamesOwned = true;
+    }
+    return storedNames;
   }
 
   @Override
@@ -217,7 +248,7 @@ public final class LazySession implements Session {
     List<AttributeInfo> info = new ArrayList<>(attributes.size());
     attributes.forEach((name, entry) -> info.add(new AttributeInfo(name,
         entry.stored() == null || entry.isSet() ? -1 : entry.stored().length,
-        entry.isSet() || entry.value().isInflated(), entry.isSet())));
+        entry.isSet() || entry.isInflated(), entry.isSet())));
     return info;
   }
 
@@ -297,14 +328,12 @@ public final class LazySession implements Session {
     if (principalTouched || migratingFrom != null) {
       return true;
     }
-    for (String name : List.of(FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME,
-        SPRING_SECURITY_CONTEXT)) {
-      AttributeEntry entry = attributes.get(name);
-      if (entry != null && (isNew || entry.value().isInflated())) {
-        return true;
-      }
-    }
-    return false;
+    return mayHaveChanged(attributes.get(FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME))
+        || mayHaveChanged(attributes.get(SPRING_SECURITY_CONTEXT));
+  }
+
+  private boolean mayHaveChanged(@Nullable AttributeEntry entry) {
+    return entry != null && (isNew || entry.isInflated());
   }
 
   /**
@@ -325,10 +354,10 @@ public final class LazySession implements Session {
       if (hidden.containsKey(name)) {
         hidden.put(name, bytes);
       } else if (unchangedHere || (entry == null && !removedHere.contains(name))) {
-        attributes.put(name, AttributeEntry.loaded(context.serializer().lazy(bytes), bytes));
+        attributes.put(name, AttributeEntry.loaded(context.serializer(), bytes));
       }
     });
-    storedNames.retainAll(stored.keySet());
+    ownStoredNames().retainAll(stored.keySet());
     if (metadata.lastAccess() != null && metadata.lastAccess() > lastAccessedTime.toEpochMilli()) {
       lastAccessedTime = Instant.ofEpochMilli(metadata.lastAccess());
     }
@@ -353,24 +382,43 @@ public final class LazySession implements Session {
     return nearCacheEpoch;
   }
 
-  /** The names Redis holds that this session no longer has: to be deleted (HDEL) at save. */
+  /**
+   * The names Redis holds that this session no longer has: to be deleted (HDEL) at save. Allocates
+   * nothing when there are none (a request that removed nothing).
+   */
   Set<String> removedNames() {
-    Set<String> removedNames = new LinkedHashSet<>(storedNames);
-    removedNames.removeAll(attributes.keySet());
-    removedNames.removeAll(hidden.keySet());
-    return removedNames;
+    Set<String> removedNames = null;
+    for (String name : storedNames) {
+      if (!attributes.containsKey(name) && !hidden.containsKey(name)) {
+        if (removedNames == null) {
+          removedNames = new LinkedHashSet<>();
+        }
+        removedNames.add(name);
+      }
+    }
+    return removedNames == null ? Set.of() : removedNames;
   }
 
-  /** What an update writes: the attributes set, or read and changed in place, with their bytes. */
+  /**
+   * What an update writes: the attributes set, or read and changed in place, with their bytes. Only
+   * those are encoded; the map is made only when one changed (a read-only request allocates none).
+   */
   Map<String, byte[]> changedAttributes() {
-    Map<String, byte[]> changed = new LinkedHashMap<>();
-    attributes.forEach((name, entry) -> {
-      byte[] bytes = encoded(name, entry::changedBytes);
-      if (bytes != null) {
-        changed.put(name, bytes);
+    Map<String, byte[]> changed = null;
+    for (Map.Entry<String, AttributeEntry> named : attributes.entrySet()) {
+      AttributeEntry entry = named.getValue();
+      if (!entry.isSet() && !entry.isInflated()) {
+        continue; // never read, never set: its stored bytes stand
       }
-    });
-    return changed;
+      byte[] bytes = encoded(named.getKey(), entry::changedBytes);
+      if (bytes != null) {
+        if (changed == null) {
+          changed = new LinkedHashMap<>();
+        }
+        changed.put(named.getKey(), bytes);
+      }
+    }
+    return changed == null ? Map.of() : changed;
   }
 
   /**
@@ -421,7 +469,7 @@ public final class LazySession implements Session {
     int leftCompressed = 0;
     for (AttributeEntry entry : attributes.values()) {
       if (entry.isLoaded()) {
-        if (entry.value().isInflated()) {
+        if (entry.isInflated()) {
           inflated++;
         } else {
           leftCompressed++;
@@ -446,11 +494,15 @@ public final class LazySession implements Session {
         entry.committed(write.getValue());
       }
     }
-    if (full) {
-      storedNames.clear();
+    // A touch leaves the stored names as they are (and shared, if they were).
+    if (full || !deleted.isEmpty() || !written.isEmpty()) {
+      Set<String> names = ownStoredNames();
+      if (full) {
+        names.clear();
+      }
+      names.removeAll(deleted);
+      names.addAll(written.keySet());
     }
-    storedNames.removeAll(deleted);
-    storedNames.addAll(written.keySet());
     isNew = false;
     storedId = id;
     storedLastAccessedTime = lastAccessedTime;

@@ -4,10 +4,12 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 
 import io.lettuce.core.Limit;
 import io.lettuce.core.Range;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.ZAddArgs;
+import io.lettuce.core.cluster.api.sync.RedisAdvancedClusterCommands;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,6 +20,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Every Redis command the repository sends, each counted as a round trip in the metrics: the one
@@ -25,7 +29,9 @@ import org.jspecify.annotations.Nullable;
  * answers ({@link StoredSession}, {@link SessionMetadata}); argument order, flag strings and answer
  * layouts live here and in {@link ScriptReplies} only. Thread-safe.
  *
- * <p>Scripts are called by SHA (EVALSHA). When Redis answers NOSCRIPT (after SCRIPT FLUSH, a restart
+ * <p>find.lua is called as the Redis 7 function {@value #FIND_FUNCTION} where Redis has functions
+ * (standalone and Sentinel), which makes a near-cache hit a few dozen bytes on the wire. Scripts are
+ * otherwise called by SHA (EVALSHA). When Redis answers NOSCRIPT (after SCRIPT FLUSH, a restart
  * or a failover) the call is repeated with EVAL, which also puts the script back in Redis' cache, so a
  * lost script costs one extra round trip once and never an error. Lettuce exceptions pass through;
  * the repository translates them.
@@ -35,9 +41,31 @@ final class RedisSessionStore {
   private static final byte[][] METADATA_FIELDS = {utf8(SessionKeys.CREATION),
       utf8(SessionKeys.LAST_ACCESS), utf8(SessionKeys.MAX_INACTIVE), utf8(SessionKeys.PRINCIPAL)};
 
+  private static final Logger log = LoggerFactory.getLogger(RedisSessionStore.class);
+
+  /**
+   * The name find.lua is registered under as a Redis 7 function: one character, so that a near-cache
+   * hit ({@code FCALL f 1 <key> <version>}, answered {@code :1}) stays under 100 bytes.
+   */
+  static final String FIND_FUNCTION = "f";
+  /** find-function.lua under a library name made from its code: one name, one code. */
+  static final String FIND_LIBRARY;
+  private static final String FIND_LIBRARY_SOURCE;
+
+  static {
+    String code = new String(RedisScript.FIND_FUNCTION.source(), UTF_8);
+    FIND_LIBRARY = "lazysession_" + RedisScript.FIND_FUNCTION.sha().substring(0, 16);
+    FIND_LIBRARY_SOURCE = "#!lua name=" + FIND_LIBRARY + "\n" + code;
+  }
+
+  private static final byte[][] NO_COPY = {new byte[0]};
+  private static final byte[] WITH_METADATA = utf8("m");
+
   private final SessionConnection connection;
   private final SessionKeys keys;
   private final MetricsRecorder metrics;
+  /** Set by {@link #loadScripts}; cleared when Redis loses the function and will not take it back. */
+  private volatile boolean findByFunction;
 
   RedisSessionStore(SessionConnection connection, SessionKeys keys, MetricsRecorder metrics) {
     this.connection = connection;
@@ -52,7 +80,7 @@ final class RedisSessionStore {
   /**
    * Loads the scripts into Redis once, so the first requests do not pay for it. On a Cluster, Lettuce
    * sends SCRIPT LOAD to every node; a primary promoted later learns them through the NOSCRIPT
-   * fallback.
+   * fallback. Then registers find.lua as a Redis 7 function (see {@link #loadFindFunction}).
    */
   void loadScripts() {
     RedisClusterCommands<byte[], byte[]> commands = connection.commands();
@@ -64,6 +92,44 @@ final class RedisSessionStore {
         throw new IllegalStateException("Redis returned SHA " + sha + " for " + script);
       }
     }
+    findByFunction = loadFindFunction(commands);
+  }
+
+  /** Whether find calls go as FCALL of the function {@value #FIND_FUNCTION} (else EVALSHA). */
+  boolean findsByFunction() {
+    return findByFunction;
+  }
+
+  /**
+   * Registers find.lua as the function {@value #FIND_FUNCTION} of the library {@link
+   * #FIND_LIBRARY}, unless Redis has it already; true when FCALL can be used. False, and find
+   * stays on EVALSHA, when Redis has no functions (before 7.0), refuses them (ACL), or another
+   * library already registered a function of that name (another application, or another version of
+   * this store during a rolling deploy: {@code FUNCTION DELETE} its library once no node runs it any
+   * more, and restart). Not on a Cluster: Lettuce would load the function on one node only.
+   */
+  private boolean loadFindFunction(RedisClusterCommands<byte[], byte[]> commands) {
+    if (commands instanceof RedisAdvancedClusterCommands) {
+      return false;
+    }
+    try {
+      metrics.roundTrips.increment();
+      commands.functionLoad(FIND_LIBRARY_SOURCE);
+      return true;
+    } catch (RedisCommandExecutionException e) {
+      // Already there (its name is derived from its code, so it is this very code), or refused.
+      try {
+        metrics.roundTrips.increment();
+        boolean loaded = !commands.functionList(FIND_LIBRARY).isEmpty();
+        if (!loaded) {
+          log.info("finding sessions by EVALSHA: Redis did not register the function '{}' ({})",
+              FIND_FUNCTION, e.getMessage());
+        }
+        return loaded;
+      } catch (RedisCommandExecutionException unavailable) {
+        return false; // Redis before 7.0
+      }
+    }
   }
 
   /**
@@ -71,11 +137,58 @@ final class RedisSessionStore {
    * incomplete.
    */
   @Nullable StoredSession find(String id, NearCache.@Nullable Snapshot cached) {
-    List<Object> answer = eval(connection.commands(), RedisScript.FIND, ScriptOutputType.MULTI,
-        keys.session(id), utf8(cached == null ? "" : Long.toString(cached.version())));
+    byte[][] scriptKeys = {keys.session(id)};
+    List<Object> answer = callFind(RedisScript.FIND, scriptKeys, findArguments(cached));
     if (isNil(answer)) {
       return null;
     }
+    if (isUnchanged(answer)) {
+      return ScriptReplies.unchanged(cached);
+    }
+    return findReply(answer, cached);
+  }
+
+  /** find.lua's arguments: the cached version, and 'm' when the copy lacks the metadata. */
+  private static byte[][] findArguments(NearCache.@Nullable Snapshot cached) {
+    if (cached == null) {
+      return NO_COPY;
+    }
+    byte[] version = utf8(Long.toString(cached.version()));
+    return cached.metadata() == null ? new byte[][] {version, WITH_METADATA}
+        : new byte[][] {version};
+  }
+
+  /**
+   * Calls find.lua (or {@code script}, which includes it) as the function {@value #FIND_FUNCTION}
+   * when Redis has it, else by SHA. A function that disappeared (FUNCTION FLUSH or DELETE) is
+   * registered again, and this call goes by SHA.
+   */
+  private List<Object> callFind(RedisScript script, byte[][] scriptKeys, byte[][] arguments) {
+    RedisClusterCommands<byte[], byte[]> commands = connection.commands();
+    if (findByFunction && script == RedisScript.FIND) {
+      metrics.roundTrips.increment();
+      try {
+        return commands.fcall(FIND_FUNCTION, ScriptOutputType.MULTI, scriptKeys, arguments);
+      } catch (RedisCommandExecutionException e) {
+        String message = e.getMessage();
+        if (message == null || !message.contains("Function not found")) {
+          throw e;
+        }
+        metrics.scriptReloads.increment();
+        findByFunction = loadFindFunction(commands);
+      }
+    }
+    return eval(commands, script, ScriptOutputType.MULTI, scriptKeys, arguments);
+  }
+
+  /** A find answer that is the bare integer 1: the caller's copy is current. */
+  private static boolean isUnchanged(List<Object> answer) {
+    return answer.size() == 1 && answer.get(0) instanceof Long unchanged && unchanged == 1L;
+  }
+
+  /** A find answer that is a list of fields and values (a hash, or a verbose "unchanged"). */
+  private @Nullable StoredSession findReply(List<Object> answer,
+      NearCache.@Nullable Snapshot cached) {
     List<byte @Nullable []> fields = elements(answer);
     long bytes = 0;
     for (byte[] value : fields) {
@@ -339,11 +452,12 @@ final class RedisSessionStore {
    */
   Found find(String id, NearCache.@Nullable Snapshot cached, byte[] ssdrKey) {
     byte[][] scriptKeys = {keys.session(id), ssdrKey};
-    List<Object> answer = eval(connection.commands(), RedisScript.FIND_SSDR,
-        ScriptOutputType.MULTI, scriptKeys,
-        utf8(cached == null ? "" : Long.toString(cached.version())));
+    List<Object> answer = callFind(RedisScript.FIND_SSDR, scriptKeys, findArguments(cached));
     if (isNil(answer)) {
       return new Found(null, null);
+    }
+    if (isUnchanged(answer)) {
+      return new Found(ScriptReplies.unchanged(cached), null);
     }
     if (answer.size() == 2 && answer.get(0) instanceof byte[] marker
         && "#ssdr".equals(new String(marker, UTF_8)) && answer.get(1) instanceof List<?> hash) {
@@ -358,13 +472,7 @@ final class RedisSessionStore {
       metrics.bytesRead.add(bytes);
       return new Found(null, fields);
     }
-    List<byte @Nullable []> fields = elements(answer);
-    long bytes = 0;
-    for (byte[] value : fields) {
-      bytes += value == null ? 0 : value.length;
-    }
-    metrics.bytesRead.add(bytes);
-    return new Found(ScriptReplies.find(fields, cached), null);
+    return new Found(findReply(answer, cached), null);
   }
 
   /**
