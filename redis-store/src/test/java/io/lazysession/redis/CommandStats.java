@@ -29,7 +29,12 @@ final class CommandStats {
   }
 
   static int redisMajorVersion(RedisCommands<String, String> commands) {
-    Matcher version = Pattern.compile("redis_version:(\\d+)").matcher(commands.info("server"));
+    return redisMajorVersion(commands.info("server"));
+  }
+
+  /** The major version in the answer to {@code INFO server}. */
+  static int redisMajorVersion(String infoServer) {
+    Matcher version = Pattern.compile("redis_version:(\\d+)").matcher(infoServer);
     if (!version.find()) {
       throw new IllegalStateException("INFO server names no redis_version");
     }
