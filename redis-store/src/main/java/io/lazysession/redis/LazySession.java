@@ -41,7 +41,18 @@ public final class LazySession implements Session {
   static final String SPRING_SECURITY_CONTEXT = "SPRING_SECURITY_CONTEXT";
 
   private final SessionContext context;
+  /**
+   * The attributes, in stored order, by name. While {@link #loadedBytes} is not null, only the
+   * entries the request asked for are here (in any order), and every other name of {@code
+   * loadedBytes} stands for a loaded entry nobody asked for: see {@link #entries()}.
+   */
   private Map<String, AttributeEntry> attributes = new LinkedHashMap<>();
+  /**
+   * The map a read-only request's session was loaded from, shared with the near cache (never
+   * modified), until the first change or full walk of the attributes makes every entry; null after.
+   * A request that only reads a few attributes makes entries for those only.
+   */
+  private @Nullable Map<String, byte[]> loadedBytes;
   /**
    * The attribute names Redis holds for this session, as far as this instance knows (loaded, or
    * written by its last save). At save, every one of them that the session no longer has is deleted,
@@ -109,7 +120,7 @@ public final class LazySession implements Session {
   }
 
   void loaded(String name, byte[] stored) {
-    attributes.put(name, AttributeEntry.loaded(context.serializer(), stored));
+    entries().put(name, AttributeEntry.loaded(context.serializer(), stored));
     ownStoredNames().add(name);
   }
 
@@ -122,14 +133,44 @@ public final class LazySession implements Session {
       stored.forEach(this::loaded);
       return;
     }
-    // Sized for every entry, so that loading never rehashes.
-    attributes = new LinkedHashMap<>((int) (stored.size() / 0.75f) + 1);
-    var serializer = context.serializer();
-    for (Map.Entry<String, byte[]> attribute : stored.entrySet()) {
-      attributes.put(attribute.getKey(), AttributeEntry.loaded(serializer, attribute.getValue()));
-    }
+    loadedBytes = stored;
+    attributes = new LinkedHashMap<>(4);
     storedNames = Collections.unmodifiableSet(stored.keySet());
     storedNamesOwned = false;
+  }
+
+  /**
+   * Every attribute's entry, in stored order, made now for the loaded attributes nobody asked for:
+   * what any change or full walk of the attributes works on.
+   */
+  private Map<String, AttributeEntry> entries() {
+    Map<String, byte[]> loaded = loadedBytes;
+    if (loaded != null) {
+      Map<String, AttributeEntry> all = new LinkedHashMap<>((int) (loaded.size() / 0.75f) + 1);
+      var serializer = context.serializer();
+      for (Map.Entry<String, byte[]> attribute : loaded.entrySet()) {
+        AttributeEntry asked = attributes.get(attribute.getKey());
+        all.put(attribute.getKey(),
+            asked != null ? asked : AttributeEntry.loaded(serializer, attribute.getValue()));
+      }
+      attributes = all;
+      loadedBytes = null;
+    }
+    return attributes;
+  }
+
+  /** The entry of {@code name}, made if it is a loaded one nobody asked for yet; null if none. */
+  private @Nullable AttributeEntry entry(String name) {
+    AttributeEntry entry = attributes.get(name);
+    Map<String, byte[]> loaded = loadedBytes;
+    if (entry == null && loaded != null) {
+      byte[] stored = loaded.get(name);
+      if (stored != null) {
+        entry = AttributeEntry.loaded(context.serializer(), stored);
+        attributes.put(name, entry);
+      }
+    }
+    return entry;
   }
 
   /** The stored names, as a set of this instance's own that may be changed. */
@@ -159,7 +200,7 @@ public final class LazySession implements Session {
   @Override
   @SuppressWarnings("unchecked")
   public <T> @Nullable T getAttribute(String attributeName) {
-    AttributeEntry entry = attributes.get(attributeName);
+    AttributeEntry entry = entry(attributeName);
     if (entry == null) {
       return null;
     }
@@ -173,7 +214,9 @@ public final class LazySession implements Session {
 
   @Override
   public Set<String> getAttributeNames() {
-    return Collections.unmodifiableSet(new LinkedHashSet<>(attributes.keySet()));
+    Map<String, byte[]> loaded = loadedBytes;
+    return Collections.unmodifiableSet(
+        new LinkedHashSet<>(loaded != null ? loaded.keySet() : attributes.keySet()));
   }
 
   /**
@@ -190,7 +233,7 @@ public final class LazySession implements Session {
       return;
     }
     SessionKeys.requireStorableName(attributeName);
-    AttributeEntry previous = attributes.get(attributeName);
+    AttributeEntry previous = entries().get(attributeName);
     attributes.put(attributeName, AttributeEntry.set(context.serializer().ofValue(attributeValue),
         previous == null ? null : previous.stored()));
     hidden.remove(attributeName);
@@ -199,7 +242,7 @@ public final class LazySession implements Session {
 
   @Override
   public void removeAttribute(String attributeName) {
-    attributes.remove(attributeName);
+    entries().remove(attributeName);
     hidden.remove(attributeName);
     notePrincipal(attributeName);
   }
@@ -245,7 +288,7 @@ public final class LazySession implements Session {
    * anything.
    */
   public List<AttributeInfo> attributeInfo() {
-    List<AttributeInfo> info = new ArrayList<>(attributes.size());
+    List<AttributeInfo> info = new ArrayList<>(entries().size());
     attributes.forEach((name, entry) -> info.add(new AttributeInfo(name,
         entry.stored() == null || entry.isSet() ? -1 : entry.stored().length,
         entry.isSet() || entry.isInflated(), entry.isSet())));
@@ -269,7 +312,7 @@ public final class LazySession implements Session {
 
   @Override
   public String toString() {
-    return "LazySession[id=" + id + ", attributes=" + attributes.keySet() + "]";
+    return "LazySession[id=" + id + ", attributes=" + getAttributeNames() + "]";
   }
 
   // ---- used by the repository ------------------------------------------------------------------
@@ -283,7 +326,7 @@ public final class LazySession implements Session {
 
   /** Hides an attribute this node cannot decode, keeping its stored bytes in Redis unchanged. */
   void hideAttribute(String attributeName) {
-    AttributeEntry entry = attributes.remove(attributeName);
+    AttributeEntry entry = entries().remove(attributeName);
     if (entry != null && entry.stored() != null && !entry.isSet()) {
       hidden.put(attributeName, entry.stored());
     }
@@ -291,6 +334,7 @@ public final class LazySession implements Session {
 
   void invalidate() {
     invalidated = true;
+    loadedBytes = null;
     attributes.clear();
     hidden.clear();
   }
@@ -344,7 +388,7 @@ public final class LazySession implements Session {
    */
   void mergeStored(Map<String, byte[]> stored, SessionMetadata metadata) {
     Set<String> removedHere = removedNames();
-    attributes.entrySet().removeIf(named -> named.getValue().isLoaded()
+    entries().entrySet().removeIf(named -> named.getValue().isLoaded()
         && named.getValue().changedBytes() == null && !stored.containsKey(named.getKey()));
     hidden.keySet().retainAll(stored.keySet());
     stored.forEach((name, bytes) -> {
@@ -387,6 +431,9 @@ public final class LazySession implements Session {
    * nothing when there are none (a request that removed nothing).
    */
   Set<String> removedNames() {
+    if (loadedBytes != null) {
+      return Set.of(); // nothing changed since the load
+    }
     Set<String> removedNames = null;
     for (String name : storedNames) {
       if (!attributes.containsKey(name) && !hidden.containsKey(name)) {
@@ -427,7 +474,7 @@ public final class LazySession implements Session {
    */
   Map<String, byte[]> allAttributes() {
     Map<String, byte[]> all = new LinkedHashMap<>();
-    attributes.forEach((name, entry) -> all.put(name, encoded(name, entry::fullBytes)));
+    entries().forEach((name, entry) -> all.put(name, encoded(name, entry::fullBytes)));
     all.putAll(hidden);
     return all;
   }
@@ -452,7 +499,7 @@ public final class LazySession implements Session {
   /** The bytes Redis holds for each attribute, hidden ones included: what the near cache keeps. */
   Map<String, byte[]> storedAttributes() {
     Map<String, byte[]> stored = new LinkedHashMap<>();
-    attributes.forEach((name, entry) -> {
+    entries().forEach((name, entry) -> {
       if (entry.stored() != null) {
         stored.put(name, entry.stored());
       }
@@ -476,6 +523,10 @@ public final class LazySession implements Session {
         }
       }
     }
+    Map<String, byte[]> loaded = loadedBytes;
+    if (loaded != null) {
+      leftCompressed += loaded.size() - attributes.size(); // loaded, and nobody asked for them
+    }
     return new Inflation(inflated, leftCompressed);
   }
 
@@ -489,7 +540,7 @@ public final class LazySession implements Session {
   void committed(long newVersion, Map<String, byte[]> written, Collection<String> deleted,
       boolean full, @Nullable String principal, long epoch) {
     for (Map.Entry<String, byte[]> write : written.entrySet()) {
-      AttributeEntry entry = attributes.get(write.getKey());
+      AttributeEntry entry = entries().get(write.getKey());
       if (entry != null) {
         entry.committed(write.getValue());
       }

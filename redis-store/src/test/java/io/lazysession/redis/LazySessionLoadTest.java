@@ -70,6 +70,32 @@ class LazySessionLoadTest {
   }
 
   @Test
+  void loaded_setAfterRead_keepsStoredOrderAndWritesOnlyTheSetOne() {
+    LazySession session = loaded(stored());
+    assertThat(session.<String>getAttribute("currency")).isEqualTo("EUR");
+
+    session.setAttribute("visits", 43);
+    session.setAttribute("coupon", "SAVE10");
+
+    assertThat(session.getAttributeNames()).containsExactly("cart", "visits", "currency", "coupon");
+    assertThat(session.changedAttributes()).containsOnlyKeys("visits", "coupon");
+    assertThat(session.<Integer>getAttribute("visits")).isEqualTo(43);
+    assertThat(session.<List<String>>getAttribute("cart")).containsExactly("apple", "pear");
+    assertThat(session.attributeInfo()).extracting(AttributeInfo::name)
+        .containsExactly("cart", "visits", "currency", "coupon");
+  }
+
+  @Test
+  void loaded_missingName_isNullAndChangesNothing() {
+    LazySession session = loaded(stored());
+
+    assertThat((Object) session.getAttribute("nothing")).isNull();
+
+    assertThat(session.changedAttributes()).isEmpty();
+    assertThat(session.inflation()).isEqualTo(new LazySession.Inflation(0, 3));
+  }
+
+  @Test
   void loaded_touchOnlyCommit_keepsEveryStoredName() {
     LazySession session = loaded(stored());
 
