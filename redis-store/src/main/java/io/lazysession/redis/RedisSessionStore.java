@@ -95,11 +95,6 @@ final class RedisSessionStore {
     findByFunction = loadFindFunction(commands);
   }
 
-  /** Whether find calls go as FCALL of the function {@value #FIND_FUNCTION} (else EVALSHA). */
-  boolean findsByFunction() {
-    return findByFunction;
-  }
-
   /**
    * Registers find.lua as the function {@value #FIND_FUNCTION} of the library {@link
    * #FIND_LIBRARY}, unless Redis has it already; true when FCALL can be used. False, and find
@@ -127,7 +122,7 @@ final class RedisSessionStore {
         }
         return loaded;
       } catch (RedisCommandExecutionException unavailable) {
-        return false; // Redis before 7.0
+        return false; // Redis before 7.0, or FUNCTION refused
       }
     }
   }
