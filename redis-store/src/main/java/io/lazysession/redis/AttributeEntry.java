@@ -1,10 +1,11 @@
 package io.lazysession.redis;
 
-import io.lazysession.serializer.LazyValue;
-import java.util.Arrays;
 import io.lazysession.serializer.AttributeSerializer;
+import io.lazysession.serializer.LazyValue;
 import io.lazysession.serializer.SerializationException;
 import io.lazysession.serializer.ValueTooLargeException;
+import java.util.Arrays;
+import java.util.Objects;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -14,29 +15,45 @@ import org.jspecify.annotations.Nullable;
  * what it holds. Not thread-safe, like its session.
  */
 final class AttributeEntry {
-  private final LazyValue value;
+  /** Makes the lazy value of a loaded attribute when it is first needed. */
+  private final @Nullable AttributeSerializer serializer;
+  /** Null for a loaded attribute nobody asked for yet: most of a session's attributes. */
+  private @Nullable LazyValue value;
   /** The bytes Redis holds for this attribute (as loaded or last written); null if never stored. */
   private byte @Nullable [] stored;
   private boolean set;
 
-  private AttributeEntry(LazyValue value, byte @Nullable [] stored, boolean set) {
+  private AttributeEntry(@Nullable AttributeSerializer serializer, @Nullable LazyValue value,
+      byte @Nullable [] stored, boolean set) {
+    this.serializer = serializer;
     this.value = value;
     this.stored = stored;
     this.set = set;
   }
 
-  /** An attribute loaded from Redis as {@code stored}. */
-  static AttributeEntry loaded(LazyValue value, byte[] stored) {
-    return new AttributeEntry(value, stored, false);
+  /** An attribute loaded from Redis as {@code stored}; its lazy value is made on first use. */
+  static AttributeEntry loaded(AttributeSerializer serializer, byte[] stored) {
+    return new AttributeEntry(serializer, null, stored, false);
   }
 
   /** An attribute the application set; {@code stored} is what Redis held for the name before. */
   static AttributeEntry set(LazyValue value, byte @Nullable [] stored) {
-    return new AttributeEntry(value, stored, true);
+    return new AttributeEntry(null, value, stored, true);
   }
 
   LazyValue value() {
-    return value;
+    LazyValue v = value;
+    if (v == null) {
+      // Only loaded entries lack a value, and they have a serializer and bytes.
+      v = Objects.requireNonNull(serializer).lazy(Objects.requireNonNull(stored));
+      value = v;
+    }
+    return v;
+  }
+
+  /** Whether its value was decoded (or set): only then can it have changed in place. */
+  boolean isInflated() {
+    return value != null && value.isInflated();
   }
 
   /** The bytes Redis holds for it (as loaded or last written); null if never stored. */
@@ -58,12 +75,12 @@ final class AttributeEntry {
   byte @Nullable [] changedBytes() {
     if (set) {
       // Encoded now, once (a value set by the application has no bytes before this).
-      return value.originalBytes();
+      return value().originalBytes();
     }
-    if (!value.isInflated()) {
+    if (!isInflated()) {
       return null; // never read: never re-encoded
     }
-    byte[] now = value.currentBytes();
+    byte[] now = value().currentBytes();
     return stored != null && Arrays.equals(now, stored) ? null : now;
   }
 
@@ -87,12 +104,12 @@ final class AttributeEntry {
   /** The bytes that represent it in a full write (new session, new id). */
   byte[] fullBytes() {
     if (set) {
-      return value.originalBytes();
+      return value().originalBytes();
     }
-    if (!value.isInflated() && stored != null) {
+    if (!isInflated() && stored != null) {
       return stored;
     }
-    return value.currentBytes();
+    return value().currentBytes();
   }
 
   /** Redis now holds {@code written} for it. */

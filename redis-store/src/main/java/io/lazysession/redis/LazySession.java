@@ -3,12 +3,7 @@ package io.lazysession.redis;
 import io.lazysession.serializer.SerializationException;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
-import java.util.Collections;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -37,19 +32,8 @@ public final class LazySession implements Session {
   static final String SPRING_SECURITY_CONTEXT = "SPRING_SECURITY_CONTEXT";
 
   private final SessionContext context;
-  private final Map<String, AttributeEntry> attributes = new LinkedHashMap<>();
-  /**
-   * The attribute names Redis holds for this session, as far as this instance knows (loaded, or
-   * written by its last save). At save, every one of them that the session no longer has is deleted,
-   * however often it was set and removed in between.
-   */
-  private final Set<String> storedNames = new LinkedHashSet<>();
-  /**
-   * Attributes this node cannot decode but another node may (see {@link
-   * DecodeFailurePolicy#DROP_ATTRIBUTE}): hidden from the application, their stored bytes are kept
-   * in Redis as they are, neither deleted nor re-encoded.
-   */
-  private final Map<String, byte[]> hidden = new LinkedHashMap<>();
+  /** The attributes and what Redis holds of them. */
+  private final SessionAttributes attributes;
   private final Instant creationTime;
   private String id;
   private String storedId;
@@ -70,6 +54,7 @@ public final class LazySession implements Session {
   /** A new session, not yet stored. */
   LazySession(SessionContext context, String id, Instant now, Duration maxInactive) {
     this.context = context;
+    this.attributes = new SessionAttributes(context.serializer());
     this.id = id;
     this.storedId = id;
     this.isNew = true;
@@ -85,6 +70,7 @@ public final class LazySession implements Session {
       Instant lastAccessedTime, Duration maxInactive, long version, @Nullable String principal,
       long nearCacheEpoch) {
     this.context = context;
+    this.attributes = new SessionAttributes(context.serializer());
     this.id = id;
     this.storedId = id;
     this.isNew = false;
@@ -99,8 +85,15 @@ public final class LazySession implements Session {
   }
 
   void loaded(String name, byte[] stored) {
-    attributes.put(name, AttributeEntry.loaded(context.serializer().lazy(stored), stored));
-    storedNames.add(name);
+    attributes.loaded(name, stored);
+  }
+
+  /**
+   * Adds every attribute of a freshly loaded session at once. {@code stored} is never modified
+   * (it may be the near cache's copy).
+   */
+  void loaded(Map<String, byte[]> stored) {
+    attributes.loaded(stored);
   }
 
   @Override
@@ -122,7 +115,7 @@ public final class LazySession implements Session {
   @Override
   @SuppressWarnings("unchecked")
   public <T> @Nullable T getAttribute(String attributeName) {
-    AttributeEntry entry = attributes.get(attributeName);
+    AttributeEntry entry = attributes.entry(attributeName);
     if (entry == null) {
       return null;
     }
@@ -136,7 +129,7 @@ public final class LazySession implements Session {
 
   @Override
   public Set<String> getAttributeNames() {
-    return Collections.unmodifiableSet(new LinkedHashSet<>(attributes.keySet()));
+    return attributes.names();
   }
 
   /**
@@ -153,10 +146,7 @@ public final class LazySession implements Session {
       return;
     }
     SessionKeys.requireStorableName(attributeName);
-    AttributeEntry previous = attributes.get(attributeName);
-    attributes.put(attributeName, AttributeEntry.set(context.serializer().ofValue(attributeValue),
-        previous == null ? null : previous.stored()));
-    hidden.remove(attributeName);
+    attributes.set(attributeName, context.serializer().ofValue(attributeValue));
     notePrincipal(attributeName);
     context.changed(this);
   }
@@ -164,7 +154,6 @@ public final class LazySession implements Session {
   @Override
   public void removeAttribute(String attributeName) {
     attributes.remove(attributeName);
-    hidden.remove(attributeName);
     notePrincipal(attributeName);
     context.changed(this);
   }
@@ -211,11 +200,7 @@ public final class LazySession implements Session {
    * anything.
    */
   public List<AttributeInfo> attributeInfo() {
-    List<AttributeInfo> info = new ArrayList<>(attributes.size());
-    attributes.forEach((name, entry) -> info.add(new AttributeInfo(name,
-        entry.stored() == null || entry.isSet() ? -1 : entry.stored().length,
-        entry.isSet() || entry.value().isInflated(), entry.isSet())));
-    return info;
+    return attributes.info();
   }
 
   /**
@@ -235,7 +220,7 @@ public final class LazySession implements Session {
 
   @Override
   public String toString() {
-    return "LazySession[id=" + id + ", attributes=" + attributes.keySet() + "]";
+    return "LazySession[id=" + id + ", attributes=" + getAttributeNames() + "]";
   }
 
   // ---- used by the repository ------------------------------------------------------------------
@@ -249,16 +234,12 @@ public final class LazySession implements Session {
 
   /** Hides an attribute this node cannot decode, keeping its stored bytes in Redis unchanged. */
   void hideAttribute(String attributeName) {
-    AttributeEntry entry = attributes.remove(attributeName);
-    if (entry != null && entry.stored() != null && !entry.isSet()) {
-      hidden.put(attributeName, entry.stored());
-    }
+    attributes.hide(attributeName);
   }
 
   void invalidate() {
     invalidated = true;
     attributes.clear();
-    hidden.clear();
   }
 
   boolean invalidated() {
@@ -294,14 +275,12 @@ public final class LazySession implements Session {
     if (principalTouched || migratingFrom != null) {
       return true;
     }
-    for (String name : List.of(FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME,
-        SPRING_SECURITY_CONTEXT)) {
-      AttributeEntry entry = attributes.get(name);
-      if (entry != null && (isNew || entry.value().isInflated())) {
-        return true;
-      }
-    }
-    return false;
+    return mayHaveChanged(attributes.asked(FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME))
+        || mayHaveChanged(attributes.asked(SPRING_SECURITY_CONTEXT));
+  }
+
+  private boolean mayHaveChanged(@Nullable AttributeEntry entry) {
+    return entry != null && (isNew || entry.isInflated());
   }
 
   /**
@@ -311,21 +290,7 @@ public final class LazySession implements Session {
    * win. So do its timeout and a later access time; the stored principal becomes the one Redis held.
    */
   void mergeStored(Map<String, byte[]> stored, SessionMetadata metadata) {
-    Set<String> removedHere = removedNames();
-    attributes.entrySet().removeIf(named -> named.getValue().isLoaded()
-        && named.getValue().changedBytes() == null && !stored.containsKey(named.getKey()));
-    hidden.keySet().retainAll(stored.keySet());
-    stored.forEach((name, bytes) -> {
-      AttributeEntry entry = attributes.get(name);
-      boolean unchangedHere = entry != null && entry.isLoaded() && entry.changedBytes() == null
-          && !Arrays.equals(entry.stored(), bytes);
-      if (hidden.containsKey(name)) {
-        hidden.put(name, bytes);
-      } else if (unchangedHere || (entry == null && !removedHere.contains(name))) {
-        attributes.put(name, AttributeEntry.loaded(context.serializer().lazy(bytes), bytes));
-      }
-    });
-    storedNames.retainAll(stored.keySet());
+    attributes.merge(stored);
     if (metadata.lastAccess() != null && metadata.lastAccess() > lastAccessedTime.toEpochMilli()) {
       lastAccessedTime = Instant.ofEpochMilli(metadata.lastAccess());
     }
@@ -352,67 +317,32 @@ public final class LazySession implements Session {
 
   /** The names Redis holds that this session no longer has: to be deleted (HDEL) at save. */
   Set<String> removedNames() {
-    Set<String> removedNames = new LinkedHashSet<>(storedNames);
-    removedNames.removeAll(attributes.keySet());
-    removedNames.removeAll(hidden.keySet());
-    return removedNames;
+    return attributes.removedNames();
   }
 
   /**
    * What an update writes: the attributes set, or read and changed in place (with {@code takeOver},
-   * every read one: {@link AttributeEntry#takeOverBytes}), with their bytes.
+   * every read one), with their bytes.
    */
   Map<String, byte[]> changedAttributes(boolean takeOver) {
-    Map<String, byte[]> changed = new LinkedHashMap<>();
-    attributes.forEach((name, entry) -> {
-      byte[] bytes = AttributeEntry.encoded(id, name,
-          takeOver ? () -> entry.takeOverBytes(context.serializer()) : entry::changedBytes);
-      if (bytes != null) {
-        changed.put(name, bytes);
-      }
-    });
-    return changed;
+    return attributes.changed(id, takeOver);
   }
 
-  /**
-   * What a full write (new session, new id) writes: every attribute, and the hidden ones with the
-   * bytes they were loaded as (moved as they are, never re-encoded).
-   */
+  /** What a full write (new session, new id) writes: every attribute, hidden ones as they are. */
   Map<String, byte[]> allAttributes() {
-    Map<String, byte[]> all = new LinkedHashMap<>();
-    attributes.forEach((name, entry) -> all.put(name, AttributeEntry.encoded(id, name, entry::fullBytes)));
-    all.putAll(hidden);
-    return all;
+    return attributes.all(id);
   }
 
   /** The bytes Redis holds for each attribute, hidden ones included: what the near cache keeps. */
   Map<String, byte[]> storedAttributes() {
-    Map<String, byte[]> stored = new LinkedHashMap<>();
-    attributes.forEach((name, entry) -> {
-      if (entry.stored() != null) {
-        stored.put(name, entry.stored());
-      }
-    });
-    stored.putAll(hidden);
-    return stored;
+    return attributes.stored();
   }
 
   /** How many loaded attributes this request decoded, and how many it left as bytes. */
   record Inflation(int inflated, int leftCompressed) {}
 
   Inflation inflation() {
-    int inflated = 0;
-    int leftCompressed = 0;
-    for (AttributeEntry entry : attributes.values()) {
-      if (entry.isLoaded()) {
-        if (entry.value().isInflated()) {
-          inflated++;
-        } else {
-          leftCompressed++;
-        }
-      }
-    }
-    return new Inflation(inflated, leftCompressed);
+    return attributes.inflation();
   }
 
   /**
@@ -424,17 +354,7 @@ public final class LazySession implements Session {
    */
   void committed(long newVersion, Map<String, byte[]> written, Collection<String> deleted,
       boolean full, @Nullable String principal, long epoch) {
-    for (Map.Entry<String, byte[]> write : written.entrySet()) {
-      AttributeEntry entry = attributes.get(write.getKey());
-      if (entry != null) {
-        entry.committed(write.getValue());
-      }
-    }
-    if (full) {
-      storedNames.clear();
-    }
-    storedNames.removeAll(deleted);
-    storedNames.addAll(written.keySet());
+    attributes.committed(written, deleted, full);
     isNew = false;
     storedId = id;
     storedLastAccessedTime = lastAccessedTime;

@@ -28,10 +28,32 @@ final class NearCache {
   private static final int FIELD_OVERHEAD = 64;
 
   /**
-   * What Redis held for one session at {@code version}: its creation time and attribute envelopes.
-   * The arrays are shared with sessions in flight and never modified.
+   * What Redis held for one session at {@code version}: its creation time and attribute envelopes,
+   * and its metadata when known. The map and arrays are shared with sessions in flight and never
+   * modified.
+   *
+   * @param metadata the last access, timeout and principal at {@code version}; null when the copy
+   *     was made from a session this node saved (the find script then sends them once, and the copy
+   *     is completed: see find.lua)
    */
-  record Snapshot(long version, long creation, Map<String, byte[]> attributes, long epoch) {}
+  record Snapshot(long version, long creation, Map<String, byte[]> attributes, long epoch,
+      @Nullable Metadata metadata) {
+    /** A copy whose metadata this node does not know. */
+    Snapshot(long version, long creation, Map<String, byte[]> attributes, long epoch) {
+      this(version, creation, attributes, epoch, null);
+    }
+
+    /** This copy, completed with the metadata Redis confirmed for its version. */
+    Snapshot withMetadata(Metadata known) {
+      return new Snapshot(version, creation, attributes, epoch, known);
+    }
+  }
+
+  /**
+   * Metadata of a session at one version: every write of these bumps the version (save.lua), so a
+   * confirmed version confirms them too.
+   */
+  record Metadata(long lastAccess, long maxInactiveSeconds, @Nullable String principal) {}
 
   private final @Nullable Cache<String, Snapshot> cache;
   private final AtomicLong epoch = new AtomicLong();

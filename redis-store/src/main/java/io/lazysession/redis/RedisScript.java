@@ -19,6 +19,8 @@ final class RedisScript {
   static final RedisScript MIGRATE = load("migrate");
   /** find.lua with a fallback to Spring Session Data Redis's hash; see find-ssdr.lua. */
   static final RedisScript FIND_SSDR = load("find-ssdr");
+  /** find.lua as the body of a Redis 7 function library; see find-function.lua. */
+  static final RedisScript FIND_FUNCTION = load("find-function");
 
   private final String name;
   private final byte[] source;

@@ -4,6 +4,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 
 import io.lettuce.core.Limit;
 import io.lettuce.core.Range;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
@@ -11,8 +12,6 @@ import io.lettuce.core.ZAddArgs;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collection;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -25,7 +24,9 @@ import org.jspecify.annotations.Nullable;
  * answers ({@link StoredSession}, {@link SessionMetadata}); argument order, flag strings and answer
  * layouts live here and in {@link ScriptReplies} only. Thread-safe.
  *
- * <p>Scripts are called by SHA (EVALSHA). When Redis answers NOSCRIPT (after SCRIPT FLUSH, a restart
+ * <p>find.lua is called as the Redis 7 function {@value FindFunction#NAME} where Redis has functions
+ * (standalone and Sentinel), which makes a near-cache hit a few dozen bytes on the wire. Scripts are
+ * otherwise called by SHA (EVALSHA). When Redis answers NOSCRIPT (after SCRIPT FLUSH, a restart
  * or a failover) the call is repeated with EVAL, which also puts the script back in Redis' cache, so a
  * lost script costs one extra round trip once and never an error. Lettuce exceptions pass through;
  * the repository translates them.
@@ -35,9 +36,15 @@ final class RedisSessionStore {
   private static final byte[][] METADATA_FIELDS = {utf8(SessionKeys.CREATION),
       utf8(SessionKeys.LAST_ACCESS), utf8(SessionKeys.MAX_INACTIVE), utf8(SessionKeys.PRINCIPAL)};
 
+
+  private static final byte[][] NO_COPY = {new byte[0]};
+  private static final byte[] WITH_METADATA = utf8("m");
+
   private final SessionConnection connection;
   private final SessionKeys keys;
   private final MetricsRecorder metrics;
+  /** Set by {@link #loadScripts}; cleared when Redis loses the function and will not take it back. */
+  private volatile boolean findByFunction;
 
   RedisSessionStore(SessionConnection connection, SessionKeys keys, MetricsRecorder metrics) {
     this.connection = connection;
@@ -52,7 +59,7 @@ final class RedisSessionStore {
   /**
    * Loads the scripts into Redis once, so the first requests do not pay for it. On a Cluster, Lettuce
    * sends SCRIPT LOAD to every node; a primary promoted later learns them through the NOSCRIPT
-   * fallback.
+   * fallback. Then registers find.lua as a Redis 7 function (see {@link FindFunction#load}).
    */
   void loadScripts() {
     RedisClusterCommands<byte[], byte[]> commands = connection.commands();
@@ -64,6 +71,7 @@ final class RedisSessionStore {
         throw new IllegalStateException("Redis returned SHA " + sha + " for " + script);
       }
     }
+    findByFunction = FindFunction.load(commands, metrics);
   }
 
   /**
@@ -71,11 +79,58 @@ final class RedisSessionStore {
    * incomplete.
    */
   @Nullable StoredSession find(String id, NearCache.@Nullable Snapshot cached) {
-    List<Object> answer = eval(connection.commands(), RedisScript.FIND, ScriptOutputType.MULTI,
-        keys.session(id), utf8(cached == null ? "" : Long.toString(cached.version())));
+    byte[][] scriptKeys = {keys.session(id)};
+    List<Object> answer = callFind(RedisScript.FIND, scriptKeys, findArguments(cached));
     if (isNil(answer)) {
       return null;
     }
+    if (isUnchanged(answer)) {
+      return ScriptReplies.unchanged(cached);
+    }
+    return findReply(answer, cached);
+  }
+
+  /** find.lua's arguments: the cached version, and 'm' when the copy lacks the metadata. */
+  private static byte[][] findArguments(NearCache.@Nullable Snapshot cached) {
+    if (cached == null) {
+      return NO_COPY;
+    }
+    byte[] version = utf8(Long.toString(cached.version()));
+    return cached.metadata() == null ? new byte[][] {version, WITH_METADATA}
+        : new byte[][] {version};
+  }
+
+  /**
+   * Calls find.lua (or {@code script}, which includes it) as the function {@value FindFunction#NAME}
+   * when Redis has it, else by SHA. A function that disappeared (FUNCTION FLUSH or DELETE) is
+   * registered again, and this call goes by SHA.
+   */
+  private List<Object> callFind(RedisScript script, byte[][] scriptKeys, byte[][] arguments) {
+    RedisClusterCommands<byte[], byte[]> commands = connection.commands();
+    if (findByFunction && script == RedisScript.FIND) {
+      metrics.roundTrips.increment();
+      try {
+        return commands.fcall(FindFunction.NAME, ScriptOutputType.MULTI, scriptKeys, arguments);
+      } catch (RedisCommandExecutionException e) {
+        String message = e.getMessage();
+        if (message == null || !message.contains("Function not found")) {
+          throw e;
+        }
+        metrics.scriptReloads.increment();
+        findByFunction = FindFunction.load(commands, metrics);
+      }
+    }
+    return eval(commands, script, ScriptOutputType.MULTI, scriptKeys, arguments);
+  }
+
+  /** A find answer that is the bare integer 1: the caller's copy is current. */
+  private static boolean isUnchanged(List<Object> answer) {
+    return answer.size() == 1 && answer.get(0) instanceof Long unchanged && unchanged == 1L;
+  }
+
+  /** A find answer that is a list of fields and values (a hash, or a verbose "unchanged"). */
+  private @Nullable StoredSession findReply(List<Object> answer,
+      NearCache.@Nullable Snapshot cached) {
     List<byte @Nullable []> fields = elements(answer);
     long bytes = 0;
     for (byte[] value : fields) {
@@ -85,39 +140,13 @@ final class RedisSessionStore {
     return ScriptReplies.find(fields, cached);
   }
 
-  /** How the save script treats the key: see save.lua. */
-  enum SaveMode {
-    /** The key must not exist (or be this very create, re-sent). */
-    CREATE("n"),
-    /** The session must exist and be live; nothing is written otherwise. */
-    UPDATE("u");
-
-    private final byte[] argument;
-
-    SaveMode(String argument) {
-      this.argument = utf8(argument);
-    }
-  }
-
-  /**
-   * One call of the save script.
-   *
-   * @param nowMillis the caller's clock, epoch milliseconds
-   * @param maxInactiveSeconds the timeout to store; null (updates only) keeps the stored one
-   * @param writes attribute name to envelope bytes to store
-   * @param removes attribute names whose fields are deleted
-   */
-  record SaveRequest(SaveMode mode, long nowMillis, long creationMillis, long lastAccessMillis,
-      @Nullable Long maxInactiveSeconds, long graceMillis, PrincipalChange principal,
-      Map<String, byte[]> writes, Collection<String> removes) {}
-
   /**
    * Runs the save script. Returns the new version; for an update, 0 when the session is missing,
    * partial or expired (nothing written); for a create, -1 when another session holds the id, and 0
    * when this create was applied before (a re-send) and other writes followed it.
    */
   long save(String id, SaveRequest request) {
-    byte[][] arguments = arguments(request);
+    byte[][] arguments = counted(request.arguments());
     Long version = eval(connection.commands(), RedisScript.SAVE, ScriptOutputType.INTEGER,
         keys.session(id), arguments);
     return version == null ? 0 : version;
@@ -132,7 +161,7 @@ final class RedisSessionStore {
    *     replicas acknowledged it within {@code timeout}, or why waiting failed after the write
    */
   SaveResult saveAndWait(String id, SaveRequest request, int replicas, Duration timeout) {
-    byte[][] arguments = arguments(request);
+    byte[][] arguments = counted(request.arguments());
     byte[] key = keys.session(id);
     for (int attempt = 1; ; attempt++) {
       try {
@@ -180,43 +209,6 @@ final class RedisSessionStore {
       this.version = version;
       this.failure = failure;
     }
-  }
-
-  /** The save script's arguments, as save.lua reads them; counted as bytes written. */
-  private byte[][] arguments(SaveRequest request) {
-    int size = 8 + request.writes().size() * 2 + request.removes().size();
-    byte[][] arguments = new byte[size][];
-    int i = 0;
-    arguments[i++] = request.mode().argument;
-    arguments[i++] = utf8(Long.toString(request.nowMillis()));
-    arguments[i++] = utf8(Long.toString(request.creationMillis()));
-    arguments[i++] = utf8(Long.toString(request.lastAccessMillis()));
-    arguments[i++] = request.maxInactiveSeconds() == null ? new byte[0]
-        : utf8(Long.toString(request.maxInactiveSeconds()));
-    arguments[i++] = utf8(Long.toString(request.graceMillis()));
-    arguments[i++] = principalArgument(request.principal());
-    arguments[i++] = utf8(Integer.toString(request.writes().size()));
-    for (Map.Entry<String, byte[]> write : request.writes().entrySet()) {
-      arguments[i++] = utf8(SessionKeys.attributeField(write.getKey()));
-      arguments[i++] = write.getValue();
-    }
-    for (String name : request.removes()) {
-      arguments[i++] = utf8(SessionKeys.attributeField(name));
-    }
-    long bytes = 0;
-    for (byte[] argument : arguments) {
-      bytes += argument.length;
-    }
-    metrics.bytesWritten.add(bytes);
-    return arguments;
-  }
-
-  /** The principal as save.lua reads it: '' unchanged, '-' none, '=' followed by the name. */
-  private static byte[] principalArgument(PrincipalChange change) {
-    if (change instanceof PrincipalChange.SetTo set) {
-      return utf8("=" + set.name());
-    }
-    return utf8(change instanceof PrincipalChange.Removed ? "-" : "");
   }
 
   /**
@@ -339,32 +331,19 @@ final class RedisSessionStore {
    */
   Found find(String id, NearCache.@Nullable Snapshot cached, byte[] ssdrKey) {
     byte[][] scriptKeys = {keys.session(id), ssdrKey};
-    List<Object> answer = eval(connection.commands(), RedisScript.FIND_SSDR,
-        ScriptOutputType.MULTI, scriptKeys,
-        utf8(cached == null ? "" : Long.toString(cached.version())));
+    List<Object> answer = callFind(RedisScript.FIND_SSDR, scriptKeys, findArguments(cached));
     if (isNil(answer)) {
       return new Found(null, null);
     }
-    if (answer.size() == 2 && answer.get(0) instanceof byte[] marker
-        && "#ssdr".equals(new String(marker, UTF_8)) && answer.get(1) instanceof List<?> hash) {
-      Map<byte[], byte[]> fields = new LinkedHashMap<>();
-      long bytes = 0;
-      for (int i = 0; i + 1 < hash.size(); i += 2) {
-        if (hash.get(i) instanceof byte[] name && hash.get(i + 1) instanceof byte[] value) {
-          fields.put(name, value);
-          bytes += name.length + value.length;
-        }
-      }
-      metrics.bytesRead.add(bytes);
-      return new Found(null, fields);
+    if (isUnchanged(answer)) {
+      return new Found(ScriptReplies.unchanged(cached), null);
     }
-    List<byte @Nullable []> fields = elements(answer);
-    long bytes = 0;
-    for (byte[] value : fields) {
-      bytes += value == null ? 0 : value.length;
+    Map<byte[], byte[]> ssdrHash = ScriptReplies.ssdrHash(answer);
+    if (ssdrHash != null) {
+      ssdrHash.forEach((name, value) -> metrics.bytesRead.add(name.length + value.length));
+      return new Found(null, ssdrHash);
     }
-    metrics.bytesRead.add(bytes);
-    return new Found(ScriptReplies.find(fields, cached), null);
+    return new Found(findReply(answer, cached), null);
   }
 
   /**
@@ -378,20 +357,7 @@ final class RedisSessionStore {
   boolean migrate(String id, long nowMillis, SsdrSession origin, long graceMillis,
       boolean onWriter) {
     byte[] key = keys.session(id);
-    byte[][] arguments = new byte[5 + origin.attributes().size() * 2][];
-    int i = 0;
-    arguments[i++] = utf8(Long.toString(nowMillis));
-    arguments[i++] = utf8(Long.toString(origin.creation()));
-    arguments[i++] = utf8(Long.toString(origin.lastAccess()));
-    arguments[i++] = utf8(Long.toString(origin.maxInactiveSeconds()));
-    arguments[i++] = utf8(Long.toString(graceMillis));
-    long bytes = 0;
-    for (Map.Entry<String, byte[]> attribute : origin.attributes().entrySet()) {
-      arguments[i++] = utf8(SessionKeys.attributeField(attribute.getKey()));
-      arguments[i++] = attribute.getValue();
-      bytes += attribute.getValue().length;
-    }
-    metrics.bytesWritten.add(bytes);
+    byte[][] arguments = counted(origin.migrateArguments(nowMillis, graceMillis));
     Long created = onWriter
         ? connection.<@Nullable Long>onPrimaryOf(key,
             primary -> eval(primary, RedisScript.MIGRATE, ScriptOutputType.INTEGER, key, arguments))
@@ -430,6 +396,16 @@ final class RedisSessionStore {
   /** A script's nil answer arrives as an empty list or a list holding one null. */
   private static boolean isNil(@Nullable List<Object> answer) {
     return answer == null || answer.isEmpty() || (answer.size() == 1 && answer.get(0) == null);
+  }
+
+  /** Counts a write's arguments as bytes written. */
+  private byte[][] counted(byte[][] arguments) {
+    long bytes = 0;
+    for (byte[] argument : arguments) {
+      bytes += argument.length;
+    }
+    metrics.bytesWritten.add(bytes);
+    return arguments;
   }
 
   static byte[] utf8(String text) {

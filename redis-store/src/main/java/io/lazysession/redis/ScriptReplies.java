@@ -59,50 +59,121 @@ final class ScriptReplies {
    * Parses a find answer (alternating field names and values); null when a metadata field is missing
    * or unreadable. An "unchanged" answer carries no creation time nor attributes: they are taken from
    * {@code cached}, the copy whose version the caller sent.
+   *
+   * <p>Field names are told apart by their bytes: only attribute names become strings.
    */
   static @Nullable StoredSession find(List<byte @Nullable []> fields,
       NearCache.@Nullable Snapshot cached) {
-    Long creation = null;
-    Long lastAccess = null;
-    Long maxInactive = null;
-    Long version = null;
+    long creation = MISSING;
+    long lastAccess = MISSING;
+    long maxInactive = MISSING;
+    long version = MISSING;
     String principal = null;
     boolean unchanged = false;
-    Map<String, byte[]> attributes = new LinkedHashMap<>();
+    Map<String, byte[]> attributes = new LinkedHashMap<>(capacity(fields.size() / 2));
     for (int i = 0; i + 1 < fields.size(); i += 2) {
-      byte[] nameBytes = fields.get(i);
+      byte[] name = fields.get(i);
       byte[] value = fields.get(i + 1);
-      if (nameBytes == null || value == null) {
+      if (name == null || value == null) {
         continue;
       }
-      String field = new String(nameBytes, UTF_8);
-      String attribute = SessionKeys.attributeName(field);
-      if (attribute != null) {
-        attributes.put(attribute, value);
+      if (name.length == 0 || name[0] != '#') {
+        attributes.put(new String(name, UTF_8), value);
         continue;
       }
-      switch (field) {
-        case SessionKeys.CREATION -> creation = number(value);
-        case SessionKeys.LAST_ACCESS -> lastAccess = number(value);
-        case SessionKeys.MAX_INACTIVE -> maxInactive = number(value);
-        case SessionKeys.VERSION -> version = number(value);
-        case SessionKeys.PRINCIPAL -> principal = new String(value, UTF_8);
-        case SessionKeys.UNCHANGED -> unchanged = true;
+      if (name.length > 1 && name[1] == '#') {
+        attributes.put(new String(name, 1, name.length - 1, UTF_8), value); // escaped '#' name
+        continue;
+      }
+      if (name.length != 2) {
+        continue; // metadata written by a later version: ignored
+      }
+      switch (name[1]) {
+        case 'c' -> creation = decimal(value);
+        case 'a' -> lastAccess = decimal(value);
+        case 'm' -> maxInactive = decimal(value);
+        case 'v' -> version = decimal(value);
+        case 'p' -> principal = new String(value, UTF_8);
+        case '=' -> unchanged = true;
         default -> { } // metadata written by a later version: ignored
       }
     }
     if (unchanged) {
-      if (cached == null || version == null || cached.version() != version) {
+      if (cached == null || version == MISSING || cached.version() != version) {
         return null;
       }
       creation = cached.creation();
       attributes = cached.attributes();
     }
-    if (creation == null || lastAccess == null || maxInactive == null || version == null) {
+    if (creation == MISSING || lastAccess == MISSING || maxInactive == MISSING
+        || version == MISSING) {
       return null;
     }
     return new StoredSession(creation, lastAccess, maxInactive, version, principal, unchanged,
         attributes);
+  }
+
+  /** find-ssdr.lua's fallback answer, {@code #ssdr} and Spring Session Data Redis's hash; else null. */
+  static @Nullable Map<byte[], byte[]> ssdrHash(List<Object> answer) {
+    if (answer.size() != 2 || !(answer.get(0) instanceof byte[] marker)
+        || !"#ssdr".equals(new String(marker, UTF_8)) || !(answer.get(1) instanceof List<?> hash)) {
+      return null;
+    }
+    Map<byte[], byte[]> fields = new LinkedHashMap<>();
+    for (int i = 0; i + 1 < hash.size(); i += 2) {
+      if (hash.get(i) instanceof byte[] name && hash.get(i + 1) instanceof byte[] value) {
+        fields.put(name, value);
+      }
+    }
+    return fields;
+  }
+
+  /**
+   * The bare "unchanged" answer of find.lua (the integer 1) for {@code cached}, whose metadata it
+   * confirms; null when there is no such copy (an answer to a question not asked: treated as missing).
+   */
+  static @Nullable StoredSession unchanged(NearCache.@Nullable Snapshot cached) {
+    NearCache.Metadata metadata = cached == null ? null : cached.metadata();
+    if (metadata == null) {
+      return null;
+    }
+    return new StoredSession(cached.creation(), metadata.lastAccess(),
+        metadata.maxInactiveSeconds(), cached.version(), metadata.principal(), true,
+        cached.attributes());
+  }
+
+  /** Marks a missing or unreadable number. */
+  private static final long MISSING = Long.MIN_VALUE;
+
+  /** A LinkedHashMap capacity that holds {@code entries} without resizing. */
+  private static int capacity(int entries) {
+    return (int) (entries / 0.75f) + 1;
+  }
+
+  /**
+   * The decimal number in {@code bytes}, read as {@link Long#parseLong} reads it
+   * but without making a string for the common case (an optional '-', up to 18 digits); {@link
+   * #MISSING} when it is not a number.
+   */
+  private static long decimal(byte[] bytes) {
+    if (bytes.length > 0 && bytes.length <= 18 && bytes[0] != '+') {
+      boolean negative = bytes[0] == '-';
+      int i = negative ? 1 : 0;
+      if (i == bytes.length) {
+        return MISSING;
+      }
+      long result = 0;
+      for (; i < bytes.length; i++) {
+        int digit = bytes[i] - '0';
+        if (digit < 0 || digit > 9) {
+          return MISSING;
+        }
+        result = result * 10 + digit;
+      }
+      return negative ? -result : result;
+    }
+    Long parsed = number(bytes);
+    return parsed == null ? MISSING : parsed;
   }
 
   /** {creation, last access, max inactive, principal} from {@code from} on; missing ones null. */

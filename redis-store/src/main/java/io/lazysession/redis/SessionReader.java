@@ -75,9 +75,13 @@ final class SessionReader {
     }
     if (stored.unchanged()) {
       metrics.nearCacheHits.increment();
+      if (cached != null && cached.metadata() == null) {
+        // A copy this node saved, confirmed with its metadata: from now on hits are bare.
+        nearCache.put(id, cached.withMetadata(metadata(stored)));
+      }
     } else if (nearCache.enabled()) {
       nearCache.put(id, new NearCache.Snapshot(stored.version(), stored.creation(),
-          Collections.unmodifiableMap(stored.attributes()), epoch));
+          Collections.unmodifiableMap(stored.attributes()), epoch, metadata(stored)));
     }
     LazySession session = new LazySession(context, id, Instant.ofEpochMilli(stored.creation()),
         Instant.ofEpochMilli(stored.lastAccess()), Duration.ofSeconds(stored.maxInactiveSeconds()),
@@ -85,8 +89,14 @@ final class SessionReader {
     if (session.isExpired(context.now())) {
       return null;
     }
-    stored.attributes().forEach(session::loaded);
+    // A near-cache map is shared, never copied: the session reads it and copies on change.
+    session.loaded(stored.attributes());
     return session;
+  }
+
+  private static NearCache.Metadata metadata(StoredSession stored) {
+    return new NearCache.Metadata(stored.lastAccess(), stored.maxInactiveSeconds(),
+        stored.principal());
   }
 
   /**

@@ -1,7 +1,6 @@
 package io.lazysession.redis;
 
-import io.lazysession.redis.RedisSessionStore.SaveMode;
-import io.lazysession.redis.RedisSessionStore.SaveRequest;
+import io.lazysession.redis.SaveRequest.SaveMode;
 import io.lazysession.redis.RedisSessionStore.SaveResult;
 import java.time.Clock;
 import java.time.Duration;

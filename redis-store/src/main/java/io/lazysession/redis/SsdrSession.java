@@ -16,4 +16,20 @@ record SsdrSession(long creation, long lastAccess, long maxInactiveSeconds,
   long expiresAtMillis() {
     return maxInactiveSeconds < 0 ? Long.MAX_VALUE : lastAccess + maxInactiveSeconds * 1000;
   }
+
+  /** migrate.lua's arguments for this session, taken over at {@code nowMillis}. */
+  byte[][] migrateArguments(long nowMillis, long graceMillis) {
+    byte[][] arguments = new byte[5 + attributes.size() * 2][];
+    int i = 0;
+    arguments[i++] = RedisSessionStore.utf8(Long.toString(nowMillis));
+    arguments[i++] = RedisSessionStore.utf8(Long.toString(creation));
+    arguments[i++] = RedisSessionStore.utf8(Long.toString(lastAccess));
+    arguments[i++] = RedisSessionStore.utf8(Long.toString(maxInactiveSeconds));
+    arguments[i++] = RedisSessionStore.utf8(Long.toString(graceMillis));
+    for (Map.Entry<String, byte[]> attribute : attributes.entrySet()) {
+      arguments[i++] = RedisSessionStore.utf8(SessionKeys.attributeField(attribute.getKey()));
+      arguments[i++] = attribute.getValue();
+    }
+    return arguments;
+  }
 }

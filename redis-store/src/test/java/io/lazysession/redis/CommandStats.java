@@ -20,6 +20,27 @@ final class CommandStats {
     this.commands = commands;
   }
 
+  /**
+   * The command a repository's find arrives as: FCALL of find.lua's function where Redis has
+   * functions (7.0 on), else EVALSHA.
+   */
+  String findCommand() {
+    return redisMajorVersion(commands) >= 7 ? "fcall" : "evalsha";
+  }
+
+  static int redisMajorVersion(RedisCommands<String, String> commands) {
+    return redisMajorVersion(commands.info("server"));
+  }
+
+  /** The major version in the answer to {@code INFO server}. */
+  static int redisMajorVersion(String infoServer) {
+    Matcher version = Pattern.compile("redis_version:(\\d+)").matcher(infoServer);
+    if (!version.find()) {
+      throw new IllegalStateException("INFO server names no redis_version");
+    }
+    return Integer.parseInt(version.group(1));
+  }
+
   Map<String, Long> snapshot() {
     Map<String, Long> calls = new TreeMap<>();
     Matcher matcher = LINE.matcher(commands.info("commandstats"));

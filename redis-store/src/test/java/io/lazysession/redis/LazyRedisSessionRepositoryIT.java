@@ -490,7 +490,10 @@ class LazyRedisSessionRepositoryIT {
     nodes.a().save(loaded);
 
     assertThat(nodes.b().findById(created.getId()).<String>getAttribute("b")).isEqualTo("y");
-    assertThat(nodes.a().metrics().scriptReloads()).isEqualTo(2);
+    // save.lua is sent again, and so is find.lua unless it is called as a Redis 7 function, which
+    // SCRIPT FLUSH leaves alone.
+    boolean findByFunction = CommandStats.redisMajorVersion(nodes.raw().info("server")) >= 7;
+    assertThat(nodes.a().metrics().scriptReloads()).isEqualTo(findByFunction ? 1 : 2);
   }
 
   @Test

@@ -75,6 +75,41 @@ class ScriptRepliesTest {
   }
 
   @Test
+  void find_negativeTimeoutAndLeadingZeros_readAsLongParseLongReadsThem() {
+    StoredSession stored = ScriptReplies.find(
+        fields("#c", "0010", "#a", "2000", "#m", "-1", "#v", "12345678901234567890"), null);
+
+    assertThat(stored).isNull(); // a version beyond a long is unreadable
+    stored = ScriptReplies.find(fields("#c", "0010", "#a", "2000", "#m", "-1", "#v",
+        "1234567890123456789"), null);
+    assertThat(stored.creation()).isEqualTo(10);
+    assertThat(stored.maxInactiveSeconds()).isEqualTo(-1);
+    assertThat(stored.version()).isEqualTo(1234567890123456789L);
+    assertThat(ScriptReplies.find(fields("#c", "-", "#a", "2", "#m", "3", "#v", "4"), null))
+        .isNull();
+    assertThat(ScriptReplies.find(fields("#c", "+1", "#a", "2", "#m", "3", "#v", "4"), null)
+        .creation()).isEqualTo(1);
+  }
+
+  @Test
+  void unchanged_copyWithMetadata_isConfirmedWhole() {
+    Map<String, byte[]> attributes = Map.of("cart", new byte[] {7});
+    NearCache.Snapshot cached = new NearCache.Snapshot(4, 1000, attributes, 0,
+        new NearCache.Metadata(2000, 1800, "ada"));
+
+    StoredSession stored = ScriptReplies.unchanged(cached);
+
+    assertThat(stored).isEqualTo(new StoredSession(1000, 2000, 1800, 4, "ada", true, attributes));
+    assertThat(stored.attributes()).isSameAs(attributes);
+  }
+
+  @Test
+  void unchanged_copyWithoutMetadataOrNoCopy_isTreatedAsMissing() {
+    assertThat(ScriptReplies.unchanged(new NearCache.Snapshot(4, 1000, Map.of(), 0))).isNull();
+    assertThat(ScriptReplies.unchanged(null)).isNull();
+  }
+
+  @Test
   void metadata_missingAndUnreadableValues_areNull() {
     SessionMetadata metadata = ScriptReplies.metadata(
         java.util.Arrays.asList("5".getBytes(UTF_8), null, "x".getBytes(UTF_8)), 0);
