@@ -88,6 +88,8 @@ public final class LazyRedisSessionRepository
   private final TouchPolicy touch;
   private final Duration defaultMaxInactiveInterval;
   private final @Nullable SpringSessionDataRedisMigration migration;
+  /** What a reactive repository over this one shares with it. */
+  private final SharedCollaborators shared;
 
   private LazyRedisSessionRepository(Builder builder, AttributeSerializer serializer,
       SessionConnection connection, NearCache nearCache) {
@@ -111,6 +113,9 @@ public final class LazyRedisSessionRepository
         builder.clock, builder.expiryGrace,
         new SessionWriter.Durability(builder.durabilityReplicas, builder.durabilityTimeout),
         migration);
+    this.shared = new SharedCollaborators(connection, store, nearCache, metrics, context,
+        principals, expiry, events, touch, defaultMaxInactiveInterval, builder.expiryGrace,
+        builder.durabilityReplicas, migration != null);
   }
 
   /**
@@ -291,6 +296,11 @@ public final class LazyRedisSessionRepository
   public void close() {
     expiry.close();
     connection.close();
+  }
+
+  /** The collaborators a {@link LazyReactiveRedisSessionRepository} over this one shares. */
+  SharedCollaborators shared() {
+    return shared;
   }
 
   /** The expiry sweep, for tests that drive its steps one by one. */

@@ -32,7 +32,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class RedisSessionStore {
   /** Creation, last access, max inactive and principal: what an expiry event needs. */
-  private static final byte[][] METADATA_FIELDS = {utf8(SessionKeys.CREATION),
+  static final byte[][] METADATA_FIELDS = {utf8(SessionKeys.CREATION),
       utf8(SessionKeys.LAST_ACCESS), utf8(SessionKeys.MAX_INACTIVE), utf8(SessionKeys.PRINCIPAL)};
 
   private final SessionConnection connection;
@@ -183,7 +183,7 @@ final class RedisSessionStore {
   }
 
   /** The save script's arguments, as save.lua reads them; counted as bytes written. */
-  private byte[][] arguments(SaveRequest request) {
+  byte[][] arguments(SaveRequest request) {
     int size = 8 + request.writes().size() * 2 + request.removes().size();
     byte[][] arguments = new byte[size][];
     int i = 0;
@@ -419,7 +419,7 @@ final class RedisSessionStore {
   }
 
   /** A script's multi-bulk answer as byte arrays; nil elements (and any non-bulk ones) are null. */
-  private static List<byte @Nullable []> elements(List<Object> answer) {
+  static List<byte @Nullable []> elements(List<Object> answer) {
     List<byte @Nullable []> elements = new ArrayList<>(answer.size());
     for (Object element : answer) {
       elements.add(element instanceof byte[] b ? b : null);
@@ -428,7 +428,7 @@ final class RedisSessionStore {
   }
 
   /** A script's nil answer arrives as an empty list or a list holding one null. */
-  private static boolean isNil(@Nullable List<Object> answer) {
+  static boolean isNil(@Nullable List<Object> answer) {
     return answer == null || answer.isEmpty() || (answer.size() == 1 && answer.get(0) == null);
   }
 

@@ -1,0 +1,88 @@
+package io.lazysession.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.lazysession.testing.RedisServerExtension;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.session.FindByIndexNameSessionRepository;
+import reactor.blockhound.BlockHound;
+import reactor.blockhound.BlockingOperationError;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * Every operation of the reactive repository, subscribed on a non-blocking thread (Reactor's
+ * parallel scheduler, as WebFlux's request handling is), with BlockHound watching those threads and
+ * Lettuce's event loops (Netty marks them non-blocking): a blocking call anywhere on the way (a
+ * synchronous Redis command, a lock wait, a sleep) fails the operation with
+ * {@link BlockingOperationError}. Runs in a JVM of its own (see the failsafe executions in the pom).
+ */
+class ReactiveNonBlockingIT {
+  static final String PRINCIPAL = FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME;
+
+  @RegisterExtension
+  static final RedisServerExtension redis = RedisServerExtension.standalone();
+
+  @RegisterExtension
+  static final TwoNodes nodes = TwoNodes.on(redis);
+
+  @BeforeAll
+  static void installBlockHound() {
+    BlockHound.install();
+  }
+
+  /** Runs {@code operation} on a non-blocking thread and waits for it on the test thread. */
+  static <T> T onNonBlockingThread(Mono<T> operation) {
+    return operation.subscribeOn(Schedulers.parallel()).block(Duration.ofSeconds(10));
+  }
+
+  @Test
+  void blockHound_blockingCallOnANonBlockingThread_isReported() {
+    Mono<Object> sleeping = Mono.fromCallable(() -> {
+      Thread.sleep(1);
+      return "slept";
+    });
+
+    assertThatThrownBy(() -> onNonBlockingThread(sleeping))
+        .hasCauseInstanceOf(BlockingOperationError.class);
+  }
+
+  @Test
+  void everyOperation_onNonBlockingThreads_neverBlocks() {
+    LazyReactiveRedisSessionRepository b = LazyReactiveRedisSessionRepository.of(nodes.b());
+    // The first calls load Reactor's and Lettuce's classes; done here, on the test thread, so
+    // that class loading (which reads jars) is not what the check sees.
+    LazySession warmUp = b.createSession().block();
+    warmUp.setAttribute("warm", "up");
+    b.save(warmUp).block();
+    b.findById(warmUp.getId()).block();
+
+    LazySession session = onNonBlockingThread(b.createSession());
+    session.setAttribute(PRINCIPAL, "alice");
+    session.setAttribute("items", new ArrayList<>(List.of("book")));
+    onNonBlockingThread(b.save(session));
+    LazySession read = onNonBlockingThread(b.findById(session.getId()));
+    List<String> items = read.getAttribute("items");
+    items.add("pen");
+    onNonBlockingThread(b.save(read));
+    LazySession cached = onNonBlockingThread(b.findById(session.getId()));
+    onNonBlockingThread(b.save(cached));
+    String newId = cached.changeSessionId();
+    onNonBlockingThread(b.save(cached));
+    Map<String, LazySession> found = onNonBlockingThread(b.findByPrincipalName("alice"));
+    onNonBlockingThread(b.deleteById(newId));
+    LazySession gone = onNonBlockingThread(b.findById(newId).defaultIfEmpty(warmUp));
+
+    assertThat(found).containsOnlyKeys(newId);
+    assertThat((Object) found.get(newId).getAttribute("items")).isEqualTo(List.of("book", "pen"));
+    assertThat(gone).isSameAs(warmUp);
+    assertThat(nodes.a().findById(session.getId())).isNull();
+  }
+}
