@@ -11,6 +11,8 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.session.FindByIndexNameSessionRepository;
 import org.springframework.session.ReactiveFindByIndexNameSessionRepository;
 import org.springframework.session.ReactiveSessionRepository;
+import org.springframework.session.SessionIdGenerator;
+import org.springframework.session.UuidSessionIdGenerator;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -27,8 +29,7 @@ import reactor.core.scheduler.Schedulers;
  * LazyReactiveRedisSessionRepository reactive = LazyReactiveRedisSessionRepository.of(sessions);
  * }</pre>
  *
- * <p>No method blocks: each returns a lazy publisher (a new session is made on
- * {@link Schedulers#boundedElastic()}, because drawing a random id may block), nothing is sent before it is subscribed to,
+ * <p>No method blocks: each returns a lazy publisher, nothing is sent before it is subscribed to,
  * and answers are handled on Lettuce's event-loop threads; the memory-only steps that follow an
  * answer (building a session, near-cache bookkeeping, publishing events to the application's
  * publisher) run there too, so event listeners must not block. Attributes are decoded on the thread
@@ -36,6 +37,11 @@ import reactor.core.scheduler.Schedulers;
  * attributes that were read (to detect in-place changes) on the thread that subscribes to it.
  * The expiry sweep stays on the servlet repository's own background thread;
  * {@link #cleanUpExpiredSessions} runs it on {@link Schedulers#boundedElastic()}.
+ *
+ * <p>Session ids: the default ids are random UUIDs as in the servlet repository, drawn from a
+ * generator that never blocks, since WebFlux changes a session's id on an event loop
+ * ({@link LazySession#changeSessionId()} through Spring Session's {@code WebSession}). An
+ * application's own {@code SessionIdGenerator} must not block either.
  *
  * <p>Failures: as the servlet repository, errors are {@link SessionStoreUnavailableException} or
  * {@link SessionStoreException}, signalled through the publisher.
@@ -56,6 +62,8 @@ public final class LazyReactiveRedisSessionRepository
   private final SessionContext context;
   private final PrincipalIndex principals;
   private final Duration defaultMaxInactiveInterval;
+  /** Whether ids come from the default generator, made non-blocking here. */
+  private final boolean defaultIds;
 
   private LazyReactiveRedisSessionRepository(LazyRedisSessionRepository repository,
       SharedCollaborators shared) {
@@ -65,7 +73,11 @@ public final class LazyReactiveRedisSessionRepository
         metrics);
     this.writer = new ReactiveSessionWriter(store, shared);
     this.nearCache = shared.nearCache();
-    this.context = shared.context();
+    // The default ids come from a generator that never blocks (see NonBlockingUuidGenerator);
+    // a generator of the application's own is used as it is, and trusted not to block.
+    this.defaultIds = shared.idGenerator() == UuidSessionIdGenerator.getInstance();
+    SessionIdGenerator ids = defaultIds ? new NonBlockingUuidGenerator() : shared.idGenerator();
+    this.context = withIds(shared.context(), ids);
     this.principals = shared.principals();
     this.defaultMaxInactiveInterval = shared.defaultMaxInactiveInterval();
   }
@@ -94,14 +106,15 @@ public final class LazyReactiveRedisSessionRepository
   }
 
   /**
-   * A new session, not yet stored (no Redis call). Made on {@link Schedulers#boundedElastic()}: the
-   * default id generator draws from {@code SecureRandom}, which may read the operating system's
-   * entropy source, a blocking read.
+   * A new session, not yet stored (no Redis call). With a
+   * {@linkplain LazyRedisSessionRepository.Builder#sessionIdGenerator session id generator} of the
+   * application's own, made on {@link Schedulers#boundedElastic()}, in case it blocks.
    */
   @Override
   public Mono<LazySession> createSession() {
-    return Mono.fromSupplier(() -> new LazySession(context, context.newSessionId(), context.now(),
-        defaultMaxInactiveInterval)).subscribeOn(Schedulers.boundedElastic());
+    Mono<LazySession> created = Mono.fromSupplier(() -> new LazySession(context,
+        context.newSessionId(), context.now(), defaultMaxInactiveInterval));
+    return defaultIds ? created : created.subscribeOn(Schedulers.boundedElastic());
   }
 
   /**
@@ -198,6 +211,32 @@ public final class LazyReactiveRedisSessionRepository
   /** What the repository has done so far, counted with the servlet repository's own calls. */
   public RepositoryMetrics metrics() {
     return repository.metrics();
+  }
+
+  /** {@code context}, with ids from {@code ids}. */
+  private static SessionContext withIds(SessionContext context, SessionIdGenerator ids) {
+    return new SessionContext() {
+      @Override
+      public io.lazysession.serializer.AttributeSerializer serializer() {
+        return context.serializer();
+      }
+
+      @Override
+      public String newSessionId() {
+        return ids.generate();
+      }
+
+      @Override
+      public Instant now() {
+        return context.now();
+      }
+
+      @Override
+      public void decodeFailed(LazySession session, String attributeName,
+          io.lazysession.serializer.SerializationException failure) {
+        context.decodeFailed(session, attributeName, failure);
+      }
+    };
   }
 
   /** A principal index entry and the session it names, if it could be loaded. */

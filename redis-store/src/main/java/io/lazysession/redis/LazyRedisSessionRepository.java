@@ -115,7 +115,7 @@ public final class LazyRedisSessionRepository
         migration);
     this.shared = new SharedCollaborators(connection, store, nearCache, metrics, context,
         principals, expiry, events, touch, defaultMaxInactiveInterval, builder.expiryGrace,
-        builder.durabilityReplicas, migration != null);
+        builder.durabilityReplicas, migration != null, builder.idGenerator);
   }
 
   /**

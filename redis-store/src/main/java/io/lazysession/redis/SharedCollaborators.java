@@ -1,6 +1,7 @@
 package io.lazysession.redis;
 
 import java.time.Duration;
+import org.springframework.session.SessionIdGenerator;
 
 /**
  * The collaborators of a {@link LazyRedisSessionRepository} that a
@@ -10,9 +11,10 @@ import java.time.Duration;
  *
  * @param durabilityReplicas the servlet repository's WAIT setting (0: off)
  * @param migrating whether the servlet repository takes over Spring Session Data Redis's sessions
+ * @param idGenerator the configured session id generator (the context uses it too)
  */
 record SharedCollaborators(SessionConnection connection, RedisSessionStore store,
     NearCache nearCache, MetricsRecorder metrics, SessionContext context,
     PrincipalIndex principals, ExpirySweeper expiry, SessionEvents events, TouchPolicy touch,
     Duration defaultMaxInactiveInterval, Duration expiryGrace, int durabilityReplicas,
-    boolean migrating) {}
+    boolean migrating, SessionIdGenerator idGenerator) {}

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lazysession.testing.RedisServerExtension;
+import java.net.CookieManager;
+import java.net.http.HttpClient;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,6 +13,7 @@ import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.session.FindByIndexNameSessionRepository;
 import reactor.blockhound.BlockHound;
 import reactor.blockhound.BlockingOperationError;
@@ -84,5 +87,29 @@ class ReactiveNonBlockingIT {
     assertThat((Object) found.get(newId).getAttribute("items")).isEqualTo(List.of("book", "pen"));
     assertThat(gone).isSameAs(warmUp);
     assertThat(nodes.a().findById(session.getId())).isNull();
+  }
+
+  @Test
+  void webFluxApp_requestsOnEventLoops_neverBlock() throws Exception {
+    String namespace = TestRedis.uniqueNamespace("webflux-nonblocking");
+    String[] properties =
+        {"spring.data.redis.url=" + redis.url(), "lazysession.namespace=" + namespace};
+    try (ConfigurableApplicationContext node1 = WebFluxAutoConfigurationIT.start(properties);
+        ConfigurableApplicationContext node2 = WebFluxAutoConfigurationIT.start(properties)) {
+      HttpClient browser = HttpClient.newBuilder().cookieHandler(new CookieManager()).build();
+      int port1 = WebFluxAutoConfigurationIT.port(node1);
+      int port2 = WebFluxAutoConfigurationIT.port(node2);
+      // Warm-up: the first request of each node loads classes on its event loop.
+      WebFluxAutoConfigurationIT.get(HttpClient.newHttpClient(), port1, "/basket");
+      WebFluxAutoConfigurationIT.get(HttpClient.newHttpClient(), port2, "/basket");
+
+      assertThat(WebFluxAutoConfigurationIT.get(browser, port1, "/visits")).isEqualTo("1");
+      assertThat(WebFluxAutoConfigurationIT.get(browser, port2, "/basket/add/book"))
+          .isEqualTo("book");
+      assertThat(WebFluxAutoConfigurationIT.get(browser, port1, "/sign-in/alice"))
+          .isEqualTo("alice");
+      assertThat(WebFluxAutoConfigurationIT.get(browser, port2, "/visits")).isEqualTo("2");
+      assertThat(WebFluxAutoConfigurationIT.get(browser, port1, "/sign-out")).isEqualTo("bye");
+    }
   }
 }
