@@ -238,4 +238,14 @@ class LazyReactiveRedisSessionRepositoryIT {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("lazysession.durability.replicas");
   }
+
+  @Test
+  void of_repositoryTakingOverSpringSessionDataRedis_isRefusedNamingTheSetting() {
+    LazyRedisSessionRepository migrating = nodes.another(nodes.clientB(), nodes.eventsB(),
+        builder -> builder.migrateFrom(SpringSessionDataRedis.defaults()));
+
+    assertThatThrownBy(() -> LazyReactiveRedisSessionRepository.of(migrating))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("lazysession.migrate-from");
+  }
 }
