@@ -1,5 +1,7 @@
 package io.lazysession.redis;
 
+import io.lazysession.serializer.AttributeSerializer;
+import io.lazysession.serializer.SerializationException;
 import io.lettuce.core.RedisException;
 import java.time.Duration;
 import java.time.Instant;
@@ -217,7 +219,7 @@ public final class LazyReactiveRedisSessionRepository
   private static SessionContext withIds(SessionContext context, SessionIdGenerator ids) {
     return new SessionContext() {
       @Override
-      public io.lazysession.serializer.AttributeSerializer serializer() {
+      public AttributeSerializer serializer() {
         return context.serializer();
       }
 
@@ -233,7 +235,7 @@ public final class LazyReactiveRedisSessionRepository
 
       @Override
       public void decodeFailed(LazySession session, String attributeName,
-          io.lazysession.serializer.SerializationException failure) {
+          SerializationException failure) {
         context.decodeFailed(session, attributeName, failure);
       }
     };

@@ -7,6 +7,7 @@ import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.function.LongFunction;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -204,7 +205,7 @@ final class ReactiveSessionWriter {
   /** As {@link PrincipalIndex#move}. */
   private Mono<Void> move(String oldId, @Nullable String oldPrincipal, String newId,
       @Nullable String newPrincipal) {
-    if (oldId.equals(newId) && java.util.Objects.equals(oldPrincipal, newPrincipal)) {
+    if (oldId.equals(newId) && Objects.equals(oldPrincipal, newPrincipal)) {
       return Mono.empty();
     }
     Mono<Void> remove = oldPrincipal == null ? Mono.empty()

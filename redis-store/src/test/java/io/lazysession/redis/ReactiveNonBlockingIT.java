@@ -41,9 +41,12 @@ class ReactiveNonBlockingIT {
     BlockHound.install();
   }
 
-  /** Runs {@code operation} on a non-blocking thread and waits for it on the test thread. */
+  /**
+   * Runs {@code operation} on a non-blocking thread and waits for it on the test thread; the bound
+   * only keeps a hang from stalling the build (generous: this machine may be loaded).
+   */
   static <T> T onNonBlockingThread(Mono<T> operation) {
-    return operation.subscribeOn(Schedulers.parallel()).block(Duration.ofSeconds(10));
+    return operation.subscribeOn(Schedulers.parallel()).block(Duration.ofSeconds(60));
   }
 
   @Test
