@@ -61,42 +61,36 @@ public final class LazyRedisSessionRepository
   /** The longest default {@link Builder#touchInterval}. */
   public static final Duration MAX_DEFAULT_TOUCH_INTERVAL = Duration.ofSeconds(60);
 
-  private final SessionConnection connection;
-  private final RedisSessionStore store;
-  private final NearCache nearCache;
-  private final MetricsRecorder metrics;
-  private final SessionContext context;
+  /** The collaborators, built once; what a reactive repository over this one shares with it. */
+  private final SharedCollaborators shared;
   private final SessionReader reader;
   private final SessionWriter writer;
-  private final PrincipalIndex principals;
-  private final ExpirySweeper expiry;
-  private final TouchPolicy touch;
-  private final Duration defaultMaxInactiveInterval;
   private final @Nullable SpringSessionDataRedisMigration migration;
 
   private LazyRedisSessionRepository(Builder builder, AttributeSerializer serializer,
       SessionConnection connection, NearCache nearCache) {
-    this.connection = connection;
-    this.nearCache = nearCache;
-    this.metrics = new MetricsRecorder();
-    this.store = new RedisSessionStore(connection, new SessionKeys(builder.namespace), metrics);
+    MetricsRecorder metrics = new MetricsRecorder();
+    RedisSessionStore store =
+        new RedisSessionStore(connection, new SessionKeys(builder.namespace), metrics);
     store.loadScripts();
-    this.defaultMaxInactiveInterval = builder.defaultMaxInactiveInterval;
-    this.context = SessionContext.of(serializer, builder.idGenerator, builder.clock,
+    SessionContext context = SessionContext.of(serializer, builder.idGenerator, builder.clock,
         new DecodeFailureHandler(builder.decodeFailurePolicy, metrics),
         builder.flushMode == FlushMode.IMMEDIATE ? this::save : null);
-    this.touch = new TouchPolicy(builder.touchInterval, defaultMaxInactiveInterval);
+    TouchPolicy touch = new TouchPolicy(builder.touchInterval, builder.defaultMaxInactiveInterval);
     SessionEvents events = new SessionEvents(this, builder.eventPublisher);
-    this.principals = new PrincipalIndex(store, builder.clock);
+    PrincipalIndex principals = new PrincipalIndex(store, builder.clock);
     this.migration = builder.migrateFrom == null ? null : new SpringSessionDataRedisMigration(
         builder.migrateFrom, connection, metrics, serializer);
     this.reader = new SessionReader(store, nearCache, metrics, context, migration);
-    this.expiry = new ExpirySweeper(store, nearCache, principals, events, metrics, builder.clock,
-        builder.cleanupInterval);
+    ExpirySweeper expiry = new ExpirySweeper(store, nearCache, principals, events, metrics,
+        builder.clock, builder.cleanupInterval);
     this.writer = new SessionWriter(store, nearCache, metrics, principals, expiry, events, touch,
         builder.clock, builder.expiryGrace,
         new SessionWriter.Durability(builder.durabilityReplicas, builder.durabilityTimeout),
         migration);
+    this.shared = new SharedCollaborators(connection, store, nearCache, metrics, context,
+        principals, expiry, events, touch, builder.defaultMaxInactiveInterval, builder.expiryGrace,
+        builder.durabilityReplicas, migration != null, builder.idGenerator);
   }
 
   /**
@@ -120,8 +114,9 @@ public final class LazyRedisSessionRepository
 
   @Override
   public LazySession createSession() {
+    SessionContext context = shared.context();
     LazySession session = new LazySession(context, context.newSessionId(), context.now(),
-        defaultMaxInactiveInterval);
+        shared.defaultMaxInactiveInterval());
     context.changed(session); // created in Redis at once in flush mode IMMEDIATE
     CurrentRequest.expose(session);
     return session;
@@ -159,8 +154,8 @@ public final class LazyRedisSessionRepository
     // First, because resolving the principal may decode attributes, and a decode failure may drop
     // one or invalidate the session: what is written below must already reflect that.
     PrincipalChange principal = session.invalidated() ? PrincipalChange.UNCHANGED
-        : principals.changeOf(session);
-    metrics.count(session.inflation());
+        : shared.principals().changeOf(session);
+    shared.metrics().count(session.inflation());
     if (session.invalidated()) {
       if (!session.isNew()) {
         deleteById(session.storedId());
@@ -170,8 +165,8 @@ public final class LazyRedisSessionRepository
     try {
       writer.save(session, principal);
     } catch (RedisException e) {
-      nearCache.invalidate(session.getId());
-      nearCache.invalidate(session.storedId());
+      shared.nearCache().invalidate(session.getId());
+      shared.nearCache().invalidate(session.storedId());
       throw StoreFailures.translate("save", session.getId(), e);
     }
   }
@@ -185,8 +180,8 @@ public final class LazyRedisSessionRepository
     if (!SessionKeys.isPlausibleId(id)) {
       return;
     }
-    nearCache.invalidate(id);
-    StoreFailures.translated("deleteById", id, () -> expiry.delete(id));
+    shared.nearCache().invalidate(id);
+    StoreFailures.translated("deleteById", id, () -> shared.expiry().delete(id));
     if (migration != null) { // a session not yet taken over must not be found there afterwards
       StoreFailures.translated("deleteById", id, () -> migration.delete(id));
     }
@@ -204,7 +199,7 @@ public final class LazyRedisSessionRepository
     return StoreFailures.translated("findByIndexNameAndIndexValue", null, () -> {
       Function<String, @Nullable LazySession> loader =
           id -> SessionKeys.isPlausibleId(id) ? reader.find(id) : null;
-      Map<String, LazySession> found = principals.find(indexValue, loader);
+      Map<String, LazySession> found = shared.principals().find(indexValue, loader);
       return migration == null ? found : migration.withWaiting(found, indexValue, loader);
     });
   }
@@ -219,12 +214,12 @@ public final class LazyRedisSessionRepository
    * @throws SessionStoreUnavailableException when Redis cannot be reached in time
    */
   public int cleanUpExpiredSessions() {
-    return StoreFailures.translated("cleanUpExpiredSessions", null, expiry::sweepDue);
+    return StoreFailures.translated("cleanUpExpiredSessions", null, shared.expiry()::sweepDue);
   }
 
   /** What this repository has done so far: loads, saves, round trips, bytes, decode failures... */
   public RepositoryMetrics metrics() {
-    return metrics.snapshot();
+    return shared.metrics().snapshot();
   }
 
   /**
@@ -242,7 +237,7 @@ public final class LazyRedisSessionRepository
 
   /** The namespace (key prefix) this repository stores sessions under. */
   public String namespace() {
-    return store.keys().namespace();
+    return shared.store().keys().namespace();
   }
 
   /**
@@ -250,24 +245,29 @@ public final class LazyRedisSessionRepository
    * read-only request writes it (a session with a shorter timeout of its own is touched sooner).
    */
   public Duration touchInterval() {
-    return touch.defaultInterval();
+    return shared.touch().defaultInterval();
   }
 
   /** The max inactive interval of new sessions. */
   public Duration defaultMaxInactiveInterval() {
-    return defaultMaxInactiveInterval;
+    return shared.defaultMaxInactiveInterval();
   }
 
   /** Stops the expiry sweep and closes the Redis connection (not the client). */
   @Override
   public void close() {
-    expiry.close();
-    connection.close();
+    shared.expiry().close();
+    shared.connection().close();
+  }
+
+  /** The collaborators a {@link LazyReactiveRedisSessionRepository} over this one shares. */
+  SharedCollaborators shared() {
+    return shared;
   }
 
   /** The expiry sweep, for tests that drive its steps one by one. */
   ExpirySweeper expiry() {
-    return expiry;
+    return shared.expiry();
   }
 
   /**

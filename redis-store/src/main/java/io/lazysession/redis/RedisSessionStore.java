@@ -33,9 +33,8 @@ import org.jspecify.annotations.Nullable;
  */
 final class RedisSessionStore {
   /** Creation, last access, max inactive and principal: what an expiry event needs. */
-  private static final byte[][] METADATA_FIELDS = {utf8(SessionKeys.CREATION),
+  static final byte[][] METADATA_FIELDS = {utf8(SessionKeys.CREATION),
       utf8(SessionKeys.LAST_ACCESS), utf8(SessionKeys.MAX_INACTIVE), utf8(SessionKeys.PRINCIPAL)};
-
 
   private static final byte[][] NO_COPY = {new byte[0]};
   private static final byte[] WITH_METADATA = utf8("m");
@@ -80,7 +79,12 @@ final class RedisSessionStore {
    */
   @Nullable StoredSession find(String id, NearCache.@Nullable Snapshot cached) {
     byte[][] scriptKeys = {keys.session(id)};
-    List<Object> answer = callFind(RedisScript.FIND, scriptKeys, findArguments(cached));
+    return findAnswer(callFind(RedisScript.FIND, scriptKeys, findArguments(cached)), cached);
+  }
+
+  /** find.lua's answer: the session, the confirmed copy, or null when missing or incomplete. */
+  @Nullable StoredSession findAnswer(@Nullable List<Object> answer,
+      NearCache.@Nullable Snapshot cached) {
     if (isNil(answer)) {
       return null;
     }
@@ -91,7 +95,7 @@ final class RedisSessionStore {
   }
 
   /** find.lua's arguments: the cached version, and 'm' when the copy lacks the metadata. */
-  private static byte[][] findArguments(NearCache.@Nullable Snapshot cached) {
+  static byte[][] findArguments(NearCache.@Nullable Snapshot cached) {
     if (cached == null) {
       return NO_COPY;
     }
@@ -385,7 +389,7 @@ final class RedisSessionStore {
   }
 
   /** A script's multi-bulk answer as byte arrays; nil elements (and any non-bulk ones) are null. */
-  private static List<byte @Nullable []> elements(List<Object> answer) {
+  static List<byte @Nullable []> elements(List<Object> answer) {
     List<byte @Nullable []> elements = new ArrayList<>(answer.size());
     for (Object element : answer) {
       elements.add(element instanceof byte[] b ? b : null);
@@ -394,12 +398,12 @@ final class RedisSessionStore {
   }
 
   /** A script's nil answer arrives as an empty list or a list holding one null. */
-  private static boolean isNil(@Nullable List<Object> answer) {
+  static boolean isNil(@Nullable List<Object> answer) {
     return answer == null || answer.isEmpty() || (answer.size() == 1 && answer.get(0) == null);
   }
 
   /** Counts a write's arguments as bytes written. */
-  private byte[][] counted(byte[][] arguments) {
+  byte[][] counted(byte[][] arguments) {
     long bytes = 0;
     for (byte[] argument : arguments) {
       bytes += argument.length;

@@ -12,6 +12,7 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.reactive.RedisClusterReactiveCommands;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.lettuce.core.cluster.event.ClusterTopologyChangedEvent;
 import io.lettuce.core.cluster.models.partitions.Partitions;
@@ -47,6 +48,12 @@ interface SessionConnection extends AutoCloseable {
   Logger log = LoggerFactory.getLogger(SessionConnection.class);
 
   RedisClusterCommands<byte[], byte[]> commands();
+
+  /**
+   * The reactive API of the same connection as {@link #commands()}: its answers arrive on Lettuce's
+   * event-loop threads.
+   */
+  RedisClusterReactiveCommands<byte[], byte[]> reactive();
 
   /**
    * Runs {@code work} with commands that all travel over one physical connection to the primary that
@@ -179,6 +186,15 @@ interface SessionConnection extends AutoCloseable {
     @Override
     public RedisClusterCommands<byte[], byte[]> commands() {
       return commands;
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public RedisClusterReactiveCommands<byte[], byte[]> reactive() {
+      if (connection instanceof StatefulRedisConnection<?, ?> standalone) {
+        return ((StatefulRedisConnection<byte[], byte[]>) standalone).reactive();
+      }
+      return ((StatefulRedisClusterConnection<byte[], byte[]>) connection).reactive();
     }
 
     @Override

@@ -26,6 +26,9 @@ interface SessionContext {
   /** After the application changed {@code session}: saves it at once in flush mode IMMEDIATE. */
   void changed(LazySession session);
 
+  /** Whether {@link #changed} saves (flush mode IMMEDIATE). */
+  boolean flushesImmediately();
+
   /**
    * @param flush what saves a session when the application changes it (flush mode IMMEDIATE); null
    *     when sessions are saved at the end of the request only
@@ -52,6 +55,11 @@ interface SessionContext {
       public void decodeFailed(LazySession session, String attributeName,
           SerializationException failure) {
         failures.decodeFailed(session, attributeName, failure);
+      }
+
+      @Override
+      public boolean flushesImmediately() {
+        return flush != null;
       }
 
       @Override

@@ -2,6 +2,7 @@ package io.lazysession.it.bench;
 
 import io.lazysession.it.bench.shop.SessionSize;
 import io.lazysession.it.bench.shop.ShopSessions;
+import io.lazysession.redis.LazyReactiveRedisSessionRepository;
 import io.lazysession.redis.LazyRedisSessionRepository;
 import io.lazysession.serializer.AttributeSerializer;
 import io.lazysession.serializer.ClassAllowList;
@@ -27,12 +28,16 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.ReactiveRedisTemplate;
 import org.springframework.data.redis.core.RedisTemplate;
 import org.springframework.data.redis.listener.ChannelTopic;
 import org.springframework.data.redis.listener.PatternTopic;
 import org.springframework.data.redis.listener.RedisMessageListenerContainer;
+import org.springframework.data.redis.serializer.JdkSerializationRedisSerializer;
+import org.springframework.data.redis.serializer.RedisSerializationContext;
 import org.springframework.data.redis.serializer.RedisSerializer;
 import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.session.data.redis.ReactiveRedisSessionRepository;
 import org.springframework.session.data.redis.RedisIndexedSessionRepository;
 import org.springframework.session.data.redis.RedisSessionRepository;
 import org.springframework.session.data.redis.config.ConfigureNotifyKeyspaceEventsAction;
@@ -71,6 +76,16 @@ final class Stores {
         + "RedisIndexedSessionRepository (@EnableRedisIndexedHttpSession), JDK serializer, "
         + "keyspace notifications and listener container on", true, null,
         (spec, uri) -> spring(spec, uri, true)));
+    stores.add(new StoreSpec("spring-reactive", "Spring Session Data Redis "
+        + "ReactiveRedisSessionRepository (@EnableRedisWebSession, WebFlux), JDK serializer; "
+        + "driven by the same requests, each waiting for its answer", true, null,
+        Stores::springReactive));
+    stores.add(new StoreSpec("lazy-kryo-zstd-reactive", "lazysession's reactive face "
+        + "(LazyReactiveRedisSessionRepository, WebFlux), Kryo codec, zstd level 3 above 256 bytes, "
+        + "near cache off; driven by the same requests, each waiting for its answer", false, null,
+        (spec, uri) -> lazy(spec, uri, AttributeSerializer.builder().codec(CodecKind.KRYO)
+            .compression(Compression.zstd(3, 256)).allowList(ALLOW_LIST).build(), false, 0,
+            true)));
     for (boolean near : new boolean[] {false, true}) {
       String suffix = near ? "+near" : "";
       String nearText = near ? ", near cache on (" + (NEAR_CACHE_BYTES >> 20) + " MB, the default)"
@@ -163,6 +178,11 @@ final class Stores {
 
   private static SessionStore lazy(StoreSpec spec, RedisURI uri, AttributeSerializer serializer,
       boolean nearCache, int durabilityReplicas) {
+    return lazy(spec, uri, serializer, nearCache, durabilityReplicas, false);
+  }
+
+  private static SessionStore lazy(StoreSpec spec, RedisURI uri, AttributeSerializer serializer,
+      boolean nearCache, int durabilityReplicas, boolean reactive) {
     LongAdder sent = new LongAdder();
     List<StoreNode<?>> nodes = new ArrayList<>();
     List<AutoCloseable> resources = new ArrayList<>();
@@ -184,7 +204,8 @@ final class Stores {
         LazyRedisSessionRepository repository = builder.build();
         resources.add(repository::close);
         repositories.add(repository);
-        nodes.add(StoreNode.of(repository));
+        nodes.add(reactive ? StoreNode.of(new BlockingReactiveRepository<>(
+            LazyReactiveRedisSessionRepository.of(repository))) : StoreNode.of(repository));
         if (i == 0) {
           ping = pingCommands(client, resources);
         }
@@ -263,6 +284,44 @@ final class Stores {
           repository.setRedisKeyNamespace(spec.namespace());
           nodes.add(StoreNode.of(repository));
         }
+      }
+    } catch (RuntimeException e) {
+      closeAll(resources);
+      throw e;
+    }
+    RedisCommands<String, String> pinger = java.util.Objects.requireNonNull(ping);
+    return new OpenStore(spec, nodes, spec.namespace() + ":*", sent, resources,
+        () -> "PONG".equals(pinger.ping()), false, () -> 0);
+  }
+
+  /**
+   * Spring Session Data Redis's reactive repository, built as {@code @EnableRedisWebSession} builds
+   * it: a {@code ReactiveRedisTemplate} with string keys and the JDK serializer for values.
+   */
+  private static SessionStore springReactive(StoreSpec spec, RedisURI uri) {
+    LongAdder sent = new LongAdder();
+    List<StoreNode<?>> nodes = new ArrayList<>();
+    List<AutoCloseable> resources = new ArrayList<>();
+    RedisCommands<String, String> ping = null;
+    try {
+      for (int i = 0; i < 2; i++) {
+        LettuceConnectionFactory factory = new LettuceConnectionFactory(
+            new RedisStandaloneConfiguration(uri.getHost(), uri.getPort()));
+        factory.afterPropertiesSet();
+        factory.start();
+        factory.getRequiredNativeClient().addListener(counting(sent));
+        resources.add(factory::destroy);
+        if (i == 0) {
+          ping = pingCommands((RedisClient) factory.getRequiredNativeClient(), resources);
+        }
+        RedisSerializationContext<String, Object> context = RedisSerializationContext
+            .<String, Object>newSerializationContext(
+                new JdkSerializationRedisSerializer(Stores.class.getClassLoader()))
+            .key(RedisSerializer.string()).hashKey(RedisSerializer.string()).build();
+        ReactiveRedisSessionRepository repository =
+            new ReactiveRedisSessionRepository(new ReactiveRedisTemplate<>(factory, context));
+        repository.setRedisKeyNamespace(spec.namespace());
+        nodes.add(StoreNode.of(new BlockingReactiveRepository<>(repository)));
       }
     } catch (RuntimeException e) {
       closeAll(resources);

@@ -1,0 +1,157 @@
+package io.lazysession.redis;
+
+import static io.lazysession.redis.RedisSessionStore.utf8;
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.cluster.api.reactive.RedisClusterReactiveCommands;
+import java.util.ArrayList;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * The reactive counterpart of {@link RedisSessionStore}: the same commands, scripts, arguments and
+ * reply parsing (delegated to {@link RedisSessionStore} and {@link ScriptReplies}, which stay the
+ * one owner of the protocol), sent through Lettuce's reactive API so that no thread waits for Redis.
+ * Each method is lazy: nothing is sent until the result is subscribed to. Answers arrive on Lettuce's
+ * event-loop threads. Thread-safe.
+ *
+ * <p>A NOSCRIPT answer is handled as the blocking store does: the call is repeated once with EVAL.
+ */
+final class ReactiveRedisSessionStore {
+  private final RedisClusterReactiveCommands<byte[], byte[]> commands;
+  private final RedisSessionStore store;
+  private final SessionKeys keys;
+  private final MetricsRecorder metrics;
+
+  ReactiveRedisSessionStore(RedisClusterReactiveCommands<byte[], byte[]> commands,
+      RedisSessionStore store, MetricsRecorder metrics) {
+    this.commands = commands;
+    this.store = store;
+    this.keys = store.keys();
+    this.metrics = metrics;
+  }
+
+  /** As {@link RedisSessionStore#find}: empty when the hash is missing or incomplete. */
+  Mono<StoredSession> find(String id, NearCache.@Nullable Snapshot cached) {
+    return this.<List<Object>>eval(RedisScript.FIND, ScriptOutputType.MULTI, keys.session(id),
+        RedisSessionStore.findArguments(cached))
+        .flatMap(answer -> Mono.justOrEmpty(store.findAnswer(answer, cached)));
+  }
+
+  /** As {@link RedisSessionStore#save}: the new version, 0 or -1. */
+  Mono<Long> save(String id, SaveRequest request) {
+    return Mono.defer(() -> this.<Long>eval(RedisScript.SAVE, ScriptOutputType.INTEGER,
+        keys.session(id), store.counted(request.arguments())))
+        .defaultIfEmpty(0L);
+  }
+
+  /** As {@link RedisSessionStore#delete}: empty when there was nothing live to delete. */
+  Mono<SessionMetadata> delete(String id, long nowMillis) {
+    return this.<List<Object>>eval(RedisScript.DELETE, ScriptOutputType.MULTI, keys.session(id),
+        utf8(Long.toString(nowMillis)))
+        .filter(answer -> !RedisSessionStore.isNil(answer))
+        .map(answer -> ScriptReplies.metadata(RedisSessionStore.elements(answer), 0));
+  }
+
+  /** As {@link RedisSessionStore#deleteReturningHash}: empty when there was nothing live. */
+  Mono<ScriptReplies.DeletedHash> deleteReturningHash(String id, long nowMillis) {
+    return this.<List<Object>>eval(RedisScript.DELETE, ScriptOutputType.MULTI, keys.session(id),
+        utf8(Long.toString(nowMillis)), utf8("all"))
+        .filter(answer -> !RedisSessionStore.isNil(answer))
+        .map(answer -> {
+          List<byte @Nullable []> values = RedisSessionStore.elements(answer);
+          long bytes = 0;
+          for (byte[] value : values) {
+            bytes += value == null ? 0 : value.length;
+          }
+          metrics.bytesRead.add(bytes);
+          return ScriptReplies.deletedHash(values);
+        });
+  }
+
+  /** As {@link RedisSessionStore#metadata}. */
+  Mono<SessionMetadata> metadata(String id) {
+    return Mono.defer(() -> {
+      metrics.roundTrips.increment();
+      return commands.hmget(keys.session(id), RedisSessionStore.METADATA_FIELDS)
+          .map(value -> value.hasValue() ? value.getValue() : new byte[0])
+          .collectList()
+          .map(values -> {
+            List<byte @Nullable []> result = new ArrayList<>(values.size());
+            for (byte[] value : values) {
+              result.add(value.length == 0 ? null : value);
+            }
+            return ScriptReplies.metadata(result, 0);
+          });
+    });
+  }
+
+  Mono<Void> scheduleExpiry(String id, long dueMillis) {
+    return Mono.defer(() -> {
+      metrics.roundTrips.increment();
+      return commands.zadd(keys.expirations(), (double) dueMillis, utf8(id)).then();
+    });
+  }
+
+  /** As {@link RedisSessionStore#scheduledExpiry}: empty when not on the schedule. */
+  Mono<Long> scheduledExpiry(String id) {
+    return Mono.defer(() -> {
+      metrics.roundTrips.increment();
+      return commands.zscore(keys.expirations(), utf8(id)).map(Double::longValue);
+    });
+  }
+
+  /** As {@link RedisSessionStore#unscheduleExpiry}: true for exactly one caller when several race. */
+  Mono<Boolean> unscheduleExpiry(String id) {
+    return Mono.defer(() -> {
+      metrics.roundTrips.increment();
+      return commands.zrem(keys.expirations(), utf8(id)).map(removed -> removed > 0)
+          .defaultIfEmpty(false);
+    });
+  }
+
+  /** Adds an id to a principal's set; true when it was not there yet. */
+  Mono<Boolean> addToPrincipal(String principalName, String id) {
+    return Mono.defer(() -> {
+      metrics.roundTrips.increment();
+      return commands.sadd(keys.principal(principalName), utf8(id)).map(added -> added > 0)
+          .defaultIfEmpty(false);
+    });
+  }
+
+  Mono<Void> removeFromPrincipal(String principalName, String id) {
+    return Mono.defer(() -> {
+      metrics.roundTrips.increment();
+      return commands.srem(keys.principal(principalName), utf8(id)).then();
+    });
+  }
+
+  Flux<String> principalSessions(String principalName) {
+    return Flux.defer(() -> {
+      metrics.roundTrips.increment();
+      return commands.smembers(keys.principal(principalName))
+          .map(member -> new String(member, UTF_8));
+    });
+  }
+
+  /**
+   * EVALSHA, and EVAL once when Redis lost the script. The answer of a script that returns nil
+   * completes empty.
+   */
+  private <T> Mono<T> eval(RedisScript script, ScriptOutputType type, byte[] key,
+      byte[]... arguments) {
+    byte[][] scriptKeys = {key};
+    return Mono.defer(() -> {
+      metrics.roundTrips.increment();
+      return commands.<T>evalsha(script.sha(), type, scriptKeys, arguments).next();
+    }).onErrorResume(RedisNoScriptException.class, e -> Mono.defer(() -> {
+      metrics.scriptReloads.increment();
+      metrics.roundTrips.increment();
+      return commands.<T>eval(script.source(), type, scriptKeys, arguments).next();
+    }));
+  }
+}

@@ -1,0 +1,239 @@
+package io.lazysession.redis;
+
+import io.lazysession.redis.SaveRequest.SaveMode;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.LongFunction;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Mono;
+
+/**
+ * The reactive counterpart of {@link SessionWriter} and of the delete path of
+ * {@link ExpirySweeper}: the same steps in the same order (index entries before a create,
+ * claim-then-delete, the one commit step that decides what the near cache keeps), each Redis call
+ * through {@link ReactiveRedisSessionStore}. Steps that only touch memory (the session, the near
+ * cache, events) run on the thread that delivers the previous answer. Thread-safe (sessions are not:
+ * one request saves its own).
+ *
+ * <p>Not here: WAIT after a save (durability) and the take-over of Spring Session Data Redis
+ * sessions; {@link LazyReactiveRedisSessionRepository} refuses a repository configured with either.
+ */
+final class ReactiveSessionWriter {
+  private static final Logger log = LoggerFactory.getLogger(ReactiveSessionWriter.class);
+
+  private final ReactiveRedisSessionStore store;
+  private final NearCache nearCache;
+  private final MetricsRecorder metrics;
+  private final SessionEvents events;
+  private final TouchPolicy touch;
+  private final SessionContext context;
+  private final Duration expiryGrace;
+
+  ReactiveSessionWriter(ReactiveRedisSessionStore store, SharedCollaborators shared) {
+    this.store = store;
+    this.nearCache = shared.nearCache();
+    this.metrics = shared.metrics();
+    this.events = shared.events();
+    this.touch = shared.touch();
+    this.context = shared.context();
+    this.expiryGrace = shared.expiryGrace();
+  }
+
+  /** Writes a session that is not invalidated, with the principal change the caller resolved. */
+  Mono<Void> save(LazySession session, PrincipalChange principal) {
+    if (session.isNew()) {
+      return writeFull(session, false, principal);
+    }
+    if (!session.getId().equals(session.storedId())) {
+      return changeId(session, principal);
+    }
+    return writeChanges(session, principal);
+  }
+
+  private Mono<Void> writeChanges(LazySession session, PrincipalChange principal) {
+    return Mono.defer(() -> {
+      Map<String, byte[]> writes = session.changedAttributes(false);
+      List<String> removes = List.copyOf(session.removedNames());
+      boolean timeoutChanged =
+          !session.getMaxInactiveInterval().equals(session.storedMaxInactiveInterval());
+      if (writes.isEmpty() && removes.isEmpty() && principal instanceof PrincipalChange.Unchanged
+          && !timeoutChanged && !touch.isDue(session)) {
+        metrics.savesSkipped.increment();
+        return Mono.empty();
+      }
+      String id = session.getId();
+      long epoch = nearCache.epoch();
+      return store.save(id,
+              request(SaveMode.UPDATE, session, principal, timeoutChanged, writes, removes))
+          .flatMap(version -> {
+            if (version <= 0) {
+              // Deleted or expired since it was loaded: writing would resurrect a partial session.
+              log.debug("session {} was deleted or expired meanwhile; not saved", id);
+              nearCache.invalidate(id);
+              metrics.savesSkipped.increment();
+              return Mono.empty();
+            }
+            String oldPrincipal = session.storedPrincipal();
+            boolean exact = version == session.version() + 1 && session.nearCacheEpoch() == epoch;
+            commit(session, version, writes, removes, false, principal.applyTo(oldPrincipal),
+                epoch, exact);
+            Mono<Void> schedule = timeoutChanged ? schedule(id, session.storedLastAccessedTime(),
+                session.getMaxInactiveInterval()) : Mono.empty();
+            Mono<Void> index = principal instanceof PrincipalChange.Unchanged ? Mono.empty()
+                : move(id, oldPrincipal, id, session.storedPrincipal());
+            return schedule.then(index);
+          });
+    });
+  }
+
+  /** Writes every field of the session under its current id: a new session, or a new id. */
+  private Mono<Void> writeFull(LazySession session, boolean idChanged, PrincipalChange change) {
+    return Mono.defer(() -> {
+      Map<String, byte[]> writes = session.allAttributes();
+      String oldId = session.storedId();
+      String oldPrincipal = session.storedPrincipal();
+      String newPrincipal = change.applyTo(oldPrincipal);
+      PrincipalChange principal =
+          newPrincipal == null ? change : PrincipalChange.setTo(newPrincipal);
+      String id = session.getId();
+      // Index entries first, as SessionWriter.writeFull explains.
+      Mono<Boolean> added = newPrincipal == null ? Mono.just(false)
+          : store.addToPrincipal(newPrincipal, id);
+      return schedule(id, session.getLastAccessedTime(), session.getMaxInactiveInterval())
+          .then(added)
+          .flatMap(principalAdded -> {
+            long epoch = nearCache.epoch();
+            return store.save(id,
+                    request(SaveMode.CREATE, session, principal, true, writes, List.of()))
+                .flatMap(version -> {
+                  if (version < 0) {
+                    Mono<Void> undo = principalAdded && newPrincipal != null
+                        ? store.removeFromPrincipal(newPrincipal, id) : Mono.empty();
+                    return undo.then(Mono.error(new IllegalStateException("a session with the "
+                        + "new id already exists in Redis; the session id generator produced a "
+                        + "duplicate")));
+                  }
+                  boolean writtenSince = version == 0;
+                  commit(session, version, writes, List.of(), true, newPrincipal, epoch,
+                      !writtenSince);
+                  if (idChanged) {
+                    return oldPrincipal == null ? Mono.<Void>empty()
+                        : store.removeFromPrincipal(oldPrincipal, oldId);
+                  }
+                  events.created(session);
+                  return Mono.<Void>empty();
+                });
+          });
+    });
+  }
+
+  /** As {@link SessionWriter}'s id change: claim and take the old hash, then write it whole. */
+  private Mono<Void> changeId(LazySession session, PrincipalChange principal) {
+    return Mono.defer(() -> {
+      String oldId = session.storedId();
+      nearCache.invalidate(oldId);
+      return claimThenDelete(oldId, now -> store.deleteReturningHash(oldId, now))
+          .flatMap(claim -> {
+            ScriptReplies.DeletedHash stored = claim.deleted();
+            if (stored == null) {
+              log.debug("session {} was deleted or expired before its id changed; not saved",
+                  oldId);
+              metrics.savesSkipped.increment();
+              return Mono.empty();
+            }
+            session.mergeStored(stored.attributes(), stored.metadata());
+            return writeFull(session, true, principal);
+          });
+    });
+  }
+
+  /**
+   * As {@link ExpirySweeper#delete}: deletes a live session and reports it as deleted, unless a
+   * sweep claimed it first. Emits whether a live session was deleted.
+   */
+  Mono<Boolean> delete(String id) {
+    return claimThenDelete(id, now -> store.delete(id, now)).flatMap(claim -> {
+      SessionMetadata metadata = claim.deleted();
+      if (metadata == null) {
+        return Mono.just(false);
+      }
+      ExpirySweeper.Deleted deleted = new ExpirySweeper.Deleted(metadata, claim.claimed());
+      Mono<Void> unindex = metadata.principal() == null ? Mono.empty()
+          : store.removeFromPrincipal(metadata.principal(), id);
+      return unindex.then(Mono.fromSupplier(() -> {
+        metrics.sessionsDeleted.increment();
+        if (!deleted.reportedBySweep()) {
+          events.deleted(id, metadata);
+        }
+        return true;
+      }));
+    });
+  }
+
+  /** The outcome of a claim-then-delete: what was deleted (null: nothing live), and the claim. */
+  private record Claim<T>(@Nullable T deleted, boolean claimed) {}
+
+  /** The claim-then-delete step of {@link ExpirySweeper}, reactive. */
+  private <T> Mono<Claim<T>> claimThenDelete(String id, LongFunction<Mono<T>> delete) {
+    return Mono.defer(() -> {
+      long now = context.now().toEpochMilli();
+      return store.unscheduleExpiry(id).flatMap(claimed -> delete.apply(now)
+          .map(deleted -> new Claim<>(deleted, claimed))
+          .switchIfEmpty(Mono.defer(() -> {
+            // Expired, not deleted: back on the schedule, so that the sweep reports it once.
+            Mono<Void> reschedule = claimed ? store.scheduleExpiry(id, now) : Mono.empty();
+            return reschedule.thenReturn(new Claim<>(null, claimed));
+          })));
+    });
+  }
+
+  /** As {@link ExpirySweeper#schedule}. */
+  private Mono<Void> schedule(String id, Instant lastAccess, Duration maxInactive) {
+    if (maxInactive.isNegative()) {
+      return store.unscheduleExpiry(id).then();
+    }
+    return store.scheduleExpiry(id, lastAccess.toEpochMilli() + maxInactive.toMillis());
+  }
+
+  /** As {@link PrincipalIndex#move}. */
+  private Mono<Void> move(String oldId, @Nullable String oldPrincipal, String newId,
+      @Nullable String newPrincipal) {
+    if (oldId.equals(newId) && Objects.equals(oldPrincipal, newPrincipal)) {
+      return Mono.empty();
+    }
+    Mono<Void> remove = oldPrincipal == null ? Mono.empty()
+        : store.removeFromPrincipal(oldPrincipal, oldId);
+    Mono<Void> add = newPrincipal == null ? Mono.empty()
+        : store.addToPrincipal(newPrincipal, newId).then();
+    return remove.then(add);
+  }
+
+  /** As {@link SessionWriter}'s commit step, without durability (no WAIT is sent). */
+  private void commit(LazySession session, long version, Map<String, byte[]> writes,
+      Collection<String> removes, boolean full, @Nullable String principal, long epoch,
+      boolean exact) {
+    metrics.saves.increment();
+    session.committed(version, writes, removes, full, principal, epoch);
+    if (exact && nearCache.enabled()) {
+      nearCache.put(session.getId(), new NearCache.Snapshot(session.version(),
+          session.getCreationTime().toEpochMilli(), session.storedAttributes(), epoch));
+    } else {
+      nearCache.invalidate(session.getId());
+    }
+  }
+
+  private SaveRequest request(SaveMode mode, LazySession session, PrincipalChange principal,
+      boolean withTimeout, Map<String, byte[]> writes, Collection<String> removes) {
+    Duration maxInactive = session.getMaxInactiveInterval();
+    return new SaveRequest(mode, context.now().toEpochMilli(),
+        session.getCreationTime().toEpochMilli(), session.getLastAccessedTime().toEpochMilli(),
+        withTimeout ? (maxInactive.isNegative() ? -1L : maxInactive.getSeconds()) : null,
+        expiryGrace.toMillis(), principal, writes, removes);
+  }
+}

@@ -1,0 +1,20 @@
+package io.lazysession.redis;
+
+import java.time.Duration;
+import org.springframework.session.SessionIdGenerator;
+
+/**
+ * The collaborators of a {@link LazyRedisSessionRepository} that a
+ * {@link LazyReactiveRedisSessionRepository} over it uses as they are: one connection, one near
+ * cache, one expiry schedule and sweep, one principal index, one event publisher, one set of
+ * counters, so that the two views of one repository never disagree about a session.
+ *
+ * @param durabilityReplicas the servlet repository's WAIT setting (0: off)
+ * @param migrating whether the servlet repository takes over Spring Session Data Redis's sessions
+ * @param idGenerator the configured session id generator (the context uses it too)
+ */
+record SharedCollaborators(SessionConnection connection, RedisSessionStore store,
+    NearCache nearCache, MetricsRecorder metrics, SessionContext context,
+    PrincipalIndex principals, ExpirySweeper expiry, SessionEvents events, TouchPolicy touch,
+    Duration defaultMaxInactiveInterval, Duration expiryGrace, int durabilityReplicas,
+    boolean migrating, SessionIdGenerator idGenerator) {}
