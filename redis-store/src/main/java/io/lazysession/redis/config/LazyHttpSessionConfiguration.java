@@ -1,14 +1,7 @@
 package io.lazysession.redis.config;
 
-import io.lazysession.redis.DecodeFailurePolicy;
 import io.lazysession.redis.LazyRedisSessionRepository;
 import io.lazysession.serializer.AttributeSerializer;
-import io.lettuce.core.AbstractRedisClient;
-import io.lettuce.core.RedisClient;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.BeanClassLoaderAware;
@@ -16,7 +9,6 @@ import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.EnvironmentAware;
 import org.springframework.context.annotation.Bean;
@@ -25,7 +17,6 @@ import org.springframework.context.annotation.ImportAware;
 import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotationMetadata;
 import org.springframework.session.config.annotation.web.http.SpringHttpSessionConfiguration;
-import org.springframework.util.ClassUtils;
 
 /**
  * What {@link EnableLazyHttpSession} imports: the repository plus Spring Session's servlet filter.
@@ -40,12 +31,8 @@ public class LazyHttpSessionConfiguration extends SpringHttpSessionConfiguration
     DisposableBean {
   private static final String ANNOTATION = "@EnableLazyHttpSession";
 
-  private final Map<String, Object> settings = new HashMap<>();
-  private Duration maxInactiveInterval = LazyRedisSessionRepository.DEFAULT_MAX_INACTIVE_INTERVAL;
-  private String redisUrl = "";
-  private final List<String> defaultPackages = new ArrayList<>();
+  private final AnnotationSettings settings = new AnnotationSettings(ANNOTATION);
   private @Nullable ClassLoader classLoader;
-  private @Nullable RedisClient ownedClient;
   private @Nullable Environment environment;
   private @Nullable BeanFactory beanFactory;
 
@@ -53,41 +40,9 @@ public class LazyHttpSessionConfiguration extends SpringHttpSessionConfiguration
   public void setImportMetadata(AnnotationMetadata metadata) {
     Map<String, @Nullable Object> attributes =
         metadata.getAnnotationAttributes(EnableLazyHttpSession.class.getName());
-    if (attributes == null) {
-      return;
+    if (attributes != null) {
+      settings.read(attributes, metadata.getClassName());
     }
-    maxInactiveInterval = Duration.ofSeconds((Integer) attributes.get("maxInactiveIntervalInSeconds"));
-    redisUrl = (String) attributes.get("redisUrl");
-    String packageName = ClassUtils.getPackageName(metadata.getClassName());
-    if (!packageName.isEmpty()) { // the default package has nothing to allow
-      defaultPackages.add(packageName);
-    }
-    put("namespace", attributes.get("namespace"));
-    put("on-decode-failure",
-        ((DecodeFailurePolicy) attributes.get("onDecodeFailure")).propertyValue());
-    String[] packages = (String[]) attributes.get("allowedPackages");
-    if (packages != null && packages.length > 0) {
-      put("allowed-packages", String.join(",", packages));
-    }
-    put("codec", attributes.get("codec"));
-    put("compression", attributes.get("compression"));
-    put("compression.level", attributes.get("compressionLevel"));
-    put("compression.min-bytes", attributes.get("compressionMinBytes"));
-    put("near-cache.max-bytes", attributes.get("nearCacheMaxBytes"));
-    put("durability.replicas", attributes.get("durabilityReplicas"));
-    put("durability.timeout", attributes.get("durabilityTimeout"));
-    put("touch-interval", attributes.get("touchInterval"));
-    put("max-value-bytes", attributes.get("maxValueBytes"));
-    put("migrate-from", attributes.get("migrateFrom"));
-    put("migrate-from-namespace", attributes.get("migrateFromNamespace"));
-  }
-
-  /** Records one attribute as its property; "" and -1 mean "not set": the property's default. */
-  private void put(String property, @Nullable Object value) {
-    if (value == null || "".equals(value) || Integer.valueOf(-1).equals(value)) {
-      return;
-    }
-    settings.put(LazySessionProperties.PREFIX + "." + property, value);
   }
 
   @Override
@@ -107,61 +62,19 @@ public class LazyHttpSessionConfiguration extends SpringHttpSessionConfiguration
 
   /** The annotation's settings, bound as {@code lazysession.*}; errors name the attribute too. */
   LazySessionProperties properties() {
-    Map<String, Object> resolved = new HashMap<>();
-    settings.forEach((key, value) -> resolved.put(key, value instanceof String text
-        && environment != null ? environment.resolveRequiredPlaceholders(text) : value));
-    try {
-      return LazySessionProperties.bind(new MapConfigurationPropertySource(resolved));
-    } catch (RuntimeException e) {
-      Throwable root = e;
-      while (root.getCause() != null) {
-        root = root.getCause();
-      }
-      throw new LazySessionConfigurationException(ANNOTATION,
-          "an attribute is not valid: " + root.getMessage(),
-          "Fix the attribute of " + ANNOTATION + " that mirrors the property named above.", e);
-    }
+    return settings.properties(environment);
   }
 
   @Bean(destroyMethod = "close")
   public LazyRedisSessionRepository sessionRepository(
       ObjectProvider<AttributeSerializer> serializers, ApplicationEventPublisher events,
       ObjectProvider<LazySessionRepositoryCustomizer> customizers) {
-    LazySessionProperties properties = properties();
-    AbstractRedisClient client;
-    RedisTarget target = null;
-    String clientName;
-    if (!redisUrl.isBlank()) {
-      String url = environment == null ? redisUrl
-          : environment.resolveRequiredPlaceholders(redisUrl);
-      clientName = ANNOTATION + "(redisUrl)";
-      RedisClient created = RedisConnectionSettings.createClient(url, clientName);
-      ownedClient = created;
-      client = created;
-      target = RedisConnectionSettings.urlTarget(url, clientName);
-    } else {
-      clientName = LazySessionAutoConfiguration.CLIENT_BEAN_NAME;
-      if (beanFactory == null || !beanFactory.containsBean(clientName)) {
-        throw new LazySessionConfigurationException(ANNOTATION + "(redisUrl)",
-            "no Redis to connect to: redisUrl is empty and there is no bean named " + clientName,
-            "Set redisUrl (e.g. \"${redis.url}\"), or define the session store's RedisClient "
-                + "(or RedisClusterClient) as @Bean(\"" + clientName + "\"); other client beans "
-                + "are not used for sessions.");
-      }
-      client = beanFactory.getBean(clientName, AbstractRedisClient.class);
-    }
-    AttributeSerializer serializer = serializers.getIfUnique(
-        () -> properties.serializer(defaultPackages, classLoader));
-    return RepositoryFactory.build(new RepositoryFactory.Request(client, target, clientName,
-        serializer, properties, properties.namespace(), null, maxInactiveInterval,
-        ANNOTATION + "(maxInactiveIntervalInSeconds)", events,
-        customizers.orderedStream().toList()));
+    return settings.repository(environment, beanFactory, classLoader, serializers, events,
+        customizers);
   }
 
   @Override
   public void destroy() {
-    if (ownedClient != null) {
-      ownedClient.shutdown();
-    }
+    settings.close();
   }
 }
