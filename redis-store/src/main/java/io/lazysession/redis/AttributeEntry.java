@@ -90,15 +90,24 @@ final class AttributeEntry {
    * {@link #changedBytes}. A read value the configured codec cannot encode keeps its bytes.
    */
   byte @Nullable [] takeOverBytes(AttributeSerializer serializer) {
-    if (!isLoaded() || !value.isInflated()) {
+    if (!isLoaded() || !isInflated()) {
       return changedBytes();
     }
+    LazyValue rebased;
+    byte[] now;
     try {
-      byte[] now = serializer.serialize(value.get());
-      return Arrays.equals(now, stored) ? null : now;
+      rebased = serializer.ofValue(value().get());
+      now = rebased.originalBytes();
     } catch (SerializationException e) {
       return changedBytes();
     }
+    if (Arrays.equals(now, stored)) {
+      return null;
+    }
+    // From now on the value is compared with what is written here, not with the bytes it was read
+    // from: a later save in the same request (flush mode IMMEDIATE) writes nothing unless it changed.
+    value = rebased;
+    return now;
   }
 
   /** The bytes that represent it in a full write (new session, new id). */

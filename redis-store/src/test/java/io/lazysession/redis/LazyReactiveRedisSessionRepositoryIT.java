@@ -248,4 +248,14 @@ class LazyReactiveRedisSessionRepositoryIT {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("lazysession.migrate-from");
   }
+
+  @Test
+  void of_repositoryFlushingImmediately_isRefusedNamingTheSetting() {
+    LazyRedisSessionRepository immediate = nodes.another(nodes.clientB(), nodes.eventsB(),
+        builder -> builder.flushMode(org.springframework.session.FlushMode.IMMEDIATE));
+
+    assertThatThrownBy(() -> LazyReactiveRedisSessionRepository.of(immediate))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("spring.session.data.redis.flush-mode");
+  }
 }

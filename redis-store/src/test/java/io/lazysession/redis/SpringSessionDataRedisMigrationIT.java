@@ -371,6 +371,28 @@ class SpringSessionDataRedisMigrationIT {
   }
 
   @Test
+  void save_takenOverInFlushModeImmediate_endOfRequestSaveWritesNothing() {
+    String id = ssdrSession("alice");
+    try (LazyRedisSessionRepository immediate = LazyRedisSessionRepository.builder(clients.a())
+        .serializer(serializer()).namespace(namespace).cleanupInterval(Duration.ZERO)
+        .flushMode(org.springframework.session.FlushMode.IMMEDIATE)
+        .migrateFrom(SpringSessionDataRedis.namespace(ssdrNamespace)).build()) {
+      LazySession session = immediate.findById(id);
+      assertThat((String) session.getAttribute("greeting")).isEqualTo("hello, alice");
+      session.setAttribute("checkoutStep", "PAYMENT"); // saved at once: the take-over
+      byte[] hash = (namespace + ":s:{" + id + "}").getBytes(UTF_8);
+      byte[] takenOver = raw.hget(hash, "greeting".getBytes(UTF_8));
+      long version = session.version();
+
+      immediate.save(session); // the end of the request
+
+      assertThat(takenOver).startsWith(0xA1, 0x02);
+      assertThat(raw.hget(hash, "greeting".getBytes(UTF_8))).isEqualTo(takenOver);
+      assertThat(session.version()).isEqualTo(version);
+    }
+  }
+
+  @Test
   void deleteById_sessionNotYetTakenOver_goneFromBothStores() {
     String id = ssdrSession("alice");
 

@@ -2,8 +2,8 @@ package io.lazysession.redis.config;
 
 import java.util.Locale;
 import org.jspecify.annotations.Nullable;
-import org.springframework.session.FlushMode;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.session.FlushMode;
 
 /**
  * Spring Boot's {@code spring.session.data.redis.*} properties, which an application moving from
@@ -12,8 +12,9 @@ import org.springframework.boot.context.properties.bind.Binder;
  * <ul>
  *   <li>{@code namespace}: the key prefix, when {@code lazysession.namespace} is not set (both set
  *       and different: refused);
- *   <li>{@code flush-mode}: {@code on-save} is what lazysession does; {@code immediate} is refused
- *       (lazysession writes a request's changes in one round trip when the request ends);
+ *   <li>{@code flush-mode}: {@code on-save} (the default) writes a request's changes in one round
+ *       trip when it ends; {@code immediate} saves each change as it is made
+ *       ({@link #flushMode(Binder)}, applied to the repository's builder);
  *   <li>{@code save-mode}: {@code on-set-attribute} and {@code on-get-attribute} are both covered
  *       (lazysession writes every attribute set, and every attribute read whose bytes changed);
  *       {@code always} is refused (it would rewrite attributes nobody read);
