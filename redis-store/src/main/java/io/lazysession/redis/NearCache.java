@@ -94,6 +94,19 @@ final class NearCache {
     }
   }
 
+  /**
+   * After a save of {@code session} in {@code epoch}: keeps its copy when {@code exact} (nobody wrote
+   * in between, so it is what Redis holds), else drops it.
+   */
+  void afterSave(LazySession session, long epoch, boolean exact) {
+    if (exact && enabled()) {
+      put(session.getId(), new Snapshot(session.version(), session.getCreationTime().toEpochMilli(),
+          session.storedAttributes(), epoch));
+    } else {
+      invalidate(session.getId());
+    }
+  }
+
   void invalidate(String id) {
     if (cache != null) {
       cache.invalidate(id);

@@ -220,20 +220,12 @@ final class ReactiveSessionWriter {
       boolean exact) {
     metrics.saves.increment();
     session.committed(version, writes, removes, full, principal, epoch);
-    if (exact && nearCache.enabled()) {
-      nearCache.put(session.getId(), new NearCache.Snapshot(session.version(),
-          session.getCreationTime().toEpochMilli(), session.storedAttributes(), epoch));
-    } else {
-      nearCache.invalidate(session.getId());
-    }
+    nearCache.afterSave(session, epoch, exact);
   }
 
   private SaveRequest request(SaveMode mode, LazySession session, PrincipalChange principal,
       boolean withTimeout, Map<String, byte[]> writes, Collection<String> removes) {
-    Duration maxInactive = session.getMaxInactiveInterval();
-    return new SaveRequest(mode, context.now().toEpochMilli(),
-        session.getCreationTime().toEpochMilli(), session.getLastAccessedTime().toEpochMilli(),
-        withTimeout ? (maxInactive.isNegative() ? -1L : maxInactive.getSeconds()) : null,
-        expiryGrace.toMillis(), principal, writes, removes);
+    return SaveRequest.of(mode, context.now().toEpochMilli(), session, principal, withTimeout, expiryGrace.toMillis(),
+        writes, removes);
   }
 }

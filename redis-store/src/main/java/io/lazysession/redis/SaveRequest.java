@@ -15,6 +15,21 @@ import org.jspecify.annotations.Nullable;
 record SaveRequest(SaveMode mode, long nowMillis, long creationMillis, long lastAccessMillis,
     @Nullable Long maxInactiveSeconds, long graceMillis, PrincipalChange principal,
     Map<String, byte[]> writes, Collection<String> removes) {
+  /**
+   * The request that saves {@code session} at {@code nowMillis}. The max inactive interval is sent
+   * only when {@code withTimeout} (created, or changed by this request): otherwise the script keeps
+   * the stored one, which another node may have changed since this request loaded the session.
+   */
+  static SaveRequest of(SaveMode mode, long nowMillis, LazySession session,
+      PrincipalChange principal, boolean withTimeout, long graceMillis,
+      Map<String, byte[]> writes, Collection<String> removes) {
+    long maxInactive = session.getMaxInactiveInterval().isNegative() ? -1L
+        : session.getMaxInactiveInterval().getSeconds();
+    return new SaveRequest(mode, nowMillis, session.getCreationTime().toEpochMilli(),
+        session.getLastAccessedTime().toEpochMilli(), withTimeout ? maxInactive : null,
+        graceMillis, principal, writes, removes);
+  }
+
   /** How the save script treats the key: see save.lua. */
   enum SaveMode {
     /** The key must not exist (or be this very create, re-sent). */

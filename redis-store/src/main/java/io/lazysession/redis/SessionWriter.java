@@ -248,26 +248,13 @@ final class SessionWriter {
       boolean exact) {
     metrics.saves.increment();
     session.committed(result.version(), writes, removes, full, principal, epoch);
-    if (exact && replicated(result) && nearCache.enabled()) {
-      nearCache.put(session.getId(), new NearCache.Snapshot(session.version(),
-          session.getCreationTime().toEpochMilli(), session.storedAttributes(), epoch));
-    } else {
-      nearCache.invalidate(session.getId());
-    }
+    nearCache.afterSave(session, epoch, exact && replicated(result));
   }
 
-  /**
-   * The save script's request. The max inactive interval is sent only when {@code withTimeout}
-   * (created, or changed by this request): otherwise the script keeps the stored one, which another
-   * node may have changed since this request loaded the session.
-   */
   private SaveRequest request(SaveMode mode, LazySession session, PrincipalChange principal,
       boolean withTimeout, Map<String, byte[]> writes, Collection<String> removes) {
-    Duration maxInactive = session.getMaxInactiveInterval();
-    return new SaveRequest(mode, clock.millis(), session.getCreationTime().toEpochMilli(),
-        session.getLastAccessedTime().toEpochMilli(),
-        withTimeout ? (maxInactive.isNegative() ? -1L : maxInactive.getSeconds()) : null,
-        expiryGrace.toMillis(), principal, writes, removes);
+    return SaveRequest.of(mode, clock.millis(), session, principal, withTimeout, expiryGrace.toMillis(),
+        writes, removes);
   }
 
   /** The save script, followed by WAIT when durability is on. */

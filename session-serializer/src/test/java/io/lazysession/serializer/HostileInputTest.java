@@ -8,6 +8,7 @@ import io.lazysession.serializer.codec.DecodeLimitException;
 import io.lazysession.serializer.compress.Compression;
 import io.lazysession.serializer.envelope.EnvelopeCompression;
 import io.lazysession.serializer.fixtures.Node;
+import io.lazysession.serializer.fixtures.SharedSets;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -28,25 +29,6 @@ class HostileInputTest {
   private static final AttributeSerializer KRYO_RAW = AttributeSerializer.builder()
       .compression(Compression.none()).build();
 
-  /** Nested sets sharing children: hashing the root visits 2^depth sets, the bytes grow linearly. */
-  static Set<Object> serialDos(int depth) {
-    Set<Object> root = new HashSet<>();
-    Set<Object> s1 = root;
-    Set<Object> s2 = new HashSet<>();
-    for (int i = 0; i < depth; i++) {
-      Set<Object> t1 = new HashSet<>();
-      Set<Object> t2 = new HashSet<>();
-      t1.add("foo");
-      s1.add(t1);
-      s1.add(t2);
-      s2.add(t1);
-      s2.add(t2);
-      s1 = t1;
-      s2 = t2;
-    }
-    return root;
-  }
-
   @Test
   void deserialize_serialDosHashSets_refusedByGraphLimit() {
     byte[] depth40 = GoldenFiles.read("regressions/kryo-serialdos-hashsets-depth40.hex");
@@ -58,7 +40,7 @@ class HostileInputTest {
   @Test
   void serialize_serialDosHashSets_refusedAtWrite() {
     // depth 25 decodes in seconds without the limit (2^25 hashCode calls), 40 never ends
-    assertThatThrownBy(() -> KRYO.serialize(serialDos(25))).isInstanceOf(DecodeLimitException.class)
+    assertThatThrownBy(() -> KRYO.serialize(SharedSets.serialDos(25))).isInstanceOf(DecodeLimitException.class)
         .hasMessageContaining("value not written").hasMessageContaining("maxGraphVisits");
   }
 
@@ -67,17 +49,17 @@ class HostileInputTest {
     // The JDK codec writes what Kryo refuses: these are the bytes an attacker would plant.
     AttributeSerializer jdk = AttributeSerializer.builder().codec(CodecKind.JDK)
         .compression(Compression.none()).build();
-    byte[] depth40 = jdk.serialize(serialDos(40));
+    byte[] depth40 = jdk.serialize(SharedSets.serialDos(40));
 
     assertThatThrownBy(() -> jdk.deserialize(depth40)).isInstanceOf(DecodeLimitException.class)
         .hasMessageContaining("maxGraphVisits");
-    Set<Object> shallow = serialDos(10);
+    Set<Object> shallow = SharedSets.serialDos(10);
     assertThat(jdk.deserialize(jdk.serialize(shallow)).hashCode()).isEqualTo(shallow.hashCode());
   }
 
   @Test
   void serialize_sharedSetsWithinLimit_readBack() {
-    Set<Object> shallow = serialDos(10);
+    Set<Object> shallow = SharedSets.serialDos(10);
 
     Object read = KRYO.deserialize(KRYO.serialize(shallow));
 

@@ -1,10 +1,10 @@
 package io.lazysession.serializer.codec;
 
-import io.lazysession.serializer.ClassAllowList;
 import com.esotericsoftware.kryo.kryo5.Kryo;
 import com.esotericsoftware.kryo.kryo5.Registration;
 import com.esotericsoftware.kryo.kryo5.io.KryoBufferUnderflowException;
 import com.esotericsoftware.kryo.kryo5.io.Output;
+import io.lazysession.serializer.ClassAllowList;
 import io.lazysession.serializer.CorruptDataException;
 import io.lazysession.serializer.IncompatibleDataException;
 import io.lazysession.serializer.SerializationException;

@@ -1,26 +1,26 @@
 package io.lazysession.serializer.codec;
 
-import io.lazysession.serializer.ClassAllowList;
 import com.esotericsoftware.kryo.kryo5.Kryo;
+import com.esotericsoftware.kryo.kryo5.Serializer;
+import com.esotericsoftware.kryo.kryo5.SerializerFactory;
 import com.esotericsoftware.kryo.kryo5.io.Output;
 import com.esotericsoftware.kryo.kryo5.objenesis.strategy.StdInstantiatorStrategy;
 import com.esotericsoftware.kryo.kryo5.serializers.CompatibleFieldSerializer;
-import com.esotericsoftware.kryo.kryo5.serializers.EnumNameSerializer;
-import com.esotericsoftware.kryo.kryo5.util.DefaultInstantiatorStrategy;
-import com.esotericsoftware.kryo.kryo5.Serializer;
-import com.esotericsoftware.kryo.kryo5.SerializerFactory;
 import com.esotericsoftware.kryo.kryo5.serializers.DefaultArraySerializers;
 import com.esotericsoftware.kryo.kryo5.serializers.DefaultSerializers;
+import com.esotericsoftware.kryo.kryo5.serializers.EnumNameSerializer;
+import com.esotericsoftware.kryo.kryo5.util.DefaultInstantiatorStrategy;
+import io.lazysession.serializer.ClassAllowList;
 import java.util.AbstractMap;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.EnumSet;
-import java.util.TreeMap;
-import java.util.TreeSet;
-import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.Map;
 import java.util.PriorityQueue;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentSkipListMap;
 
 /**
  * Builds configured Kryo instances. The class ids registered here are part of the wire format: never

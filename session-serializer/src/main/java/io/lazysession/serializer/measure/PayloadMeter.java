@@ -1,8 +1,8 @@
 package io.lazysession.serializer.measure;
 
 import io.lazysession.serializer.AttributeSerializer;
-import io.lazysession.serializer.SerializationException;
 import io.lazysession.serializer.ClassAllowList;
+import io.lazysession.serializer.SerializationException;
 import io.lazysession.serializer.codec.CodecKind;
 import io.lazysession.serializer.compress.Compression;
 import io.lazysession.serializer.compress.ZstdDictionary;

@@ -1,8 +1,8 @@
 package io.lazysession.serializer.bench;
 
 import io.lazysession.serializer.AttributeSerializer;
-import io.lazysession.serializer.codec.BenchCodecs;
 import io.lazysession.serializer.ClassAllowList;
+import io.lazysession.serializer.codec.BenchCodecs;
 import io.lazysession.serializer.codec.Codec;
 import io.lazysession.serializer.codec.CodecKind;
 import io.lazysession.serializer.compress.BuiltInDictionaryTrainer;

@@ -1,9 +1,9 @@
 package io.lazysession.serializer.codec;
 
-import io.lazysession.serializer.ClassAllowList;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.lazysession.serializer.ClassAllowList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

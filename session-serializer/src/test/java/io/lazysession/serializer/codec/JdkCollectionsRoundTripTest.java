@@ -1,10 +1,10 @@
 package io.lazysession.serializer.codec;
 
-import io.lazysession.serializer.ClassAllowList;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lazysession.serializer.AttributeSerializer;
+import io.lazysession.serializer.ClassAllowList;
 import io.lazysession.serializer.SerializationException;
 import io.lazysession.serializer.compress.Compression;
 import java.io.Serializable;

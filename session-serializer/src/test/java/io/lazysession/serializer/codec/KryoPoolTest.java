@@ -1,8 +1,8 @@
 package io.lazysession.serializer.codec;
 
-import io.lazysession.serializer.ClassAllowList;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lazysession.serializer.ClassAllowList;
 import io.lazysession.serializer.ClassNotAllowedException;
 import java.util.ArrayList;
 import java.util.List;

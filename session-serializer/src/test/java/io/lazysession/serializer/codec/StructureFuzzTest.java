@@ -1,12 +1,13 @@
 package io.lazysession.serializer.codec;
 
-import io.lazysession.serializer.ClassAllowList;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
 import com.esotericsoftware.kryo.kryo5.KryoException;
 import com.esotericsoftware.kryo.kryo5.io.Output;
+import io.lazysession.serializer.ClassAllowList;
 import io.lazysession.serializer.SerializationException;
+import io.lazysession.serializer.fixtures.SharedSets;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -150,7 +151,7 @@ class StructureFuzzTest {
     values.add(new ArrayList<>(List.of("a", 1, 2L, List.of(3, 4), Map.of("k", "v"))));
     Set<Object> shared = new HashSet<>(Set.of("x"));
     values.add(new ArrayList<>(List.of(shared, shared, new HashSet<>(Set.of(shared)))));
-    values.add(sharedSets(6));
+    values.add(SharedSets.serialDos(6));
     Map<String, Object> map = new LinkedHashMap<>();
     map.put("list", new ArrayList<>(Collections.nCopies(5, null)));
     map.put("tree", new TreeMap<>(Map.of("b", 2, "a", 1)));
@@ -171,24 +172,6 @@ class StructureFuzzTest {
       seeds.add(output.toBytes());
     }
     return seeds;
-  }
-
-  private static Set<Object> sharedSets(int depth) {
-    Set<Object> root = new HashSet<>();
-    Set<Object> s1 = root;
-    Set<Object> s2 = new HashSet<>();
-    for (int i = 0; i < depth; i++) {
-      Set<Object> t1 = new HashSet<>();
-      Set<Object> t2 = new HashSet<>();
-      t1.add("foo");
-      s1.add(t1);
-      s1.add(t2);
-      s2.add(t1);
-      s2.add(t2);
-      s1 = t1;
-      s2 = t2;
-    }
-    return root;
   }
 
   private byte[] mutate(List<byte[]> pool) {
