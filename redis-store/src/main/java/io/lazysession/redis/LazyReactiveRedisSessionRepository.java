@@ -105,6 +105,11 @@ public final class LazyReactiveRedisSessionRepository
           + "spring.session.data.redis.flush-mode=immediate (Builder.flushMode(ON_SAVE)) for a "
           + "WebFlux app");
     }
+    if (shared.tracking() != null) {
+      throw new IllegalArgumentException("the reactive session repository does not serve tracked "
+          + "reads yet; set lazysession.near-cache.mode=validate (Builder.nearCacheTracking(null)) "
+          + "for a WebFlux app");
+    }
     if (shared.migrating()) {
       throw new IllegalArgumentException("the reactive session repository does not take over "
           + "Spring Session Data Redis's sessions yet; remove lazysession.migrate-from "

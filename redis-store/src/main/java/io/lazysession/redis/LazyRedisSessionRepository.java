@@ -67,30 +67,14 @@ public final class LazyRedisSessionRepository
   private final SessionWriter writer;
   private final @Nullable SpringSessionDataRedisMigration migration;
 
-  private LazyRedisSessionRepository(Builder builder, AttributeSerializer serializer,
-      SessionConnection connection, NearCache nearCache) {
-    MetricsRecorder metrics = new MetricsRecorder();
-    RedisSessionStore store =
-        new RedisSessionStore(connection, new SessionKeys(builder.namespace), metrics);
-    store.loadScripts();
-    SessionContext context = SessionContext.of(serializer, builder.idGenerator, builder.clock,
-        new DecodeFailureHandler(builder.decodeFailurePolicy, metrics),
-        builder.flushMode == FlushMode.IMMEDIATE ? this::save : null);
-    TouchPolicy touch = new TouchPolicy(builder.touchInterval, builder.defaultMaxInactiveInterval);
-    SessionEvents events = new SessionEvents(this, builder.eventPublisher);
-    PrincipalIndex principals = new PrincipalIndex(store, builder.clock);
-    this.migration = builder.migrateFrom == null ? null : new SpringSessionDataRedisMigration(
-        builder.migrateFrom, connection, metrics, serializer);
-    this.reader = new SessionReader(store, nearCache, metrics, context, migration);
-    ExpirySweeper expiry = new ExpirySweeper(store, nearCache, principals, events, metrics,
-        builder.clock, builder.cleanupInterval);
-    this.writer = new SessionWriter(store, nearCache, metrics, principals, expiry, events, touch,
-        builder.clock, builder.expiryGrace,
-        new SessionWriter.Durability(builder.durabilityReplicas, builder.durabilityTimeout),
-        migration);
-    this.shared = new SharedCollaborators(connection, store, nearCache, metrics, context,
-        principals, expiry, events, touch, builder.defaultMaxInactiveInterval, builder.expiryGrace,
-        builder.durabilityReplicas, migration != null, builder.idGenerator);
+  LazyRedisSessionRepository(Builder builder, AttributeSerializer serializer,
+      SessionConnection connection, NearCache nearCache, @Nullable TrackingConnection tracking) {
+    RepositoryWiring wired =
+        RepositoryWiring.wire(this, builder, serializer, connection, nearCache, tracking);
+    this.shared = wired.shared();
+    this.reader = wired.reader();
+    this.writer = wired.writer();
+    this.migration = wired.migration();
   }
 
   /**
@@ -100,7 +84,8 @@ public final class LazyRedisSessionRepository
    */
   public static Builder builder(RedisClient client) {
     Objects.requireNonNull(client, "client must not be null");
-    return new Builder((durable, onReset) -> SessionConnection.connect(client, durable, onReset));
+    return new Builder((durable, onReset) -> SessionConnection.connect(client, durable, onReset),
+        client);
   }
 
   /**
@@ -109,7 +94,8 @@ public final class LazyRedisSessionRepository
    */
   public static Builder builder(RedisClusterClient client) {
     Objects.requireNonNull(client, "client must not be null");
-    return new Builder((durable, onReset) -> SessionConnection.connect(client, durable, onReset));
+    return new Builder((durable, onReset) -> SessionConnection.connect(client, durable, onReset),
+        null);
   }
 
   @Override
@@ -253,10 +239,13 @@ public final class LazyRedisSessionRepository
     return shared.defaultMaxInactiveInterval();
   }
 
-  /** Stops the expiry sweep and closes the Redis connection (not the client). */
+  /** Stops the expiry sweep and closes the Redis connections (not the client). */
   @Override
   public void close() {
     shared.expiry().close();
+    if (shared.tracking() != null) {
+      shared.tracking().close();
+    }
     shared.connection().close();
   }
 
@@ -276,29 +265,34 @@ public final class LazyRedisSessionRepository
    */
   public static final class Builder {
     /** Opens the connections for one topology. */
-    private interface Connector {
+    interface Connector {
       SessionConnection connect(boolean durable, Runnable onReset);
     }
 
-    private final Connector connector;
-    private @Nullable AttributeSerializer serializer;
-    private String namespace = DEFAULT_NAMESPACE;
-    private Duration defaultMaxInactiveInterval = DEFAULT_MAX_INACTIVE_INTERVAL;
-    private @Nullable Duration touchInterval;
-    private Duration expiryGrace = DEFAULT_EXPIRY_GRACE;
-    private Duration cleanupInterval = DEFAULT_CLEANUP_INTERVAL;
-    private DecodeFailurePolicy decodeFailurePolicy = DecodeFailurePolicy.DROP_ATTRIBUTE;
-    private @Nullable ApplicationEventPublisher eventPublisher;
-    private Clock clock = Clock.systemUTC();
-    private SessionIdGenerator idGenerator = UuidSessionIdGenerator.getInstance();
-    private long nearCacheMaxBytes = DEFAULT_NEAR_CACHE_MAX_BYTES;
-    private int durabilityReplicas;
-    private Duration durabilityTimeout = DEFAULT_DURABILITY_TIMEOUT;
-    private @Nullable SpringSessionDataRedis migrateFrom;
-    private FlushMode flushMode = FlushMode.ON_SAVE;
+    // Package-private: read by RepositoryWiring.
+    final Connector connector;
+    /** The client of a standalone or Sentinel repository (tracking needs it); null on a Cluster. */
+    final @Nullable RedisClient client;
+    @Nullable Duration nearCacheTracking;
+    @Nullable AttributeSerializer serializer;
+    String namespace = DEFAULT_NAMESPACE;
+    Duration defaultMaxInactiveInterval = DEFAULT_MAX_INACTIVE_INTERVAL;
+    @Nullable Duration touchInterval;
+    Duration expiryGrace = DEFAULT_EXPIRY_GRACE;
+    Duration cleanupInterval = DEFAULT_CLEANUP_INTERVAL;
+    DecodeFailurePolicy decodeFailurePolicy = DecodeFailurePolicy.DROP_ATTRIBUTE;
+    @Nullable ApplicationEventPublisher eventPublisher;
+    Clock clock = Clock.systemUTC();
+    SessionIdGenerator idGenerator = UuidSessionIdGenerator.getInstance();
+    long nearCacheMaxBytes = DEFAULT_NEAR_CACHE_MAX_BYTES;
+    int durabilityReplicas;
+    Duration durabilityTimeout = DEFAULT_DURABILITY_TIMEOUT;
+    @Nullable SpringSessionDataRedis migrateFrom;
+    FlushMode flushMode = FlushMode.ON_SAVE;
 
-    private Builder(Connector connector) {
+    private Builder(Connector connector, @Nullable RedisClient client) {
       this.connector = connector;
+      this.client = client;
     }
 
     private static Duration nonNegative(Duration value, String name) {
@@ -391,6 +385,21 @@ public final class LazyRedisSessionRepository
     }
 
     /**
+     * Tracked reads (off, null, by default): a near-cache hit sends no command, its copy kept fresh
+     * by the invalidations Redis pushes (CLIENT TRACKING on one more RESP3 connection). A write
+     * acknowledged more than {@code maxStaleness} before a read is always seen; reads are confirmed
+     * by Redis again while tracking is down. Standalone and Sentinel; Redis 6.2+. docs/near-cache.md.
+     */
+    public Builder nearCacheTracking(@Nullable Duration maxStaleness) {
+      if (maxStaleness != null && (maxStaleness.isNegative() || maxStaleness.isZero())) {
+        throw new IllegalArgumentException("nearCacheTracking maxStaleness must be > 0, was "
+            + maxStaleness);
+      }
+      this.nearCacheTracking = maxStaleness;
+      return this;
+    }
+
+    /**
      * After each save, wait (Redis WAIT, on a connection of that save's own) until {@code replicas}
      * replicas have the change, at most {@code timeout} (shorter than the client's command timeout);
      * when fewer acknowledge, {@code save} throws {@link SessionNotReplicatedException} (the change
@@ -433,16 +442,7 @@ public final class LazyRedisSessionRepository
     /** Connects, loads the scripts, starts the sweep; {@code IllegalStateException} if Redis is down. */
     public LazyRedisSessionRepository build() {
       TouchPolicy.check(touchInterval, defaultMaxInactiveInterval);
-      AttributeSerializer serializer = this.serializer == null
-          ? AttributeSerializer.builder().build() : this.serializer;
-      NearCache nearCache = new NearCache(nearCacheMaxBytes);
-      SessionConnection connection = connector.connect(durabilityReplicas > 0, nearCache::reset);
-      try {
-        return new LazyRedisSessionRepository(this, serializer, connection, nearCache);
-      } catch (RuntimeException e) {
-        connection.close();
-        throw e;
-      }
+      return RepositoryWiring.open(this);
     }
   }
 }

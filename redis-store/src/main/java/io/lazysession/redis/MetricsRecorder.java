@@ -6,6 +6,7 @@ import java.util.concurrent.atomic.LongAdder;
 final class MetricsRecorder {
   final LongAdder loads = new LongAdder();
   final LongAdder nearCacheHits = new LongAdder();
+  final LongAdder nearCacheTrustedHits = new LongAdder();
   final LongAdder saves = new LongAdder();
   final LongAdder savesSkipped = new LongAdder();
   final LongAdder roundTrips = new LongAdder();
@@ -40,6 +41,7 @@ final class MetricsRecorder {
         sessionsExpired.sum(),
         sessionsDeleted.sum(),
         scriptReloads.sum(),
-        sessionsMigrated.sum());
+        sessionsMigrated.sum(),
+        nearCacheTrustedHits.sum());
   }
 }

@@ -21,6 +21,11 @@ import org.jspecify.annotations.Nullable;
  * between failovers. Every dropped connection or Cluster topology change therefore starts a new
  * <em>epoch</em> and empties the cache; a copy is tagged with the epoch that was current when the
  * request that produced it started, and a copy from an earlier epoch is never stored nor used.
+ *
+ * <p>With {@linkplain NearCacheTracking tracking} on, a copy also keeps the stamp its request read
+ * before sending its command, and {@link #trusted} hands out a copy without any call while Redis's
+ * invalidations and the lease vouch for it (see {@link NearCacheTracking}); every other use is
+ * confirmed by Redis as above.
  */
 final class NearCache {
   /** Rough per-entry and per-field overhead of the map, strings and arrays, in bytes. */
@@ -35,17 +40,30 @@ final class NearCache {
    * @param metadata the last access, timeout and principal at {@code version}; null when the copy
    *     was made from a session this node saved (the find script then sends them once, and the copy
    *     is completed: see find.lua)
+   * @param stamp the tracking stamp read before the command this copy came from was sent
+   *     ({@link NearCacheTracking#UNTRUSTED} when tracking is off or the copy came from a save)
    */
   record Snapshot(long version, long creation, Map<String, byte[]> attributes, long epoch,
-      @Nullable Metadata metadata) {
+      @Nullable Metadata metadata, long stamp) {
     /** A copy whose metadata this node does not know. */
     Snapshot(long version, long creation, Map<String, byte[]> attributes, long epoch) {
       this(version, creation, attributes, epoch, null);
     }
 
+    /** A copy that tracking never trusts without a call. */
+    Snapshot(long version, long creation, Map<String, byte[]> attributes, long epoch,
+        @Nullable Metadata metadata) {
+      this(version, creation, attributes, epoch, metadata, NearCacheTracking.UNTRUSTED);
+    }
+
     /** This copy, completed with the metadata Redis confirmed for its version. */
     Snapshot withMetadata(Metadata known) {
-      return new Snapshot(version, creation, attributes, epoch, known);
+      return new Snapshot(version, creation, attributes, epoch, known, stamp);
+    }
+
+    /** This copy, confirmed by Redis in a call sent after {@code newStamp} was read. */
+    Snapshot withStamp(long newStamp) {
+      return new Snapshot(version, creation, attributes, epoch, metadata, newStamp);
     }
   }
 
@@ -57,8 +75,15 @@ final class NearCache {
 
   private final @Nullable Cache<String, Snapshot> cache;
   private final AtomicLong epoch = new AtomicLong();
+  private final @Nullable NearCacheTracking tracking;
 
   NearCache(long maxBytes) {
+    this(maxBytes, null);
+  }
+
+  /** @param tracking with tracked reads on, what decides when a copy is used without a call */
+  NearCache(long maxBytes, @Nullable NearCacheTracking tracking) {
+    this.tracking = maxBytes <= 0 ? null : tracking;
     this.cache = maxBytes <= 0 ? null : Caffeine.newBuilder()
         .maximumWeight(maxBytes)
         .weigher((String id, Snapshot snapshot) -> weigh(id, snapshot))
@@ -77,6 +102,32 @@ final class NearCache {
   @Nullable Snapshot get(String id) {
     Snapshot snapshot = cache == null ? null : cache.getIfPresent(id);
     return snapshot == null || snapshot.epoch() != epoch.get() ? null : snapshot;
+  }
+
+  /**
+   * The copy of {@code id} to use without asking Redis, or null: tracking on, a copy with its
+   * metadata, stamped with the current stamp of its id, within the lease.
+   */
+  @Nullable Snapshot trusted(String id) {
+    Snapshot snapshot = tracking == null ? null : get(id);
+    return snapshot != null && snapshot.metadata() != null
+        && tracking.trusts(id, snapshot.stamp()) ? snapshot : null;
+  }
+
+  /** The tracking stamp of {@code id}: read it before sending the command whose answer is cached. */
+  long stamp(String id) {
+    return tracking == null ? NearCacheTracking.UNTRUSTED : tracking.stamp(id);
+  }
+
+  /** After Redis confirmed {@code confirmed} in a call sent after {@code stamp} was read. */
+  void confirmed(String id, Snapshot confirmed, long stamp) {
+    if (tracking != null && confirmed.stamp() != stamp) {
+      put(id, confirmed.withStamp(stamp));
+    }
+  }
+
+  boolean tracked() {
+    return tracking != null;
   }
 
   /** Stores a copy unless a reset happened since its epoch began. */

@@ -22,6 +22,9 @@ package io.lazysession.redis;
  * @param sessionsMigrated sessions taken over from Spring Session Data Redis by their first save
  *     (see {@link LazyRedisSessionRepository.Builder#migrateFrom}); those still waiting are counted
  *     by {@link LazyRedisSessionRepository#countSessionsWaitingForMigration()}
+ * @param nearCacheTrustedHits {@code findById} calls answered from the near cache without any call
+ *     to Redis (tracked reads, {@link LazyRedisSessionRepository.Builder#nearCacheTracking}); not
+ *     counted in {@code loads} nor {@code nearCacheHits}
  */
 public record RepositoryMetrics(
     long loads,
@@ -37,4 +40,5 @@ public record RepositoryMetrics(
     long sessionsExpired,
     long sessionsDeleted,
     long scriptReloads,
-    long sessionsMigrated) {}
+    long sessionsMigrated,
+    long nearCacheTrustedHits) {}

@@ -1,6 +1,7 @@
 package io.lazysession.redis;
 
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 import org.springframework.session.SessionIdGenerator;
 
 /**
@@ -12,9 +13,10 @@ import org.springframework.session.SessionIdGenerator;
  * @param durabilityReplicas the servlet repository's WAIT setting (0: off)
  * @param migrating whether the servlet repository takes over Spring Session Data Redis's sessions
  * @param idGenerator the configured session id generator (the context uses it too)
+ * @param tracking the connection of tracked reads; null when off
  */
 record SharedCollaborators(SessionConnection connection, RedisSessionStore store,
     NearCache nearCache, MetricsRecorder metrics, SessionContext context,
     PrincipalIndex principals, ExpirySweeper expiry, SessionEvents events, TouchPolicy touch,
     Duration defaultMaxInactiveInterval, Duration expiryGrace, int durabilityReplicas,
-    boolean migrating, SessionIdGenerator idGenerator) {}
+    boolean migrating, SessionIdGenerator idGenerator, @Nullable TrackingConnection tracking) {}

@@ -135,14 +135,38 @@ public record LazySessionProperties(
    * The near cache, {@code lazysession.near-cache.*}.
    *
    * @param maxBytes Heap for this node's near cache of sessions; 0 turns it off.
+   * @param mode validate: every near-cache hit is confirmed by Redis in one call. track: a hit
+   *     costs no call, copies being kept fresh by Redis's invalidations (CLIENT TRACKING, one more
+   *     connection per node); standalone and Sentinel, Redis 6.2+ over RESP3.
+   * @param maxStaleness With mode track: a write acknowledged to its writer longer ago than this is
+   *     always seen by a read on any node; also how long a lost tracking connection may go unnoticed.
    */
-  public record NearCache(@DefaultValue("64MB") DataSize maxBytes) {
+  public record NearCache(@DefaultValue("64MB") DataSize maxBytes,
+      @DefaultValue("validate") NearCacheMode mode,
+      @DefaultValue("500ms") Duration maxStaleness) {
     public NearCache {
       if (maxBytes.isNegative()) {
         throw new IllegalArgumentException(PREFIX + ".near-cache.max-bytes must be >= 0, was "
             + maxBytes);
       }
+      if (maxStaleness.isNegative() || maxStaleness.isZero()) {
+        throw new IllegalArgumentException(PREFIX + ".near-cache.max-staleness must be > 0, was "
+            + maxStaleness);
+      }
     }
+
+    /** What {@code Builder.nearCacheTracking} is given: the bound in mode track, else null. */
+    @Nullable Duration tracking() {
+      return mode == NearCacheMode.TRACK ? maxStaleness : null;
+    }
+  }
+
+  /** How near-cache hits are confirmed ({@code lazysession.near-cache.mode}). */
+  public enum NearCacheMode {
+    /** Every hit is confirmed by Redis in one call (the default). */
+    VALIDATE,
+    /** A hit costs no call while Redis's invalidations and the staleness lease vouch for it. */
+    TRACK
   }
 
   /**

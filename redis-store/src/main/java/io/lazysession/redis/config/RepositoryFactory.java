@@ -94,6 +94,7 @@ final class RepositoryFactory {
         .expiryGrace(properties.expiryGrace())
         .cleanupInterval(properties.cleanupInterval())
         .nearCacheMaxBytes(properties.nearCache().maxBytes().toBytes())
+        .nearCacheTracking(properties.nearCache().tracking())
         .durability(properties.durability().replicas(), properties.durability().timeout())
         .eventPublisher(request.events());
     if (properties.touchInterval() != null) {
@@ -106,6 +107,12 @@ final class RepositoryFactory {
     request.customizers().forEach(customizer -> customizer.customize(builder));
     try {
       return builder.build();
+    } catch (IllegalArgumentException e) {
+      if (e.getMessage() == null || !e.getMessage().contains("lazysession.near-cache.mode")) {
+        throw e;
+      }
+      throw new LazySessionConfigurationException("lazysession.near-cache.mode", e.getMessage(),
+          "Set lazysession.near-cache.mode=validate, or run Redis as that message says.", e);
     } catch (IllegalStateException e) {
       // The builder's message says what failed (typically: cannot connect); add where we looked.
       String where = request.target() == null

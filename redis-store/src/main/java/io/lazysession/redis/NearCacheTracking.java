@@ -1,0 +1,166 @@
+package io.lazysession.redis;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.LongSupplier;
+
+/**
+ * When a near-cache copy may be used without asking Redis: the state behind tracked reads
+ * ({@link LazyRedisSessionRepository.Builder#nearCacheTracking}). Redis pushes an invalidation for
+ * every write to a session hash of the namespace to this node ({@link TrackingConnection}); this
+ * class counts them and holds the lease that bounds how late one may arrive. Thread-safe; the read
+ * side ({@link #stamp}, {@link #trusts}) takes no lock.
+ *
+ * <p>Design: invalidations bump one of {@value #STRIPES} counters chosen by the session id. A request
+ * reads its id's counter (its <em>stamp</em>) <em>before</em> it sends the command whose answer
+ * becomes a copy; the copy keeps it. The copy is trusted only while the counter still has that
+ * value: an invalidation that arrives at any time after the stamp was read (before the answer, or
+ * after the copy was stored) makes it untrusted, so no copy outlives a write it did not see. Two ids
+ * on one stripe only cost a validated call.
+ *
+ * <p>The lease: a {@code PING} on the tracking connection sent at {@code t0} and answered proves that
+ * every invalidation of a write acknowledged to its writer before {@code t0} has been counted (Redis
+ * sends a broadcast invalidation before the reply to the write, and answers the PING after both on
+ * the tracking connection; Lettuce hands pushes to the listener in order with replies). A copy is
+ * trusted only while the latest such {@code t0} is at most {@code maxStaleness} old on this node's
+ * monotonic clock. A dropped tracking connection voids the lease at once; turning tracking on again
+ * bumps every counter (copies stamped while it was off are never trusted) before a new lease begins.
+ */
+final class NearCacheTracking {
+  /** The stamp of a copy that must never be trusted (stored while tracking is off, or by a save). */
+  static final long UNTRUSTED = Long.MIN_VALUE;
+  static final int STRIPES = 4096;
+  private static final long NO_LEASE = Long.MIN_VALUE;
+
+  private final AtomicLongArray stripes = new AtomicLongArray(STRIPES);
+  private final long maxStalenessNanos;
+  private final LongSupplier nanoTime;
+  /** When the PING of the current lease was sent, or {@link #NO_LEASE}. */
+  private volatile long leaseFrom = NO_LEASE;
+  /** Bumped at each drop of the tracking connection; guarded by this. */
+  private long generation;
+  /** Whether CLIENT TRACKING is known to be on in {@link #generation}; guarded by this. */
+  private boolean tracking;
+
+  /**
+   * @param maxStalenessNanos how old the lease may get before copies are asked about again
+   * @param nanoTime this node's monotonic clock ({@code System::nanoTime})
+   */
+  NearCacheTracking(long maxStalenessNanos, LongSupplier nanoTime) {
+    if (maxStalenessNanos <= 0) {
+      throw new IllegalArgumentException("maxStaleness must be > 0, was " + maxStalenessNanos
+          + " ns");
+    }
+    this.maxStalenessNanos = maxStalenessNanos;
+    this.nanoTime = nanoTime;
+  }
+
+  /**
+   * The tracking of a repository built with {@code maxStaleness}, checked against the rest of its
+   * configuration.
+   *
+   * @throws IllegalArgumentException naming the property, where tracked reads cannot work
+   */
+  static NearCacheTracking checked(Duration maxStaleness, boolean cluster, long nearCacheMaxBytes) {
+    String off = " Or set " + TrackingConnection.MODE_PROPERTY + "=validate.";
+    if (cluster) {
+      throw new IllegalArgumentException("near-cache tracking (" + TrackingConnection.MODE_PROPERTY
+          + "=track) is not supported on a Redis Cluster: each node would need its own tracking "
+          + "connection." + off);
+    }
+    if (nearCacheMaxBytes <= 0) {
+      throw new IllegalArgumentException("near-cache tracking (" + TrackingConnection.MODE_PROPERTY
+          + "=track) needs the near cache: set lazysession.near-cache.max-bytes "
+          + "(nearCacheMaxBytes) above 0." + off);
+    }
+    return new NearCacheTracking(maxStaleness.toNanos(), System::nanoTime);
+  }
+
+  /** The stamp of {@code id}: read it before sending the command whose answer may be cached. */
+  long stamp(String id) {
+    return stripes.get(stripe(id));
+  }
+
+  /** Whether a copy of {@code id} stamped {@code stamp} may be used without a call now. */
+  boolean trusts(String id, long stamp) {
+    // Order matters: the lease first, so that every invalidation the lease vouches for has been
+    // counted before the counter is read; the clock last, so that "now" is never too early.
+    long from = leaseFrom;
+    if (from == NO_LEASE || stamp == UNTRUSTED || stripes.get(stripe(id)) != stamp) {
+      return false;
+    }
+    return nanoTime.getAsLong() - from <= maxStalenessNanos;
+  }
+
+  /** Redis invalidated the hash of {@code id}. */
+  void invalidated(String id) {
+    stripes.incrementAndGet(stripe(id));
+  }
+
+  /** Redis invalidated every key (FLUSHALL, FLUSHDB), or tracking (re)starts: nothing is trusted. */
+  void invalidatedAll() {
+    for (int i = 0; i < STRIPES; i++) {
+      stripes.incrementAndGet(i);
+    }
+  }
+
+  /** The generation to pass to {@link #trackingOn} and {@link #answered}, read before sending. */
+  synchronized long generation() {
+    return generation;
+  }
+
+  synchronized boolean isTracking() {
+    return tracking;
+  }
+
+  /** The tracking connection dropped: the lease ends now, and tracking must be turned on again. */
+  synchronized void disconnected() {
+    generation++;
+    tracking = false;
+    leaseFrom = NO_LEASE;
+  }
+
+  /**
+   * Redis confirmed CLIENT TRACKING sent in {@code sentIn}; false (and nothing changes) when the
+   * connection dropped since, so that it is sent again.
+   */
+  synchronized boolean trackingOn(long sentIn) {
+    if (sentIn != generation) {
+      return false;
+    }
+    invalidatedAll();
+    tracking = true;
+    return true;
+  }
+
+  /** A PING sent at {@code sentAt} (nanoTime) in generation {@code sentIn} was answered. */
+  synchronized void answered(long sentIn, long sentAt) {
+    if (sentIn == generation && tracking && (leaseFrom == NO_LEASE || sentAt > leaseFrom)) {
+      leaseFrom = sentAt;
+    }
+  }
+
+  /** Whether a copy could be trusted now at all (a lease not older than the bound). */
+  boolean leaseValid() {
+    long from = leaseFrom;
+    return from != NO_LEASE && nanoTime.getAsLong() - from <= maxStalenessNanos;
+  }
+
+  /** When the PING of the current lease was sent (nanoTime); {@code Long.MIN_VALUE} when none. */
+  long leaseFrom() {
+    return leaseFrom;
+  }
+
+  long maxStalenessNanos() {
+    return maxStalenessNanos;
+  }
+
+  long nanoTime() {
+    return nanoTime.getAsLong();
+  }
+
+  private static int stripe(String id) {
+    int h = id.hashCode();
+    return (h ^ (h >>> 16)) & (STRIPES - 1);
+  }
+}

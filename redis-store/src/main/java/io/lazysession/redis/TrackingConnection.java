@@ -1,0 +1,205 @@
+package io.lazysession.redis;
+
+import io.lettuce.core.RedisChannelHandler;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisConnectionStateListener;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.TrackingArgs;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.push.PushListener;
+import io.lettuce.core.api.push.PushMessage;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.codec.StringCodec;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The RESP3 connection over which Redis pushes an invalidation for every write to a session hash of
+ * the namespace ({@code CLIENT TRACKING ON BCAST PREFIX <namespace>:s:}), and a background thread
+ * that renews the lease of {@link NearCacheTracking} by PINGs on it, every quarter of the staleness
+ * bound. After the connection dropped (Lettuce reconnects it, to the new primary after a Sentinel
+ * failover), tracking is turned on again before a PING may renew the lease. One per repository;
+ * thread-safe.
+ */
+final class TrackingConnection implements AutoCloseable {
+  /** The client name of the connection (CLIENT SETNAME), to find it in CLIENT LIST. */
+  static final String CLIENT_NAME = "lazysession-tracking";
+  static final String MODE_PROPERTY = "lazysession.near-cache.mode";
+
+  private static final Logger log = LoggerFactory.getLogger(TrackingConnection.class);
+
+  private final StatefulRedisConnection<String, String> connection;
+  private final NearCacheTracking tracking;
+  private final String prefix;
+  private final ScheduledExecutorService renewer;
+  /** Test hook: while true, the lease is not renewed. */
+  private volatile boolean paused;
+  private volatile boolean failing;
+
+  private TrackingConnection(StatefulRedisConnection<String, String> connection,
+      NearCacheTracking tracking, String prefix) {
+    this.connection = connection;
+    this.tracking = tracking;
+    this.prefix = prefix;
+    this.renewer = Executors.newSingleThreadScheduledExecutor(runnable -> {
+      Thread thread = new Thread(runnable, "lazysession-tracking");
+      thread.setDaemon(true);
+      return thread;
+    });
+  }
+
+  /**
+   * Opens the connection, turns tracking on and takes the first lease, then renews it in the
+   * background.
+   *
+   * @throws IllegalArgumentException naming {@value #MODE_PROPERTY} when Redis does not allow it
+   *     (no RESP3, no CLIENT TRACKING, an ACL refusing it)
+   * @throws IllegalStateException when Redis cannot be reached
+   */
+  static TrackingConnection open(RedisClient client, String namespace,
+      NearCacheTracking tracking) {
+    StatefulRedisConnection<String, String> connection;
+    try {
+      connection = client.connect(StringCodec.UTF8);
+    } catch (RedisException e) {
+      throw new IllegalStateException("lazysession cannot connect to Redis: " + e.getMessage(), e);
+    }
+    TrackingConnection opened = new TrackingConnection(connection, tracking, namespace + ":s:");
+    try {
+      opened.start();
+      return opened;
+    } catch (RuntimeException e) {
+      opened.close();
+      throw e;
+    }
+  }
+
+  private void start() {
+    RedisCommands<String, String> commands = connection.sync();
+    String info;
+    try {
+      info = commands.clientInfo();
+    } catch (RedisException e) {
+      throw refused("Redis does not answer CLIENT INFO (" + e.getMessage() + "); tracked reads "
+          + "need Redis 6.2 or later");
+    }
+    if (!(" " + info).contains(" resp=3")) {
+      throw refused("the connection speaks RESP2, and invalidations are pushed only over RESP3: "
+          + "leave the RedisClient's ClientOptions.protocolVersion unset or RESP3, on Redis 6.2+");
+    }
+    connection.addListener((PushListener) this::pushed);
+    connection.addListener(new RedisConnectionStateListener() {
+      @Override
+      public void onRedisDisconnected(RedisChannelHandler<?, ?> dropped) {
+        tracking.disconnected();
+      }
+
+      @Override
+      public void onRedisConnected(RedisChannelHandler<?, ?> connected,
+          java.net.SocketAddress address) {
+        if (!renewer.isShutdown()) {
+          renewer.execute(TrackingConnection.this::renewSafely);
+        }
+      }
+    });
+    try {
+      commands.clientSetname(CLIENT_NAME);
+      renew();
+    } catch (RedisException e) {
+      throw refused("Redis refused " + e.getMessage() + " (an ACL must allow CLIENT TRACKING, "
+          + "CLIENT SETNAME and PING on this connection)");
+    }
+    long period = Math.max(TimeUnit.MILLISECONDS.toNanos(1), tracking.maxStalenessNanos() / 4);
+    renewer.scheduleWithFixedDelay(this::renewSafely, period, period, TimeUnit.NANOSECONDS);
+  }
+
+  private IllegalArgumentException refused(String why) {
+    return new IllegalArgumentException("near-cache tracking (" + MODE_PROPERTY + "=track, "
+        + "Builder.nearCacheTracking) cannot work here: " + why + ". Or set " + MODE_PROPERTY
+        + "=validate.");
+  }
+
+  /** Turns tracking on when it is not (yet, or again), then sends the PING that renews the lease. */
+  private void renew() {
+    long generation = tracking.generation();
+    RedisCommands<String, String> commands = connection.sync();
+    if (!tracking.isTracking()) {
+      // OFF first: enabling BCAST with a prefix the connection already tracks is an error.
+      commands.clientTracking(TrackingArgs.Builder.enabled(false));
+      commands.clientTracking(TrackingArgs.Builder.enabled().bcast().prefixes(prefix));
+      if (!tracking.trackingOn(generation)) {
+        return; // dropped meanwhile: the next round tries again
+      }
+    }
+    if (paused) {
+      return;
+    }
+    long sentAt = tracking.nanoTime();
+    commands.ping();
+    tracking.answered(generation, sentAt);
+  }
+
+  private void renewSafely() {
+    try {
+      renew();
+      failing = false;
+    } catch (RuntimeException e) {
+      // The lease runs out by itself: reads fall back to validated calls until a PING is answered.
+      if (!failing) {
+        log.warn("lazysession near-cache tracking: cannot renew the lease ({}); reads are "
+            + "validated by Redis until it can", e.toString());
+      }
+      failing = true;
+    }
+  }
+
+  /** One RESP3 push: {@code invalidate} with the keys written, or null when Redis flushed them. */
+  private void pushed(PushMessage message) {
+    if (!"invalidate".equals(message.getType())) {
+      return;
+    }
+    List<Object> content = message.getContent(TrackingConnection::text);
+    Object keys = content.size() > 1 ? content.get(1) : null;
+    if (!(keys instanceof List<?> written)) {
+      tracking.invalidatedAll();
+      return;
+    }
+    for (Object key : written) {
+      tracking.invalidated(idOf(String.valueOf(key)));
+    }
+  }
+
+  /** The id in {@code <prefix>{<id>}}; another key under the prefix counts as itself (harmless). */
+  private String idOf(String key) {
+    int start = prefix.length();
+    if (key.length() > start + 1 && key.startsWith("{", start) && key.endsWith("}")) {
+      return key.substring(start + 1, key.length() - 1);
+    }
+    return key;
+  }
+
+  private static Object text(ByteBuffer bytes) {
+    return StandardCharsets.UTF_8.decode(bytes).toString();
+  }
+
+  /** Test hook: stops (true) or resumes (false) renewing the lease; tracking itself goes on. */
+  void pauseRenewals(boolean pause) {
+    this.paused = pause;
+  }
+
+  NearCacheTracking tracking() {
+    return tracking;
+  }
+
+  @Override
+  public void close() {
+    renewer.shutdownNow();
+    connection.close();
+  }
+}
