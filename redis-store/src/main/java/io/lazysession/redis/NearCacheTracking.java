@@ -159,7 +159,7 @@ final class NearCacheTracking {
     return nanoTime.getAsLong();
   }
 
-  private static int stripe(String id) {
+  static int stripe(String id) {
     int h = id.hashCode();
     return (h ^ (h >>> 16)) & (STRIPES - 1);
   }

@@ -1,0 +1,176 @@
+package io.lazysession.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The stamp and lease logic of tracked reads, with a hand-moved clock: when a copy may be used
+ * without a call, and that an invalidation arriving at any point after a request read its stamp
+ * (while its call is out, or after its copy was stored) makes the copy untrusted.
+ */
+class NearCacheTrackingTest {
+  private static final long BOUND = Duration.ofMillis(500).toNanos();
+
+  private final AtomicLong now = new AtomicLong(1_000_000_000L);
+  private final NearCacheTracking tracking = new NearCacheTracking(BOUND, now::get);
+  private final NearCache cache = new NearCache(1 << 20, tracking);
+
+  /** Tracking on and a lease taken by a PING sent now. */
+  private void leased() {
+    long generation = tracking.generation();
+    assertThat(tracking.trackingOn(generation)).isTrue();
+    tracking.answered(generation, now.get());
+  }
+
+  /** A copy with metadata as a find stores it, stamped {@code stamp}. */
+  private void storeLoaded(String id, long stamp) {
+    cache.put(id, new NearCache.Snapshot(3, 1, Map.of("a", new byte[] {1}), cache.epoch(),
+        new NearCache.Metadata(5, 1800, null), stamp));
+  }
+
+  @Test
+  void trusted_copyStampedUnderALease_isServed() {
+    leased();
+    storeLoaded("s1", cache.stamp("s1"));
+
+    assertThat(cache.trusted("s1")).isNotNull();
+  }
+
+  @Test
+  void trusted_invalidationWhileTheFindIsOut_copyIsNotTrusted() {
+    leased();
+    long stamp = cache.stamp("s1"); // read before the find is sent
+    tracking.invalidated("s1"); // another node writes; its push arrives before the answer
+    storeLoaded("s1", stamp); // the answer (maybe older than that write) is stored
+
+    assertThat(cache.trusted("s1")).isNull();
+    assertThat(cache.get("s1")).as("still there to be confirmed by a call").isNotNull();
+  }
+
+  @Test
+  void trusted_invalidationAfterTheCopyWasStored_copyIsNotTrusted() {
+    leased();
+    storeLoaded("s1", cache.stamp("s1"));
+    tracking.invalidated("s1");
+
+    assertThat(cache.trusted("s1")).isNull();
+  }
+
+  @Test
+  void confirmed_byACallSentAfterTheInvalidation_trustedAgain() {
+    leased();
+    storeLoaded("s1", cache.stamp("s1"));
+    tracking.invalidated("s1");
+    long stamp = cache.stamp("s1"); // a validated call: stamp read before it is sent
+    cache.confirmed("s1", cache.get("s1"), stamp);
+
+    assertThat(cache.trusted("s1")).isNotNull();
+  }
+
+  @Test
+  void trusted_invalidationOfAnotherSession_staysTrusted() {
+    leased();
+    storeLoaded("s1", cache.stamp("s1"));
+    tracking.invalidated(otherStripeThan("s1"));
+
+    assertThat(cache.trusted("s1")).isNotNull();
+  }
+
+  @Test
+  void trusted_leaseOlderThanTheBound_notServed() {
+    leased();
+    storeLoaded("s1", cache.stamp("s1"));
+    now.addAndGet(BOUND);
+    assertThat(cache.trusted("s1")).as("exactly the bound").isNotNull();
+
+    now.addAndGet(1);
+
+    assertThat(cache.trusted("s1")).isNull();
+    assertThat(tracking.leaseValid()).isFalse();
+  }
+
+  @Test
+  void trusted_afterDisconnect_notServedAndEarlierCopiesNeverAgain() {
+    leased();
+    storeLoaded("s1", cache.stamp("s1"));
+    long before = tracking.generation();
+    tracking.disconnected();
+    assertThat(cache.trusted("s1")).isNull();
+
+    // A PING sent before the drop and answered after it renews nothing.
+    tracking.answered(before, now.get());
+    assertThat(tracking.leaseValid()).isFalse();
+    // Nor does a CLIENT TRACKING sent before the drop turn tracking on.
+    assertThat(tracking.trackingOn(before)).isFalse();
+    // A copy stamped while tracking was off: writes then were never pushed.
+    storeLoaded("s2", cache.stamp("s2"));
+
+    leased();
+
+    assertThat(cache.trusted("s1")).isNull();
+    assertThat(cache.trusted("s2")).isNull();
+    storeLoaded("s3", cache.stamp("s3"));
+    assertThat(cache.trusted("s3")).isNotNull();
+  }
+
+  @Test
+  void trusted_flushPushed_nothingTrusted() {
+    leased();
+    storeLoaded("s1", cache.stamp("s1"));
+    tracking.invalidatedAll();
+
+    assertThat(cache.trusted("s1")).isNull();
+  }
+
+  @Test
+  void trusted_copyWithoutMetadataOrFromASave_notServed() {
+    leased();
+    cache.put("s1", new NearCache.Snapshot(3, 1, Map.of(), cache.epoch(), null, cache.stamp("s1")));
+    cache.put("s2", new NearCache.Snapshot(3, 1, Map.of(), cache.epoch(),
+        new NearCache.Metadata(5, 1800, null)));
+
+    assertThat(cache.trusted("s1")).isNull();
+    assertThat(cache.trusted("s2")).isNull();
+  }
+
+  @Test
+  void trusted_noLeaseYet_notServed() {
+    long generation = tracking.generation();
+    tracking.trackingOn(generation);
+    storeLoaded("s1", cache.stamp("s1"));
+
+    assertThat(cache.trusted("s1")).isNull();
+  }
+
+  @Test
+  void trusted_trackingOff_neverServed() {
+    NearCache validated = new NearCache(1 << 20);
+    validated.put("s1", new NearCache.Snapshot(3, 1, Map.of(), validated.epoch(),
+        new NearCache.Metadata(5, 1800, null), validated.stamp("s1")));
+
+    assertThat(validated.trusted("s1")).isNull();
+    assertThat(validated.stamp("s1")).isEqualTo(NearCacheTracking.UNTRUSTED);
+  }
+
+  @Test
+  void checked_clusterOrNoNearCache_refusedNamingTheProperty() {
+    assertThatThrownBy(() -> NearCacheTracking.checked(Duration.ofSeconds(1), true, 1))
+        .hasMessageContaining("lazysession.near-cache.mode").hasMessageContaining("Cluster");
+    assertThatThrownBy(() -> NearCacheTracking.checked(Duration.ofSeconds(1), false, 0))
+        .hasMessageContaining("lazysession.near-cache.mode")
+        .hasMessageContaining("lazysession.near-cache.max-bytes");
+  }
+
+  private static String otherStripeThan(String id) {
+    for (int i = 0; ; i++) {
+      if (NearCacheTracking.stripe("other-" + i) != NearCacheTracking.stripe(id)) {
+        return "other-" + i;
+      }
+    }
+  }
+}
