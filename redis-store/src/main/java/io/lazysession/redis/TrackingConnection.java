@@ -109,7 +109,6 @@ final class TrackingConnection implements AutoCloseable {
       }
     });
     try {
-      commands.clientSetname(CLIENT_NAME);
       renew();
     } catch (RedisException e) {
       throw refused("Redis refused " + e.getMessage() + " (an ACL must allow CLIENT TRACKING, "
@@ -130,6 +129,8 @@ final class TrackingConnection implements AutoCloseable {
     long generation = tracking.generation();
     RedisCommands<String, String> commands = connection.sync();
     if (!tracking.isTracking()) {
+      // Named again after each reconnect (Lettuce does not restore it), to be found in CLIENT LIST.
+      commands.clientSetname(CLIENT_NAME);
       // OFF first: enabling BCAST with a prefix the connection already tracks is an error.
       commands.clientTracking(TrackingArgs.Builder.enabled(false));
       commands.clientTracking(TrackingArgs.Builder.enabled().bcast().prefixes(prefix));

@@ -64,6 +64,37 @@ class BuilderTest {
   }
 
   @Test
+  void nearCacheTracking_zeroOrNegative_failsNamingTheParameter() {
+    assertThatThrownBy(() -> LazyRedisSessionRepository.builder(client)
+        .nearCacheTracking(Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("nearCacheTracking maxStaleness must be > 0, was PT0S");
+  }
+
+  @Test
+  void nearCacheTracking_onACluster_refusedBeforeConnectingNamingTheProperty() {
+    RedisClusterClient cluster = RedisClusterClient.create("redis://127.0.0.1:1");
+    try {
+      assertThatThrownBy(() -> LazyRedisSessionRepository.builder(cluster)
+          .nearCacheTracking(Duration.ofMillis(500)).build())
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("lazysession.near-cache.mode=track")
+          .hasMessageContaining("Redis Cluster");
+    } finally {
+      cluster.shutdown();
+    }
+  }
+
+  @Test
+  void nearCacheTracking_withoutNearCache_refusedBeforeConnectingNamingTheProperties() {
+    assertThatThrownBy(() -> LazyRedisSessionRepository.builder(client).nearCacheMaxBytes(0)
+        .nearCacheTracking(Duration.ofMillis(500)).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("lazysession.near-cache.mode=track")
+        .hasMessageContaining("lazysession.near-cache.max-bytes");
+  }
+
+  @Test
   void durability_zeroTimeout_failsBecauseWaitZeroWaitsForever() {
     assertThatThrownBy(() -> LazyRedisSessionRepository.builder(client)
         .durability(1, Duration.ZERO))

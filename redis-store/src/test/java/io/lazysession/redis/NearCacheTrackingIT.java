@@ -1,0 +1,274 @@
+package io.lazysession.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.lazysession.testing.RedisServerExtension;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.KillArgs;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.protocol.ProtocolVersion;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Tracked reads on a real Redis: a trusted hit sends nothing (Redis's own command counters), another
+ * node's write is seen once a lease renewal that began after it was answered, a lapsed lease and a
+ * killed tracking connection fall back to validated calls, and Redis setups where tracking cannot
+ * work are refused at startup. No timing is asserted: conditions are awaited with a deadline.
+ */
+class NearCacheTrackingIT {
+  @RegisterExtension
+  static final RedisServerExtension redis = RedisServerExtension.standalone();
+
+  private static final Duration BOUND = Duration.ofMillis(400);
+  private static final Duration DEADLINE = Duration.ofSeconds(20);
+
+  static RedisClient client;
+  static StatefulRedisConnection<String, String> adminConnection;
+  static RedisCommands<String, String> admin;
+  static CommandStats commandStats;
+
+  @BeforeAll
+  static void start() {
+    client = RedisClient.create(redis.uri());
+    adminConnection = client.connect();
+    admin = adminConnection.sync();
+    commandStats = new CommandStats(admin);
+  }
+
+  @AfterAll
+  static void stop() {
+    adminConnection.close();
+    client.shutdown();
+  }
+
+  static LazyRedisSessionRepository.Builder node(String namespace) {
+    return LazyRedisSessionRepository.builder(client).serializer(TestRedis.serializer())
+        .namespace(namespace).cleanupInterval(Duration.ZERO);
+  }
+
+  static LazyRedisSessionRepository tracked(String namespace) {
+    return node(namespace).nearCacheTracking(BOUND).build();
+  }
+
+  static TrackingConnection tracking(LazyRedisSessionRepository repository) {
+    TrackingConnection tracking = repository.shared().tracking();
+    assertThat(tracking).isNotNull();
+    return tracking;
+  }
+
+  /** Finds {@code id} until a find is a trusted hit (the first ones are confirmed by Redis). */
+  static LazySession awaitTrustedHit(LazyRedisSessionRepository repository, String id) {
+    LazySession[] found = new LazySession[1];
+    await().atMost(DEADLINE).until(() -> {
+      long before = repository.metrics().nearCacheTrustedHits();
+      found[0] = repository.findById(id);
+      return repository.metrics().nearCacheTrustedHits() == before + 1;
+    });
+    return found[0];
+  }
+
+  /** The commands Redis ran during {@code action}, without the tracking connection's PINGs. */
+  static Map<String, Long> commandsDuring(Runnable action) {
+    Map<String, Long> commands = new TreeMap<>(commandStats.during(action));
+    commands.remove("ping");
+    return commands;
+  }
+
+  static String saved(LazyRedisSessionRepository repository, String currency) {
+    LazySession session = repository.createSession();
+    session.setAttribute("currency", currency);
+    repository.save(session);
+    return session.getId();
+  }
+
+  @Test
+  void findById_trustedHit_sendsNoCommandToRedis() {
+    try (LazyRedisSessionRepository node = tracked(TestRedis.uniqueNamespace("track-zero"))) {
+      String id = saved(node, "EUR");
+      awaitTrustedHit(node, id);
+      RepositoryMetrics before = node.metrics();
+
+      Map<String, Long> commands = commandsDuring(() -> {
+        for (int i = 0; i < 20; i++) {
+          assertThat(node.findById(id).<String>getAttribute("currency")).isEqualTo("EUR");
+        }
+      });
+
+      assertThat(commands).isEmpty();
+      RepositoryMetrics after = node.metrics();
+      assertThat(after.nearCacheTrustedHits()).isEqualTo(before.nearCacheTrustedHits() + 20);
+      assertThat(after.roundTrips()).isEqualTo(before.roundTrips());
+      assertThat(after.loads()).isEqualTo(before.loads());
+    }
+  }
+
+  @Test
+  void findById_anotherNodesWrite_seenOnceALeaseBegunAfterItIsAnswered() {
+    String namespace = TestRedis.uniqueNamespace("track-other");
+    try (LazyRedisSessionRepository a = tracked(namespace);
+        LazyRedisSessionRepository b = node(namespace).build()) {
+      String id = saved(a, "EUR");
+      awaitTrustedHit(a, id);
+
+      LazySession onB = b.findById(id);
+      onB.setAttribute("currency", "CHF");
+      b.save(onB);
+      NearCacheTracking tracking = tracking(a).tracking();
+      long written = tracking.nanoTime();
+      await().atMost(DEADLINE).until(() -> tracking.leaseFrom() > written);
+      long trustedBefore = a.metrics().nearCacheTrustedHits();
+
+      assertThat(a.findById(id).<String>getAttribute("currency")).isEqualTo("CHF");
+      assertThat(a.metrics().nearCacheTrustedHits()).isEqualTo(trustedBefore);
+      assertThat(awaitTrustedHit(a, id).<String>getAttribute("currency")).isEqualTo("CHF");
+    }
+  }
+
+  @Test
+  void findById_leaseOlderThanTheBound_confirmedByRedisAgain() {
+    try (LazyRedisSessionRepository node = tracked(TestRedis.uniqueNamespace("track-lapse"))) {
+      String id = saved(node, "EUR");
+      awaitTrustedHit(node, id);
+      TrackingConnection tracking = tracking(node);
+      tracking.pauseRenewals(true);
+      await().atMost(DEADLINE).until(() -> !tracking.tracking().leaseValid());
+      RepositoryMetrics before = node.metrics();
+
+      Map<String, Long> commands = commandsDuring(() -> {
+        for (int i = 0; i < 5; i++) {
+          assertThat(node.findById(id).<String>getAttribute("currency")).isEqualTo("EUR");
+        }
+      });
+
+      assertThat(commands).containsEntry(commandStats.findCommand(), 5L);
+      assertThat(node.metrics().nearCacheTrustedHits()).isEqualTo(before.nearCacheTrustedHits());
+      assertThat(node.metrics().nearCacheHits()).isEqualTo(before.nearCacheHits() + 5);
+      tracking.pauseRenewals(false);
+      awaitTrustedHit(node, id);
+    }
+  }
+
+  @Test
+  void findById_trackingConnectionKilled_confirmedByRedisUntilTrackingIsBack() {
+    String namespace = TestRedis.uniqueNamespace("track-kill");
+    try (LazyRedisSessionRepository a = tracked(namespace);
+        LazyRedisSessionRepository b = node(namespace).build()) {
+      String id = saved(a, "EUR");
+      awaitTrustedHit(a, id);
+      NearCacheTracking tracking = tracking(a).tracking();
+      long generation = tracking.generation();
+
+      admin.clientKill(KillArgs.Builder.id(trackingConnectionId()));
+      await().atMost(DEADLINE).until(() -> tracking.generation() != generation);
+      // Written while this node may not be tracking: it must still see it.
+      LazySession onB = b.findById(id);
+      onB.setAttribute("currency", "CHF");
+      b.save(onB);
+      long trustedBefore = a.metrics().nearCacheTrustedHits();
+
+      assertThat(a.findById(id).<String>getAttribute("currency")).isEqualTo("CHF");
+      assertThat(a.metrics().nearCacheTrustedHits()).isEqualTo(trustedBefore);
+      assertThat(awaitTrustedHit(a, id).<String>getAttribute("currency")).isEqualTo("CHF");
+      assertThat(trackingConnectionId()).as("reconnected, tracking again").isPositive();
+    }
+  }
+
+  @Test
+  void findById_trustedHitOfAnExpiredSession_returnsNull() {
+    MutableClock clock = MutableClock.startingNow();
+    try (LazyRedisSessionRepository node = node(TestRedis.uniqueNamespace("track-expiry"))
+        .clock(clock).nearCacheTracking(BOUND).build()) {
+      LazySession session = node.createSession();
+      session.setMaxInactiveInterval(Duration.ofMinutes(1));
+      node.save(session);
+      awaitTrustedHit(node, session.getId());
+      clock.advance(Duration.ofMinutes(2));
+      long trustedBefore = node.metrics().nearCacheTrustedHits();
+
+      assertThat(node.findById(session.getId())).isNull();
+      assertThat(node.metrics().nearCacheTrustedHits()).isEqualTo(trustedBefore + 1);
+    }
+  }
+
+  @Test
+  void save_afterATrustedHitWhoseTouchIsDue_writesTheAccessTime() {
+    MutableClock clock = MutableClock.startingNow();
+    try (LazyRedisSessionRepository node = node(TestRedis.uniqueNamespace("track-touch"))
+        .clock(clock).touchInterval(Duration.ofSeconds(10)).nearCacheTracking(BOUND).build()) {
+      LazySession session = node.createSession();
+      node.save(session);
+      awaitTrustedHit(node, session.getId());
+      clock.advance(Duration.ofSeconds(11));
+      LazySession hit = awaitTrustedHit(node, session.getId());
+      hit.setLastAccessedTime(clock.instant());
+      long savesBefore = node.metrics().saves();
+
+      node.save(hit);
+
+      assertThat(node.metrics().saves()).isEqualTo(savesBefore + 1);
+    }
+  }
+
+  @Test
+  void build_resp2Client_refusedNamingTheProperty() {
+    RedisClient resp2 = RedisClient.create(redis.uri());
+    resp2.setOptions(ClientOptions.builder().protocolVersion(ProtocolVersion.RESP2).build());
+    try {
+      assertThatThrownBy(() -> LazyRedisSessionRepository.builder(resp2)
+          .serializer(TestRedis.serializer()).nearCacheTracking(BOUND).build())
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("lazysession.near-cache.mode=track")
+          .hasMessageContaining("RESP3");
+    } finally {
+      resp2.shutdown();
+    }
+  }
+
+  @Test
+  void build_aclRefusingClientTracking_refusedNamingTheProperty() {
+    admin.aclSetuser("no-tracking", io.lettuce.core.AclSetuserArgs.Builder.on()
+        .addPassword("secret").allKeys().allChannels().allCommands()
+        .removeCommand(io.lettuce.core.protocol.CommandType.CLIENT,
+            io.lettuce.core.protocol.CommandKeyword.TRACKING));
+    RedisClient limited = RedisClient.create(RedisURI.builder(redis.uri())
+        .withAuthentication("no-tracking", "secret").build());
+    try {
+      assertThatThrownBy(() -> LazyRedisSessionRepository.builder(limited)
+          .serializer(TestRedis.serializer()).nearCacheTracking(BOUND).build())
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("lazysession.near-cache.mode=track")
+          .hasMessageContaining("CLIENT TRACKING");
+    } finally {
+      limited.shutdown();
+      admin.aclDeluser("no-tracking");
+    }
+  }
+
+  @Test
+  void reactiveFace_ofATrackedRepository_refusedNamingTheProperty() {
+    try (LazyRedisSessionRepository node = tracked(TestRedis.uniqueNamespace("track-reactive"))) {
+      assertThatThrownBy(() -> LazyReactiveRedisSessionRepository.of(node))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("lazysession.near-cache.mode=validate");
+    }
+  }
+
+  /** The id of the tracking connection in CLIENT LIST (by its client name); 0 when absent. */
+  static long trackingConnectionId() {
+    return Arrays.stream(admin.clientList().split("\n"))
+        .filter(line -> line.contains(" name=" + TrackingConnection.CLIENT_NAME + " "))
+        .mapToLong(NearCacheResetIT::id).findFirst().orElse(0);
+  }
+}
