@@ -370,7 +370,7 @@ final class BenchReport {
         + "cmds/req |\n");
     md.append("|---|---|---:|---:|---:|---:|---:|\n");
     for (StoreSpec store : info.stores()) {
-      if (!store.name().endsWith("+near")) {
+      if (!Stores.hasNearCache(store.name())) {
         continue;
       }
       for (SessionSize size : info.config().sizes()) {

@@ -110,7 +110,24 @@ final class Stores {
           AttributeSerializer.builder().codec(CodecKind.KRYO)
               .compression(Compression.zstd(3, 32, dictionary)), near));
     }
+    stores.add(new StoreSpec(TRACKED, "lazysession, Kryo codec, zstd level 3 above 256 bytes, near "
+        + "cache on (" + (NEAR_CACHE_BYTES >> 20) + " MB) with tracked reads (CLIENT TRACKING, "
+        + "max staleness " + TRACKING_BOUND.toMillis() + " ms): a hit whose copy no invalidation "
+        + "reached costs no call", false, null,
+        (spec, uri) -> lazy(spec, uri, AttributeSerializer.builder().codec(CodecKind.KRYO)
+            .compression(Compression.zstd(3, 256)).allowList(ALLOW_LIST).build(), true, 0, false,
+            TRACKING_BOUND)));
     return stores;
+  }
+
+  /** Name of the store with tracked near-cache reads. */
+  static final String TRACKED = "lazy-kryo-zstd+track";
+  /** Staleness bound of {@link #TRACKED}: lazysession's default. */
+  static final Duration TRACKING_BOUND = Duration.ofMillis(500);
+
+  /** Whether the store keeps a near cache (validated or tracked). */
+  static boolean hasNearCache(String store) {
+    return store.endsWith("+near") || store.equals(TRACKED);
   }
 
   /**
@@ -183,6 +200,12 @@ final class Stores {
 
   private static SessionStore lazy(StoreSpec spec, RedisURI uri, AttributeSerializer serializer,
       boolean nearCache, int durabilityReplicas, boolean reactive) {
+    return lazy(spec, uri, serializer, nearCache, durabilityReplicas, reactive, null);
+  }
+
+  /** @param tracking the staleness bound of tracked reads; null: hits are confirmed by Redis */
+  private static SessionStore lazy(StoreSpec spec, RedisURI uri, AttributeSerializer serializer,
+      boolean nearCache, int durabilityReplicas, boolean reactive, @Nullable Duration tracking) {
     LongAdder sent = new LongAdder();
     List<StoreNode<?>> nodes = new ArrayList<>();
     List<AutoCloseable> resources = new ArrayList<>();
@@ -197,7 +220,8 @@ final class Stores {
             .serializer(serializer)
             .namespace(spec.namespace())
             .cleanupInterval(Duration.ZERO)
-            .nearCacheMaxBytes(nearCache ? NEAR_CACHE_BYTES : 0);
+            .nearCacheMaxBytes(nearCache ? NEAR_CACHE_BYTES : 0)
+            .nearCacheTracking(tracking);
         if (durabilityReplicas > 0) {
           builder.durability(durabilityReplicas, DURABILITY_TIMEOUT);
         }
@@ -213,7 +237,8 @@ final class Stores {
       RedisCommands<String, String> pinger = java.util.Objects.requireNonNull(ping);
       return new OpenStore(spec, nodes, spec.namespace() + ":*", sent, resources,
           () -> "PONG".equals(pinger.ping()), nearCache,
-          () -> repositories.stream().mapToLong(r -> r.metrics().nearCacheHits()).sum());
+          () -> repositories.stream().mapToLong(r -> r.metrics().nearCacheHits()
+              + r.metrics().nearCacheTrustedHits()).sum());
     } catch (RuntimeException e) {
       closeAll(resources);
       throw e;
