@@ -388,7 +388,7 @@ public final class LazyRedisSessionRepository
      * Tracked reads (off, null, by default): a near-cache hit sends no command, its copy kept fresh
      * by the invalidations Redis pushes (CLIENT TRACKING on one more RESP3 connection). A write
      * acknowledged more than {@code maxStaleness} before a read is always seen; reads are confirmed
-     * by Redis again while tracking is down. Standalone and Sentinel; Redis 6.2+. docs/near-cache.md.
+     * by Redis again while tracking is down. Standalone and Sentinel; Redis 6.2+. docs/tracked-reads.md.
      */
     public Builder nearCacheTracking(@Nullable Duration maxStaleness) {
       if (maxStaleness != null && (maxStaleness.isNegative() || maxStaleness.isZero())) {
