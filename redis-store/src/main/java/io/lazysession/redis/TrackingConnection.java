@@ -152,7 +152,7 @@ final class TrackingConnection implements AutoCloseable {
       failing = false;
     } catch (RuntimeException e) {
       // The lease runs out by itself: reads fall back to validated calls until a PING is answered.
-      if (!failing) {
+      if (!failing && !renewer.isShutdown()) {
         log.warn("lazysession near-cache tracking: cannot renew the lease ({}); reads are "
             + "validated by Redis until it can", e.toString());
       }

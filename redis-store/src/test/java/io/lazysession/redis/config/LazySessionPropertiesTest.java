@@ -78,6 +78,24 @@ class LazySessionPropertiesTest {
   }
 
   @Test
+  void bind_nearCacheMode_validateByDefaultTrackWithItsBound() {
+    assertThat(bind().nearCache().tracking()).isNull();
+    assertThat(bind().nearCache().maxStaleness()).isEqualTo(Duration.ofMillis(500));
+
+    LazySessionProperties tracked = bind("lazysession.near-cache.mode", "track",
+        "lazysession.near-cache.max-staleness", "250ms");
+
+    assertThat(tracked.nearCache().mode()).isEqualTo(LazySessionProperties.NearCacheMode.TRACK);
+    assertThat(tracked.nearCache().tracking()).isEqualTo(Duration.ofMillis(250));
+  }
+
+  @Test
+  void bind_zeroMaxStaleness_failsNamingTheProperty() {
+    assertThatThrownBy(() -> bind("lazysession.near-cache.max-staleness", "0ms"))
+        .hasStackTraceContaining("lazysession.near-cache.max-staleness must be > 0");
+  }
+
+  @Test
   void bind_everySetting_isRead() {
     LazySessionProperties properties = bind(
         "lazysession.namespace", "shop",
