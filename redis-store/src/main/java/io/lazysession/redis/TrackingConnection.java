@@ -165,6 +165,15 @@ final class TrackingConnection implements AutoCloseable {
     if (!"invalidate".equals(message.getType())) {
       return;
     }
+    try {
+      invalidate(message);
+    } catch (RuntimeException e) {
+      tracking.invalidatedAll(); // an invalidation that cannot be read must not be lost
+      log.warn("lazysession near-cache tracking: unreadable invalidation ({})", e.toString());
+    }
+  }
+
+  private void invalidate(PushMessage message) {
     List<Object> content = message.getContent(TrackingConnection::text);
     Object keys = content.size() > 1 ? content.get(1) : null;
     if (!(keys instanceof List<?> written)) {

@@ -541,6 +541,8 @@ class LazyRedisSessionRepositoryIT {
     assertThat(registry.get("lazysession.saves").functionCounter().count()).isEqualTo(1);
     assertThat(registry.get("lazysession.near.cache.hits").functionCounter().count())
         .isEqualTo(nearCache ? 2 : 0);
+    assertThat(registry.get("lazysession.near.cache.trusted.hits").functionCounter().count())
+        .isZero();
   }
 
   @Test

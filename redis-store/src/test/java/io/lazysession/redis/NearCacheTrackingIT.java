@@ -93,6 +93,21 @@ class NearCacheTrackingIT {
     return session.getId();
   }
 
+  static void changeCurrency(LazyRedisSessionRepository node, String id, String currency) {
+    LazySession session = node.findById(id);
+    session.setAttribute("currency", currency);
+    node.save(session);
+  }
+
+  /** The next find is confirmed by Redis and sees {@code currency}; later ones are trusted again. */
+  static void assertSeenByAValidatedCallThenTrusted(LazyRedisSessionRepository node, String id,
+      String currency) {
+    long trustedBefore = node.metrics().nearCacheTrustedHits();
+    assertThat(node.findById(id).<String>getAttribute("currency")).isEqualTo(currency);
+    assertThat(node.metrics().nearCacheTrustedHits()).isEqualTo(trustedBefore);
+    assertThat(awaitTrustedHit(node, id).<String>getAttribute("currency")).isEqualTo(currency);
+  }
+
   @Test
   void findById_trustedHit_sendsNoCommandToRedis() {
     try (LazyRedisSessionRepository node = tracked(TestRedis.uniqueNamespace("track-zero"))) {
@@ -122,17 +137,12 @@ class NearCacheTrackingIT {
       String id = saved(a, "EUR");
       awaitTrustedHit(a, id);
 
-      LazySession onB = b.findById(id);
-      onB.setAttribute("currency", "CHF");
-      b.save(onB);
+      changeCurrency(b, id, "CHF");
       NearCacheTracking tracking = tracking(a).tracking();
       long written = tracking.nanoTime();
       await().atMost(DEADLINE).until(() -> tracking.leaseFrom() > written);
-      long trustedBefore = a.metrics().nearCacheTrustedHits();
 
-      assertThat(a.findById(id).<String>getAttribute("currency")).isEqualTo("CHF");
-      assertThat(a.metrics().nearCacheTrustedHits()).isEqualTo(trustedBefore);
-      assertThat(awaitTrustedHit(a, id).<String>getAttribute("currency")).isEqualTo("CHF");
+      assertSeenByAValidatedCallThenTrusted(a, id, "CHF");
     }
   }
 
@@ -173,14 +183,9 @@ class NearCacheTrackingIT {
       admin.clientKill(KillArgs.Builder.id(trackingConnectionId()));
       await().atMost(DEADLINE).until(() -> tracking.generation() != generation);
       // Written while this node may not be tracking: it must still see it.
-      LazySession onB = b.findById(id);
-      onB.setAttribute("currency", "CHF");
-      b.save(onB);
-      long trustedBefore = a.metrics().nearCacheTrustedHits();
+      changeCurrency(b, id, "CHF");
 
-      assertThat(a.findById(id).<String>getAttribute("currency")).isEqualTo("CHF");
-      assertThat(a.metrics().nearCacheTrustedHits()).isEqualTo(trustedBefore);
-      assertThat(awaitTrustedHit(a, id).<String>getAttribute("currency")).isEqualTo("CHF");
+      assertSeenByAValidatedCallThenTrusted(a, id, "CHF");
       assertThat(trackingConnectionId()).as("reconnected, tracking again").isPositive();
     }
   }

@@ -38,6 +38,9 @@ public final class LazySessionMetrics implements MeterBinder {
     counter(registry, tags, "lazysession.near.cache.hits",
         "loads answered from the near cache after Redis confirmed the version", null,
         RepositoryMetrics::nearCacheHits);
+    counter(registry, tags, "lazysession.near.cache.trusted.hits",
+        "finds answered from the near cache without a Redis call (near-cache mode track)", null,
+        RepositoryMetrics::nearCacheTrustedHits);
     counter(registry, tags, "lazysession.saves", "sessions written to Redis", null,
         RepositoryMetrics::saves);
     counter(registry, tags, "lazysession.saves.skipped", "saves with nothing to write", null,
