@@ -143,7 +143,7 @@ public record LazySessionProperties(
    */
   public record NearCache(@DefaultValue("64MB") DataSize maxBytes,
       @DefaultValue("validate") NearCacheMode mode,
-      @DefaultValue("500ms") Duration maxStaleness) {
+      @DurationUnit(ChronoUnit.SECONDS) @DefaultValue("500ms") Duration maxStaleness) {
     public NearCache {
       if (maxBytes.isNegative()) {
         throw new IllegalArgumentException(PREFIX + ".near-cache.max-bytes must be >= 0, was "
