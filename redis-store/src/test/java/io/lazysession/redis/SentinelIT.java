@@ -39,4 +39,29 @@ class SentinelIT {
       client.shutdown();
     }
   }
+
+  @Test
+  void trackedReads_throughSentinel_trackThePrimary() {
+    RedisClient client = RedisClient.create(redis.sentinelUri());
+    String namespace = TestRedis.uniqueNamespace("sentinel-track");
+    try (LazyRedisSessionRepository a = LazyRedisSessionRepository.builder(client)
+        .serializer(TestRedis.serializer()).namespace(namespace).cleanupInterval(Duration.ZERO)
+        .nearCacheTracking(Duration.ofMillis(400)).build();
+        LazyRedisSessionRepository b = LazyRedisSessionRepository.builder(client)
+            .serializer(TestRedis.serializer()).namespace(namespace)
+            .cleanupInterval(Duration.ZERO).build()) {
+      String id = NearCacheTrackingIT.saved(a, "EUR");
+      NearCacheTrackingIT.awaitTrustedHit(a, id);
+
+      NearCacheTrackingIT.changeCurrency(b, id, "SEK");
+      NearCacheTracking tracking = a.shared().tracking().tracking();
+      long written = tracking.nanoTime();
+      org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20))
+          .until(() -> tracking.leaseFrom() > written);
+
+      NearCacheTrackingIT.assertSeenByAValidatedCallThenTrusted(a, id, "SEK");
+    } finally {
+      client.shutdown();
+    }
+  }
 }
