@@ -3,10 +3,7 @@ package io.lazysession.serializer.bench;
 import io.lazysession.serializer.AttributeSerializer;
 import io.lazysession.serializer.LazyValue;
 import io.lazysession.serializer.reference.ReferenceSession;
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,7 +19,6 @@ import java.util.Map;
  * assertion.
  */
 public final class ReadPathCpuTable {
-  private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
   private static final int WARM_UP = Integer.getInteger("bench.warmUp", 5000);
   private static final int ROUNDS = Integer.getInteger("bench.rounds", 11);
   private static final int PER_ROUND = Integer.getInteger("bench.perRound", 1000);
@@ -76,37 +72,8 @@ public final class ReadPathCpuTable {
     if (only != null) {
       operations.keySet().retainAll(List.of(only));
     }
-    Map<String, Double> micros = measure(operations);
+    Map<String, Double> micros = CpuTimeTable.measure(operations, WARM_UP, ROUNDS, PER_ROUND);
     System.out.printf("%-20s %10s%n", "operation", "us/op");
     micros.forEach((name, us) -> System.out.printf("%-20s %10.2f%n", name, us));
-  }
-
-  /** Thread CPU microseconds per run of each operation: the median of interleaved rounds. */
-  private static Map<String, Double> measure(Map<String, Runnable> operations) {
-    List<String> names = new ArrayList<>(operations.keySet());
-    for (int i = 0; i < WARM_UP; i++) {
-      for (Runnable op : operations.values()) {
-        op.run();
-      }
-    }
-    Map<String, double[]> rounds = new LinkedHashMap<>();
-    names.forEach(n -> rounds.put(n, new double[ROUNDS]));
-    for (int r = 0; r < ROUNDS; r++) {
-      for (int k = 0; k < names.size(); k++) {
-        String name = names.get((k + r) % names.size());
-        Runnable op = operations.get(name);
-        long start = THREADS.getCurrentThreadCpuTime();
-        for (int i = 0; i < PER_ROUND; i++) {
-          op.run();
-        }
-        rounds.get(name)[r] = (THREADS.getCurrentThreadCpuTime() - start) / 1000.0 / PER_ROUND;
-      }
-    }
-    Map<String, Double> medians = new LinkedHashMap<>();
-    rounds.forEach((name, values) -> {
-      Arrays.sort(values);
-      medians.put(name, values[values.length / 2]);
-    });
-    return medians;
   }
 }
