@@ -111,6 +111,14 @@ public final class AttributeSerializer {
     return envelope(codecKind, payload);
   }
 
+  /**
+   * Encodes a value with the configured codec unless it encodes to exactly {@code length} bytes of
+   * {@code bytes} from {@code offset}; null when it does. See {@link Codec#encodeUnlessEqual}.
+   */
+  byte @Nullable [] encodePayloadUnlessEqual(Object value, byte[] bytes, int offset, int length) {
+    return writer.encodeUnlessEqual(value, bytes, offset, length);
+  }
+
   /** Encodes a value with the codec of this kind, which may not be the configured one. */
   byte[] encodePayload(CodecKind kind, Object value) {
     return codecs.get(kind).encode(value);

@@ -14,14 +14,17 @@ import org.slf4j.LoggerFactory;
  * under the lock, and read through the volatile field, so {@link #get()} inflates at most once even when
  * several threads race. The encoding of a value given by the application is computed once, on demand.
  *
- * <p>Deciding whether a read value changed costs one encode and one array comparison: inflation keeps
- * the uncompressed codec payload it decoded ({@code read}), and the value is re-encoded without
- * compression and compared with it; only a value that really changed is compressed. When the bytes
- * differ although nothing may have changed (the payload was written by another codec, or by another
- * JVM whose hash order differs: a {@code HashSet} of enums iterates in identity-hash order), the stored
- * payload is decoded again and re-encoded here: if that copy encodes to the same bytes as the value, the
- * value is unchanged and its original bytes are kept. {@code equals} is not used for that decision: an
- * {@code equals} over a subset of the fields would hide an in-place change to the others.
+ * <p>Deciding whether a read value changed costs one encode and one comparison: inflation keeps the
+ * uncompressed codec payload it decoded ({@code read}), and the value is re-encoded without compression
+ * and compared with it in the codec's own buffer (an unchanged value allocates nothing); only a value
+ * that really changed is compressed. A value whose exact class fixes its encoding ({@link
+ * ImmutableTypes}: strings, boxed numbers, enum constants, java.time values...) is not re-encoded at
+ * all. When the bytes differ although nothing may have changed (the payload was written by another
+ * codec, or by another JVM whose hash order differs: a {@code HashSet} of enums iterates in
+ * identity-hash order), the stored payload is decoded again and re-encoded here: if that copy encodes
+ * to the same bytes as the value, the value is unchanged and its original bytes are kept.
+ * {@code equals} is not used for that decision: an {@code equals} over a subset of the fields would
+ * hide an in-place change to the others.
  *
  * <p>Keeping the payload costs no copy (an uncompressed envelope is compared in place, a compressed one
  * keeps the array decompression allocated anyway) but holds that array as long as the value lives,
@@ -101,14 +104,19 @@ final class EnvelopeLazyValue implements LazyValue {
       return originalBytes();
     }
     byte[] bytes = originalBytes();
+    if (ImmutableTypes.encodingFixed(v)) {
+      return bytes; // it encodes to what it was decoded from or first encoded to, as it did then
+    }
     AttributeSerializer.Inflated from = read;
     byte[] now;
     try {
-      now = serializer.encodePayload(v);
+      now = from != null && from.codec() == serializer.codec()
+          ? serializer.encodePayloadUnlessEqual(v, from.bytes(), from.offset(), from.length())
+          : serializer.encodePayload(v);
     } catch (SerializationException e) {
       return unencodable(v, from, bytes, e);
     }
-    if (from == null || unchanged(from, serializer.codec(), now)) {
+    if (now == null || from == null || unchanged(from, serializer.codec(), now)) {
       return bytes;
     }
     return serializer.envelope(now);

@@ -14,6 +14,7 @@ import com.esotericsoftware.kryo.kryo5.io.Input;
 import com.esotericsoftware.kryo.kryo5.io.Output;
 import io.lazysession.serializer.codec.CodecKind;
 import io.lazysession.serializer.compress.Compression;
+import io.lazysession.serializer.reference.Cart;
 import io.lazysession.serializer.reference.ReferenceSession;
 import java.io.IOException;
 import java.io.NotSerializableException;
@@ -22,12 +23,15 @@ import java.io.Serial;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Date;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -245,6 +249,45 @@ class LazyValueChangeTest {
 
     assertThat(lazy.isModified()).isTrue();
     assertThat(lazy.currentBytes()).isEqualTo(serializer.serialize(lazy.get()));
+  }
+
+  /** A record over a mutable list: records are never taken as unchanging by their class. */
+  record Box(List<String> items) implements Serializable {}
+
+  /** Mutable values and one in-place change each, some keeping the encoded length the same. */
+  static Stream<Arguments> mutations() {
+    return Stream.of(
+        Arguments.of((Supplier<Object>) () -> ReferenceSession.create().get("cart"),
+            (Consumer<Object>) v -> ((Cart) v).applyCoupon("WINTER25")),
+        Arguments.of((Supplier<Object>) () -> ReferenceSession.create().get("cart"),
+            (Consumer<Object>) v -> ((Cart) v).add(((Cart) v).items().get(0))),
+        Arguments.of((Supplier<Object>) () -> new Date(1000),
+            (Consumer<Object>) v -> ((Date) v).setTime(2000)),
+        Arguments.of((Supplier<Object>) () -> new int[] {1, 2, 3},
+            (Consumer<Object>) v -> ((int[]) v)[1] = 5),
+        Arguments.of((Supplier<Object>) () -> new Box(new ArrayList<>(List.of("a", "b"))),
+            (Consumer<Object>) v -> ((Box) v).items().set(0, "c")));
+  }
+
+  @ParameterizedTest
+  @MethodSource("mutations")
+  void currentBytes_mutableValueChangedInPlace_changeDetectedOnEveryCodecAndCompression(
+      Supplier<Object> make, Consumer<Object> change) {
+    matrix().forEach(arguments -> {
+      AttributeSerializer serializer = serializer((CodecKind) arguments.get()[0],
+          (Compression) arguments.get()[1]);
+      byte[] stored = serializer.serialize(make.get());
+      LazyValue lazy = serializer.lazy(stored);
+      Object value = lazy.get();
+      assertThat(lazy.currentBytes()).isSameAs(stored);
+
+      change.accept(value);
+
+      assertThat(lazy.isModified()).as(value.getClass().getName()).isTrue();
+      assertThat(lazy.currentBytes()).isNotSameAs(stored)
+          .isEqualTo(serializer.serialize(value));
+      assertThat(serializer.payload(lazy.currentBytes())).isEqualTo(serializer.encodePayload(value));
+    });
   }
 
   @Test

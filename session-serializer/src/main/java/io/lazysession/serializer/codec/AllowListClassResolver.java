@@ -1,8 +1,10 @@
 package io.lazysession.serializer.codec;
 
 import com.esotericsoftware.kryo.kryo5.Registration;
+import com.esotericsoftware.kryo.kryo5.io.Input;
 import com.esotericsoftware.kryo.kryo5.io.Output;
 import com.esotericsoftware.kryo.kryo5.util.DefaultClassResolver;
+import com.esotericsoftware.kryo.kryo5.util.IntMap;
 import io.lazysession.serializer.ClassAllowList;
 import io.lazysession.serializer.ClassNotAllowedException;
 import io.lazysession.serializer.SerializationException;
@@ -18,6 +20,7 @@ import io.lazysession.serializer.SerializationException;
 final class AllowListClassResolver extends DefaultClassResolver {
   private final ClassAllowList allowList;
   private final CollectionCopies copies = new CollectionCopies();
+  private final KnownClassNames known = new KnownClassNames();
 
   AllowListClassResolver(ClassAllowList allowList) {
     this.allowList = allowList;
@@ -37,6 +40,40 @@ final class AllowListClassResolver extends DefaultClassResolver {
       throw new ClassNotAllowedException(className);
     }
     return super.getTypeByName(className);
+  }
+
+  /**
+   * Kryo's own reading of a class name (an id per name within a graph, the name itself the first
+   * time), except that a name this resolver has resolved before is recognised by its bytes
+   * ({@link KnownClassNames}) instead of being decoded and looked up again.
+   */
+  @Override
+  protected Registration readName(Input input) {
+    int start = input.position();
+    int nameId = input.readVarInt(true);
+    if (nameIdToClass == null) {
+      nameIdToClass = new IntMap<>();
+    }
+    Class<?> type = nameIdToClass.get(nameId);
+    if (type != null) {
+      return kryo.getRegistration(type);
+    }
+    int at = input.position();
+    int length = KnownClassNames.asciiLength(input.getBuffer(), at, input.limit());
+    if (length > 0) {
+      type = known.find(input.getBuffer(), at, length);
+      if (type != null) {
+        input.setPosition(at + length);
+        nameIdToClass.put(nameId, type);
+        return kryo.getRegistration(type);
+      }
+    }
+    input.setPosition(start);
+    Registration registration = super.readName(input);
+    if (length > 0 && input.position() == at + length) {
+      known.add(input.getBuffer(), at, length, registration.getType());
+    }
+    return registration;
   }
 
   @Override

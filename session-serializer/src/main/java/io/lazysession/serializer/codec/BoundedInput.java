@@ -2,6 +2,7 @@ package io.lazysession.serializer.codec;
 
 import com.esotericsoftware.kryo.kryo5.KryoException;
 import com.esotericsoftware.kryo.kryo5.io.Input;
+import java.util.Arrays;
 
 /**
  * A Kryo input over one byte array that refuses to allocate for a declared length longer than the
@@ -45,6 +46,19 @@ final class BoundedInput extends Input {
   private void allocate(long count, int bytesEach, int allocatedEach) {
     require(count, bytesEach);
     allocatedBytes += count * allocatedEach;
+  }
+
+  /**
+   * Consumes the bytes that follow if they are exactly {@code expected} (a schema header this version
+   * writes, matched as bytes instead of being decoded into strings); otherwise consumes nothing.
+   */
+  boolean skipIfNext(byte[] expected) {
+    int end = position + expected.length;
+    if (end > limit || !Arrays.equals(buffer, position, end, expected, 0, expected.length)) {
+      return false;
+    }
+    position = end;
+    return true;
   }
 
   int remaining() {

@@ -8,6 +8,7 @@ import com.esotericsoftware.kryo.kryo5.serializers.CollectionSerializer;
 import com.esotericsoftware.kryo.kryo5.serializers.CompatibleFieldSerializer;
 import com.esotericsoftware.kryo.kryo5.serializers.DefaultSerializers;
 import com.esotericsoftware.kryo.kryo5.serializers.MapSerializer;
+import com.esotericsoftware.kryo.kryo5.util.ObjectMap;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.Map;
@@ -15,6 +16,7 @@ import java.util.PriorityQueue;
 import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Kryo's own collection and field serializers, bounded: a declared count is checked against the bytes
@@ -212,14 +214,48 @@ final class BoundedSerializers {
    * first in a graph (field names, written once per class per attribute).
    */
   static final class BoundedCompatibleFieldSerializer<T> extends CompatibleFieldSerializer<T> {
+    /** The field names as Kryo writes them ({@link SchemaHeader}); null if a name repeats. */
+    private final byte @Nullable [] header;
+
     BoundedCompatibleFieldSerializer(Kryo kryo, Class<T> type, CompatibleFieldSerializerConfig config) {
       super(kryo, type, config);
+      CachedField[] fields = getFields();
+      String[] names = new String[fields.length];
+      for (int i = 0; i < fields.length; i++) {
+        names[i] = fields[i].getName();
+      }
+      this.header = SchemaHeader.of(names);
     }
 
+    /**
+     * Writes the header of field names itself, from bytes computed once, and marks it written in the
+     * graph context the way {@code super.write} does, which then writes the values only.
+     */
+    @Override
+    public void write(Kryo kryo, Output output, T object) {
+      ObjectMap<Object, Object> context = kryo.getGraphContext();
+      if (header != null && !context.containsKey(this)) {
+        context.put(this, null);
+        output.writeBytes(header);
+      }
+      super.write(kryo, output, object);
+    }
+
+    /**
+     * A header equal to this version's own is consumed as bytes and stands for this class's fields in
+     * their order, what Kryo's name matching would find (names are unique and Kryo orders fields by
+     * name); any other header is read and matched by Kryo, so added, removed and renamed fields are
+     * handled as before. The header sits right after the object's reference id: {@code super.read}
+     * creates the object before it reads anything more.
+     */
     @Override
     public T read(Kryo kryo, Input input, Class<? extends T> type) {
-      if (kryo.getGraphContext().get(this) == null && input instanceof BoundedInput bounded) {
+      ObjectMap<Object, Object> context = kryo.getGraphContext();
+      if (context.get(this) == null && input instanceof BoundedInput bounded) {
         bounded.requireCountAhead();
+        if (header != null && bounded.skipIfNext(header)) {
+          context.put(this, getFields());
+        }
       }
       return super.read(kryo, input, type);
     }

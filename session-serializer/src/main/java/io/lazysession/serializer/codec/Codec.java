@@ -1,6 +1,8 @@
 package io.lazysession.serializer.codec;
 
 import io.lazysession.serializer.ClassAllowList;
+import java.util.Arrays;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Turns a value into payload bytes and back, refusing classes outside its {@link ClassAllowList}.
@@ -19,6 +21,19 @@ public interface Codec {
    * @throws io.lazysession.serializer.SerializationException if the value cannot be encoded
    */
   byte[] encode(Object value);
+
+  /**
+   * Encodes a value unless it encodes to exactly {@code length} bytes of {@code bytes} from
+   * {@code offset}: the check of whether a value read from those bytes changed in place. Returns null
+   * when the encoding is those bytes, else the encoding, as {@link #encode(Object)} would. An
+   * implementation may compare without allocating; this default encodes, then compares.
+   *
+   * @throws io.lazysession.serializer.SerializationException if the value cannot be encoded
+   */
+  default byte @Nullable [] encodeUnlessEqual(Object value, byte[] bytes, int offset, int length) {
+    byte[] encoded = encode(value);
+    return Arrays.equals(encoded, 0, encoded.length, bytes, offset, offset + length) ? null : encoded;
+  }
 
   /**
    * Decodes {@code length} bytes of {@code bytes} from {@code offset}.

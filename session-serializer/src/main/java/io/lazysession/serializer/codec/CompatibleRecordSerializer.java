@@ -32,6 +32,10 @@ final class CompatibleRecordSerializer<T> extends Serializer<T> {
   private final Method[] accessors;
   private final Constructor<T> constructor;
   private final Map<String, Integer> indexByName = new HashMap<>();
+  /** The component names as written (see {@link SchemaHeader}); never null, names are unique. */
+  private final byte[] header;
+  /** The schema read from this version's own header: component i is stored i-th. */
+  private final int[] ownSchema;
 
   CompatibleRecordSerializer(Class<T> type) {
     super(false, true);
@@ -51,6 +55,8 @@ final class CompatibleRecordSerializer<T> extends Serializer<T> {
       accessors[i].setAccessible(true);
       indexByName.put(names[i], i);
     }
+    this.header = java.util.Objects.requireNonNull(SchemaHeader.of(names));
+    this.ownSchema = java.util.stream.IntStream.range(0, names.length).toArray();
     try {
       this.constructor = type.getDeclaredConstructor(types);
       constructor.setAccessible(true);
@@ -63,10 +69,7 @@ final class CompatibleRecordSerializer<T> extends Serializer<T> {
   public void write(Kryo kryo, Output output, T record) {
     if (kryo.getGraphContext().get(this) == null) {
       kryo.getGraphContext().put(this, names);
-      output.writeVarInt(names.length, true);
-      for (String name : names) {
-        output.writeString(name);
-      }
+      output.writeBytes(header); // the count and each name, as writeVarInt and writeString write them
     }
     for (Method accessor : accessors) {
       Object value;
@@ -82,6 +85,10 @@ final class CompatibleRecordSerializer<T> extends Serializer<T> {
   @Override
   public T read(Kryo kryo, Input input, Class<? extends T> ignored) {
     int[] schema = (int[]) kryo.getGraphContext().get(this);
+    if (schema == null && input instanceof BoundedInput bounded && bounded.skipIfNext(header)) {
+      schema = ownSchema; // stored by this version of the record: no name to decode
+      kryo.getGraphContext().put(this, schema);
+    }
     if (schema == null) {
       int count = input.readVarInt(true);
       if (input instanceof BoundedInput bounded) {

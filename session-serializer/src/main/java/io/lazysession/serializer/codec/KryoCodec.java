@@ -9,6 +9,8 @@ import io.lazysession.serializer.CorruptDataException;
 import io.lazysession.serializer.IncompatibleDataException;
 import io.lazysession.serializer.SerializationException;
 import io.lazysession.serializer.ValueTooLargeException;
+import java.util.Arrays;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -66,6 +68,19 @@ final class KryoCodec implements Codec {
 
   @Override
   public byte[] encode(Object value) {
+    byte[] bytes = encode(value, null, 0, 0);
+    assert bytes != null;
+    return bytes;
+  }
+
+  /** Compares in the pooled output buffer: an unchanged value costs the encode and no allocation. */
+  @Override
+  public byte @Nullable [] encodeUnlessEqual(Object value, byte[] bytes, int offset, int length) {
+    return encode(value, Objects.requireNonNull(bytes, "bytes must not be null"), offset, length);
+  }
+
+  /** The encoding of {@code value}; null if {@code compareTo} is given and holds exactly that. */
+  private byte @Nullable [] encode(Object value, byte @Nullable [] compareTo, int offset, int length) {
     KryoFactory.PooledKryo pooled = pool.obtain();
     Kryo kryo = pooled.kryo();
     Output output = pooled.output();
@@ -73,7 +88,8 @@ final class KryoCodec implements Codec {
     try {
       output.reset();
       kryo.writeClassAndObject(output, value);
-      byte[] bytes = output.toBytes();
+      byte[] bytes = compareTo != null && Arrays.equals(output.getBuffer(), 0, output.position(),
+          compareTo, offset, offset + length) ? null : output.toBytes();
       healthy = true;
       return bytes;
     } catch (RuntimeException | StackOverflowError e) {

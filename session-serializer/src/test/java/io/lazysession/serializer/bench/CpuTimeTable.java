@@ -120,27 +120,36 @@ public final class CpuTimeTable {
 
   /** Thread CPU microseconds per run of each operation: the median of interleaved rounds. */
   private static Map<String, Double> measure(Map<String, Runnable> operations) {
+    return measure(operations, WARM_UP, ROUNDS, PER_ROUND);
+  }
+
+  /**
+   * Thread CPU microseconds per run of each operation, the median of {@code rounds} interleaved
+   * rounds of {@code perRound} runs after {@code warmUp} runs of every operation.
+   */
+  static Map<String, Double> measure(Map<String, Runnable> operations, int warmUp, int rounds,
+      int perRound) {
     List<String> names = new ArrayList<>(operations.keySet());
-    for (int i = 0; i < WARM_UP; i++) {
+    for (int i = 0; i < warmUp; i++) {
       for (Runnable op : operations.values()) {
         op.run();
       }
     }
-    Map<String, double[]> rounds = new LinkedHashMap<>();
-    names.forEach(n -> rounds.put(n, new double[ROUNDS]));
-    for (int r = 0; r < ROUNDS; r++) {
+    Map<String, double[]> times = new LinkedHashMap<>();
+    names.forEach(n -> times.put(n, new double[rounds]));
+    for (int r = 0; r < rounds; r++) {
       for (int k = 0; k < names.size(); k++) {
         String name = names.get((k + r) % names.size());
         Runnable op = operations.get(name);
         long start = THREADS.getCurrentThreadCpuTime();
-        for (int i = 0; i < PER_ROUND; i++) {
+        for (int i = 0; i < perRound; i++) {
           op.run();
         }
-        rounds.get(name)[r] = (THREADS.getCurrentThreadCpuTime() - start) / 1000.0 / PER_ROUND;
+        times.get(name)[r] = (THREADS.getCurrentThreadCpuTime() - start) / 1000.0 / perRound;
       }
     }
     Map<String, Double> medians = new LinkedHashMap<>();
-    rounds.forEach((name, values) -> {
+    times.forEach((name, values) -> {
       Arrays.sort(values);
       medians.put(name, values[values.length / 2]);
     });
