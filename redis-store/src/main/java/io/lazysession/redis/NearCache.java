@@ -35,17 +35,18 @@ final class NearCache {
    * @param metadata the last access, timeout and principal at {@code version}; null when the copy
    *     was made from a session this node saved (the find script then sends them once, and the copy
    *     is completed: see find.lua)
+   * @param pack the pack field at {@code version} and which attributes live in it
    */
   record Snapshot(long version, long creation, Map<String, byte[]> attributes, long epoch,
-      @Nullable Metadata metadata) {
+      @Nullable Metadata metadata, StoredPack pack) {
     /** A copy whose metadata this node does not know. */
     Snapshot(long version, long creation, Map<String, byte[]> attributes, long epoch) {
-      this(version, creation, attributes, epoch, null);
+      this(version, creation, attributes, epoch, null, StoredPack.NONE);
     }
 
     /** This copy, completed with the metadata Redis confirmed for its version. */
     Snapshot withMetadata(Metadata known) {
-      return new Snapshot(version, creation, attributes, epoch, known);
+      return new Snapshot(version, creation, attributes, epoch, known, pack);
     }
   }
 
@@ -101,7 +102,7 @@ final class NearCache {
   void afterSave(LazySession session, long epoch, boolean exact) {
     if (exact && enabled()) {
       put(session.getId(), new Snapshot(session.version(), session.getCreationTime().toEpochMilli(),
-          session.storedAttributes(), epoch));
+          session.storedAttributes(), epoch, null, session.storedPack()));
     } else {
       invalidate(session.getId());
     }
@@ -118,7 +119,8 @@ final class NearCache {
   }
 
   private static int weigh(String id, Snapshot snapshot) {
-    long bytes = ENTRY_OVERHEAD + 2L * id.length();
+    byte[] pack = snapshot.pack().bytes();
+    long bytes = ENTRY_OVERHEAD + 2L * id.length() + (pack == null ? 0 : pack.length);
     for (Map.Entry<String, byte[]> field : snapshot.attributes().entrySet()) {
       bytes += FIELD_OVERHEAD + 2L * field.getKey().length() + field.getValue().length;
     }

@@ -73,6 +73,7 @@ final class SessionReader {
         return null;
       }
     }
+    stored = AttributePacking.expand(context.serializer(), id, stored);
     if (stored.unchanged()) {
       metrics.nearCacheHits.increment();
       if (cached != null && cached.metadata() == null) {
@@ -81,7 +82,8 @@ final class SessionReader {
       }
     } else if (nearCache.enabled()) {
       nearCache.put(id, new NearCache.Snapshot(stored.version(), stored.creation(),
-          Collections.unmodifiableMap(stored.attributes()), epoch, metadata(stored)));
+          Collections.unmodifiableMap(stored.attributes()), epoch, metadata(stored),
+          stored.pack()));
     }
     LazySession session = new LazySession(context, id, Instant.ofEpochMilli(stored.creation()),
         Instant.ofEpochMilli(stored.lastAccess()), Duration.ofSeconds(stored.maxInactiveSeconds()),
@@ -91,6 +93,7 @@ final class SessionReader {
     }
     // A near-cache map is shared, never copied: the session reads it and copies on change.
     session.loaded(stored.attributes());
+    session.storedPack(stored.pack());
     return session;
   }
 
