@@ -292,12 +292,13 @@ public final class LazyReactiveRedisSessionRepository
 
   private record Loaded(StoredSession stored, long epoch) {}
 
-  private @Nullable LazySession session(String id, StoredSession stored, long epoch) {
+  private @Nullable LazySession session(String id, StoredSession loaded, long epoch) {
+    StoredSession stored = AttributePacking.expand(context.serializer(), id, loaded);
     if (stored.unchanged()) {
       metrics.nearCacheHits.increment();
     } else if (nearCache.enabled()) {
       nearCache.put(id, new NearCache.Snapshot(stored.version(), stored.creation(),
-          Collections.unmodifiableMap(stored.attributes()), epoch));
+          Collections.unmodifiableMap(stored.attributes()), epoch, null, stored.pack()));
     }
     LazySession session = new LazySession(context, id, Instant.ofEpochMilli(stored.creation()),
         Instant.ofEpochMilli(stored.lastAccess()), Duration.ofSeconds(stored.maxInactiveSeconds()),
@@ -306,6 +307,7 @@ public final class LazyReactiveRedisSessionRepository
       return null;
     }
     stored.attributes().forEach(session::loaded);
+    session.storedPack(stored.pack());
     return session;
   }
 

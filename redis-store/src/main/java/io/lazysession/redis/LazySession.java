@@ -50,6 +50,8 @@ public final class LazySession implements Session {
   private @Nullable String storedPrincipal;
   /** Loaded from Spring Session Data Redis, until its first save takes it over; else null. */
   private @Nullable SsdrSession migratingFrom;
+  /** The pack field Redis holds for this session (see {@link AttributePacking}). */
+  private StoredPack storedPack = StoredPack.NONE;
 
   /** A new session, not yet stored. */
   LazySession(SessionContext context, String id, Instant now, Duration maxInactive) {
@@ -343,6 +345,24 @@ public final class LazySession implements Session {
 
   Inflation inflation() {
     return attributes.inflation();
+  }
+
+  /** The pack field Redis holds for this session, as far as this instance knows. */
+  StoredPack storedPack() {
+    return storedPack;
+  }
+
+  void storedPack(StoredPack pack) {
+    this.storedPack = pack;
+  }
+
+  /** The attribute names Redis holds for this session, as far as this instance knows. */
+  Set<String> storedNames() {
+    return attributes.storedNames();
+  }
+
+  io.lazysession.serializer.AttributeSerializer serializer() {
+    return context.serializer();
   }
 
   /**

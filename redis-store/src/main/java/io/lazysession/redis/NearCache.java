@@ -40,30 +40,37 @@ final class NearCache {
    * @param metadata the last access, timeout and principal at {@code version}; null when the copy
    *     was made from a session this node saved (the find script then sends them once, and the copy
    *     is completed: see find.lua)
+   * @param pack the pack field at {@code version} and which attributes live in it
    * @param stamp the tracking stamp read before the command this copy came from was sent
    *     ({@link NearCacheTracking#UNTRUSTED} when tracking is off or the copy came from a save)
    */
   record Snapshot(long version, long creation, Map<String, byte[]> attributes, long epoch,
-      @Nullable Metadata metadata, long stamp) {
+      @Nullable Metadata metadata, StoredPack pack, long stamp) {
     /** A copy whose metadata this node does not know. */
     Snapshot(long version, long creation, Map<String, byte[]> attributes, long epoch) {
-      this(version, creation, attributes, epoch, null);
+      this(version, creation, attributes, epoch, null, StoredPack.NONE);
     }
 
-    /** A copy that tracking never trusts without a call. */
+    /** A copy whose metadata and pack this node knows, never trusted without a call. */
     Snapshot(long version, long creation, Map<String, byte[]> attributes, long epoch,
-        @Nullable Metadata metadata) {
-      this(version, creation, attributes, epoch, metadata, NearCacheTracking.UNTRUSTED);
+        @Nullable Metadata metadata, StoredPack pack) {
+      this(version, creation, attributes, epoch, metadata, pack, NearCacheTracking.UNTRUSTED);
+    }
+
+    /** A copy without a pack, tagged with a tracking stamp. */
+    Snapshot(long version, long creation, Map<String, byte[]> attributes, long epoch,
+        @Nullable Metadata metadata, long stamp) {
+      this(version, creation, attributes, epoch, metadata, StoredPack.NONE, stamp);
     }
 
     /** This copy, completed with the metadata Redis confirmed for its version. */
     Snapshot withMetadata(Metadata known) {
-      return new Snapshot(version, creation, attributes, epoch, known, stamp);
+      return new Snapshot(version, creation, attributes, epoch, known, pack, stamp);
     }
 
     /** This copy, confirmed by Redis in a call sent after {@code newStamp} was read. */
     Snapshot withStamp(long newStamp) {
-      return new Snapshot(version, creation, attributes, epoch, metadata, newStamp);
+      return new Snapshot(version, creation, attributes, epoch, metadata, pack, newStamp);
     }
   }
 
@@ -152,7 +159,7 @@ final class NearCache {
   void afterSave(LazySession session, long epoch, boolean exact) {
     if (exact && enabled()) {
       put(session.getId(), new Snapshot(session.version(), session.getCreationTime().toEpochMilli(),
-          session.storedAttributes(), epoch));
+          session.storedAttributes(), epoch, null, session.storedPack()));
     } else {
       invalidate(session.getId());
     }
@@ -169,7 +176,8 @@ final class NearCache {
   }
 
   private static int weigh(String id, Snapshot snapshot) {
-    long bytes = ENTRY_OVERHEAD + 2L * id.length();
+    byte[] pack = snapshot.pack().bytes();
+    long bytes = ENTRY_OVERHEAD + 2L * id.length() + (pack == null ? 0 : pack.length);
     for (Map.Entry<String, byte[]> field : snapshot.attributes().entrySet()) {
       bytes += FIELD_OVERHEAD + 2L * field.getKey().length() + field.getValue().length;
     }

@@ -42,11 +42,12 @@ final class ReactiveRedisSessionStore {
         .flatMap(answer -> Mono.justOrEmpty(store.findAnswer(answer, cached)));
   }
 
-  /** As {@link RedisSessionStore#save}: the new version, 0 or -1. */
-  Mono<Long> save(String id, SaveRequest request) {
-    return Mono.defer(() -> this.<Long>eval(RedisScript.SAVE, ScriptOutputType.INTEGER,
+  /** As {@link RedisSessionStore#save}: the new version, 0, -1 or a pack conflict. */
+  Mono<RedisSessionStore.SaveResult> save(String id, SaveRequest request) {
+    return Mono.defer(() -> this.<List<Object>>eval(RedisScript.SAVE, ScriptOutputType.MULTI,
         keys.session(id), store.counted(request.arguments())))
-        .defaultIfEmpty(0L);
+        .map(ScriptReplies::save)
+        .defaultIfEmpty(new RedisSessionStore.SaveResult(0, -1, null));
   }
 
   /** As {@link RedisSessionStore#delete}: empty when there was nothing live to delete. */

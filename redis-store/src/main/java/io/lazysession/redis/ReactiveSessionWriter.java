@@ -69,9 +69,10 @@ final class ReactiveSessionWriter {
       }
       String id = session.getId();
       long epoch = nearCache.epoch();
-      return store.save(id,
-              request(SaveMode.UPDATE, session, principal, timeoutChanged, writes, removes))
-          .flatMap(version -> {
+      return send(id, session,
+              request(SaveMode.UPDATE, session, principal, timeoutChanged, writes, removes), 1)
+          .flatMap(sent -> {
+            long version = sent.result().version();
             if (version <= 0) {
               // Deleted or expired since it was loaded: writing would resurrect a partial session.
               log.debug("session {} was deleted or expired meanwhile; not saved", id);
@@ -80,9 +81,10 @@ final class ReactiveSessionWriter {
               return Mono.empty();
             }
             String oldPrincipal = session.storedPrincipal();
-            boolean exact = version == session.version() + 1 && session.nearCacheEpoch() == epoch;
+            boolean exact = version == session.version() + 1 && session.nearCacheEpoch() == epoch
+                && sent.attempt() == 1;
             commit(session, version, writes, removes, false, principal.applyTo(oldPrincipal),
-                epoch, exact);
+                epoch, exact, sent.request().packAfter(session.storedPack()));
             Mono<Void> schedule = timeoutChanged ? schedule(id, session.storedLastAccessedTime(),
                 session.getMaxInactiveInterval()) : Mono.empty();
             Mono<Void> index = principal instanceof PrincipalChange.Unchanged ? Mono.empty()
@@ -109,9 +111,11 @@ final class ReactiveSessionWriter {
           .then(added)
           .flatMap(principalAdded -> {
             long epoch = nearCache.epoch();
-            return store.save(id,
-                    request(SaveMode.CREATE, session, principal, true, writes, List.of()))
-                .flatMap(version -> {
+            SaveRequest request =
+                request(SaveMode.CREATE, session, principal, true, writes, List.of());
+            return store.save(id, request)
+                .flatMap(saved -> {
+                  long version = saved.version();
                   if (version < 0) {
                     Mono<Void> undo = principalAdded && newPrincipal != null
                         ? store.removeFromPrincipal(newPrincipal, id) : Mono.empty();
@@ -121,7 +125,7 @@ final class ReactiveSessionWriter {
                   }
                   boolean writtenSince = version == 0;
                   commit(session, version, writes, List.of(), true, newPrincipal, epoch,
-                      !writtenSince);
+                      !writtenSince, request.packAfter(session.storedPack()));
                   if (idChanged) {
                     return oldPrincipal == null ? Mono.<Void>empty()
                         : store.removeFromPrincipal(oldPrincipal, oldId);
@@ -147,7 +151,10 @@ final class ReactiveSessionWriter {
               metrics.savesSkipped.increment();
               return Mono.empty();
             }
-            session.mergeStored(stored.attributes(), stored.metadata());
+            AttributePacking.Expanded expanded = AttributePacking.expand(session.serializer(),
+                oldId, stored.attributes(), stored.pack());
+            session.mergeStored(expanded.attributes(), stored.metadata());
+            session.storedPack(expanded.pack());
             return writeFull(session, true, principal);
           });
     });
@@ -217,10 +224,28 @@ final class ReactiveSessionWriter {
   /** As {@link SessionWriter}'s commit step, without durability (no WAIT is sent). */
   private void commit(LazySession session, long version, Map<String, byte[]> writes,
       Collection<String> removes, boolean full, @Nullable String principal, long epoch,
-      boolean exact) {
+      boolean exact, StoredPack pack) {
     metrics.saves.increment();
     session.committed(version, writes, removes, full, principal, epoch);
+    session.storedPack(pack);
     nearCache.afterSave(session, epoch, exact);
+  }
+
+  /** An update as finally sent, at which attempt (see {@link SessionWriter}'s). */
+  private record Sent(RedisSessionStore.SaveResult result, SaveRequest request, int attempt) {}
+
+  /** As {@link SessionWriter}'s: sent again onto the current pack after a pack conflict. */
+  private Mono<Sent> send(String id, LazySession session, SaveRequest request, int attempt) {
+    return store.save(id, request).flatMap(result -> {
+      if (result.version() != RedisSessionStore.SaveResult.PACK_CONFLICT) {
+        return Mono.just(new Sent(result, request, attempt));
+      }
+      if (attempt >= AttributePacking.MAX_ATTEMPTS) {
+        return Mono.error(AttributePacking.unsettled(id));
+      }
+      return send(id, session, request.with(AttributePacking.rebase(session.serializer(), id,
+          request.placement(), result.currentPack())), attempt + 1);
+    });
   }
 
   private SaveRequest request(SaveMode mode, LazySession session, PrincipalChange principal,

@@ -146,14 +146,15 @@ final class RedisSessionStore {
 
   /**
    * Runs the save script. Returns the new version; for an update, 0 when the session is missing,
-   * partial or expired (nothing written); for a create, -1 when another session holds the id, and 0
-   * when this create was applied before (a re-send) and other writes followed it.
+   * partial or expired (nothing written), {@link SaveResult#PACK_CONFLICT} with the pack the hash
+   * holds when it holds another than the request was made from; for a create, -1 when another
+   * session holds the id, and 0 when this create was applied before (a re-send) and other writes
+   * followed it.
    */
-  long save(String id, SaveRequest request) {
+  SaveResult save(String id, SaveRequest request) {
     byte[][] arguments = counted(request.arguments());
-    Long version = eval(connection.commands(), RedisScript.SAVE, ScriptOutputType.INTEGER,
-        keys.session(id), arguments);
-    return version == null ? 0 : version;
+    return ScriptReplies.save(eval(connection.commands(), RedisScript.SAVE, ScriptOutputType.MULTI,
+        keys.session(id), arguments));
   }
 
   /**
@@ -170,9 +171,11 @@ final class RedisSessionStore {
     for (int attempt = 1; ; attempt++) {
       try {
         return connection.onPrimaryOf(key, primary -> {
-          Long version = eval(primary, RedisScript.SAVE, ScriptOutputType.INTEGER, key, arguments);
-          if (version == null || version <= 0) {
-            return new SaveResult(version == null ? 0 : version, 0, null);
+          SaveResult saved = ScriptReplies.save(
+              eval(primary, RedisScript.SAVE, ScriptOutputType.MULTI, key, arguments));
+          long version = saved.version();
+          if (version <= 0) {
+            return saved;
           }
           metrics.roundTrips.increment();
           try {
@@ -199,8 +202,17 @@ final class RedisSessionStore {
    *
    * @param waitFailure why WAIT failed after the script applied the write (a timeout, a dropped
    *     connection); null when it answered or was not sent
+   * @param currentPack with {@link #PACK_CONFLICT}, the pack the hash holds (null: none)
    */
-  record SaveResult(long version, long acknowledged, @Nullable RedisException waitFailure) {}
+  record SaveResult(long version, long acknowledged, @Nullable RedisException waitFailure,
+      byte @Nullable [] currentPack) {
+    /** The version of an update that found another pack than it was made from: nothing written. */
+    static final long PACK_CONFLICT = -2;
+
+    SaveResult(long version, long acknowledged, @Nullable RedisException waitFailure) {
+      this(version, acknowledged, waitFailure, null);
+    }
+  }
 
   /** WAIT failed after the save script was applied as {@code version}. */
   private static final class WaitFailed extends RuntimeException {

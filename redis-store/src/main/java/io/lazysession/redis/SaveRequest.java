@@ -1,6 +1,9 @@
 package io.lazysession.redis;
 
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.Collection;
+import java.util.HexFormat;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
@@ -9,25 +12,49 @@ import org.jspecify.annotations.Nullable;
  *
  * @param nowMillis the caller's clock, epoch milliseconds
  * @param maxInactiveSeconds the timeout to store; null (updates only) keeps the stored one
- * @param writes attribute name to envelope bytes to store
- * @param removes attribute names whose fields are deleted
+ * @param writes attribute name to envelope bytes to store in fields of their own
+ * @param removes attribute names whose own fields are deleted
+ * @param pack the new pack and the one it was made from; null leaves the pack as it is
  */
 record SaveRequest(SaveMode mode, long nowMillis, long creationMillis, long lastAccessMillis,
     @Nullable Long maxInactiveSeconds, long graceMillis, PrincipalChange principal,
-    Map<String, byte[]> writes, Collection<String> removes) {
+    Map<String, byte[]> writes, Collection<String> removes,
+    AttributePacking.@Nullable PackWrite pack) {
   /**
    * The request that saves {@code session} at {@code nowMillis}. The max inactive interval is sent
    * only when {@code withTimeout} (created, or changed by this request): otherwise the script keeps
    * the stored one, which another node may have changed since this request loaded the session.
+   * {@code writes} and {@code removes} are the session's; {@link AttributePacking#place} decides
+   * which go to fields of their own and which to the pack.
    */
   static SaveRequest of(SaveMode mode, long nowMillis, LazySession session,
       PrincipalChange principal, boolean withTimeout, long graceMillis,
       Map<String, byte[]> writes, Collection<String> removes) {
     long maxInactive = session.getMaxInactiveInterval().isNegative() ? -1L
         : session.getMaxInactiveInterval().getSeconds();
+    AttributePacking.Placement placement =
+        AttributePacking.place(session, writes, removes, mode == SaveMode.CREATE);
     return new SaveRequest(mode, nowMillis, session.getCreationTime().toEpochMilli(),
         session.getLastAccessedTime().toEpochMilli(), withTimeout ? maxInactive : null,
-        graceMillis, principal, writes, removes);
+        graceMillis, principal, placement.fieldWrites(), placement.fieldRemoves(),
+        placement.pack());
+  }
+
+  /** Where this request writes, as {@link AttributePacking} placed it. */
+  AttributePacking.Placement placement() {
+    return new AttributePacking.Placement(writes, removes, pack);
+  }
+
+  /** This request with its writes placed anew (after a pack conflict). */
+  SaveRequest with(AttributePacking.Placement placement) {
+    return new SaveRequest(mode, nowMillis, creationMillis, lastAccessMillis, maxInactiveSeconds,
+        graceMillis, principal, placement.fieldWrites(), placement.fieldRemoves(),
+        placement.pack());
+  }
+
+  /** The pack the hash holds once this request is applied, given the one it was loaded with. */
+  StoredPack packAfter(StoredPack loaded) {
+    return pack != null ? pack.after() : mode == SaveMode.CREATE ? StoredPack.NONE : loaded;
   }
 
   /** How the save script treats the key: see save.lua. */
@@ -46,7 +73,7 @@ record SaveRequest(SaveMode mode, long nowMillis, long creationMillis, long last
 
   /** The save script's arguments, as save.lua reads them. */
   byte[][] arguments() {
-    int size = 8 + writes().size() * 2 + removes().size();
+    int size = 10 + writes().size() * 2 + removes().size();
     byte[][] arguments = new byte[size][];
     int i = 0;
     arguments[i++] = mode.argument;
@@ -57,6 +84,9 @@ record SaveRequest(SaveMode mode, long nowMillis, long creationMillis, long last
         : RedisSessionStore.utf8(Long.toString(maxInactiveSeconds()));
     arguments[i++] = RedisSessionStore.utf8(Long.toString(graceMillis()));
     arguments[i++] = principalArgument(principal());
+    arguments[i++] = pack == null ? new byte[0]
+        : RedisSessionStore.utf8("=" + sha1(pack.expected()));
+    arguments[i++] = pack == null ? new byte[0] : pack.bytes();
     arguments[i++] = RedisSessionStore.utf8(Integer.toString(writes().size()));
     for (Map.Entry<String, byte[]> write : writes().entrySet()) {
       arguments[i++] = RedisSessionStore.utf8(SessionKeys.attributeField(write.getKey()));
@@ -66,6 +96,18 @@ record SaveRequest(SaveMode mode, long nowMillis, long creationMillis, long last
       arguments[i++] = RedisSessionStore.utf8(SessionKeys.attributeField(name));
     }
     return arguments;
+  }
+
+  /** The SHA-1 of a stored pack in hex, as Lua's redis.sha1hex writes it; '' for none. */
+  static String sha1(byte @Nullable [] bytes) {
+    if (bytes == null) {
+      return "";
+    }
+    try {
+      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(bytes));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-1 is a required JDK algorithm", e);
+    }
   }
 
   /** The principal as save.lua reads it: '' unchanged, '-' none, '=' followed by the name. */

@@ -37,22 +37,38 @@ final class ScriptReplies {
   /**
    * The delete script's answer with {@code 'all'}.
    *
-   * @param attributes attribute name to envelope bytes, as the hash held them when it was deleted
+   * @param attributes attribute name to envelope bytes of the fields of their own, as the hash held
+   *     them when it was deleted
+   * @param pack the pack field it held, null when none (not read: {@link AttributePacking})
    */
-  record DeletedHash(SessionMetadata metadata, Map<String, byte[]> attributes) {}
+  record DeletedHash(SessionMetadata metadata, Map<String, byte[]> attributes,
+      byte @Nullable [] pack) {}
 
   /** {c, a, m, p}, then the hash's fields and values: metadata and attributes. */
   static DeletedHash deletedHash(List<byte @Nullable []> answer) {
     Map<String, byte[]> attributes = new LinkedHashMap<>();
+    byte[] pack = null;
     for (int i = 4; i + 1 < answer.size(); i += 2) {
       byte[] name = answer.get(i);
       byte[] value = answer.get(i + 1);
-      String attribute = name == null ? null : SessionKeys.attributeName(new String(name, UTF_8));
-      if (attribute != null && value != null) {
+      String field = name == null ? null : new String(name, UTF_8);
+      String attribute = field == null ? null : SessionKeys.attributeName(field);
+      if (StoredPack.FIELD.equals(field)) {
+        pack = value;
+      } else if (attribute != null && value != null) {
         attributes.put(attribute, value);
       }
     }
-    return new DeletedHash(metadata(answer, 0), attributes);
+    return new DeletedHash(metadata(answer, 0), attributes, pack);
+  }
+
+  /** save.lua's answer: the new version, or -2 and the pack the hash holds now (a conflict). */
+  static RedisSessionStore.SaveResult save(@Nullable List<Object> answer) {
+    if (answer == null || answer.isEmpty() || !(answer.get(0) instanceof Long version)) {
+      return new RedisSessionStore.SaveResult(0, -1, null);
+    }
+    byte[] pack = answer.size() > 1 && answer.get(1) instanceof byte[] b ? b : null;
+    return new RedisSessionStore.SaveResult(version, -1, null, pack);
   }
 
   /**
@@ -69,6 +85,7 @@ final class ScriptReplies {
     long maxInactive = MISSING;
     long version = MISSING;
     String principal = null;
+    byte[] pack = null;
     boolean unchanged = false;
     Map<String, byte[]> attributes = new LinkedHashMap<>(capacity(fields.size() / 2));
     for (int i = 0; i + 1 < fields.size(); i += 2) {
@@ -94,6 +111,7 @@ final class ScriptReplies {
         case 'm' -> maxInactive = decimal(value);
         case 'v' -> version = decimal(value);
         case 'p' -> principal = new String(value, UTF_8);
+        case 's' -> pack = value;
         case '=' -> unchanged = true;
         default -> { } // metadata written by a later version: ignored
       }
@@ -105,12 +123,13 @@ final class ScriptReplies {
       creation = cached.creation();
       attributes = cached.attributes();
     }
+    StoredPack stored = unchanged && cached != null ? cached.pack() : StoredPack.unread(pack);
     if (creation == MISSING || lastAccess == MISSING || maxInactive == MISSING
         || version == MISSING) {
       return null;
     }
     return new StoredSession(creation, lastAccess, maxInactive, version, principal, unchanged,
-        attributes);
+        attributes, stored);
   }
 
   /** find-ssdr.lua's fallback answer, {@code #ssdr} and Spring Session Data Redis's hash; else null. */
@@ -139,7 +158,7 @@ final class ScriptReplies {
     }
     return new StoredSession(cached.creation(), metadata.lastAccess(),
         metadata.maxInactiveSeconds(), cached.version(), metadata.principal(), true,
-        cached.attributes());
+        cached.attributes(), cached.pack());
   }
 
   /** Marks a missing or unreadable number. */

@@ -82,6 +82,7 @@ final class SessionReader {
         return null;
       }
     }
+    stored = AttributePacking.expand(context.serializer(), id, stored);
     if (stored.unchanged()) {
       metrics.nearCacheHits.increment();
       if (cached != null && cached.metadata() == null) {
@@ -92,7 +93,8 @@ final class SessionReader {
       }
     } else if (nearCache.enabled()) {
       nearCache.put(id, new NearCache.Snapshot(stored.version(), stored.creation(),
-          Collections.unmodifiableMap(stored.attributes()), epoch, metadata(stored), stamp));
+          Collections.unmodifiableMap(stored.attributes()), epoch, metadata(stored),
+          stored.pack(), stamp));
     }
     return session(id, stored, epoch);
   }
@@ -107,6 +109,7 @@ final class SessionReader {
     }
     // A near-cache map is shared, never copied: the session reads it and copies on change.
     session.loaded(stored.attributes());
+    session.storedPack(stored.pack());
     return session;
   }
 

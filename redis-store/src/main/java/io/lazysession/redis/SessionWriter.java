@@ -103,8 +103,9 @@ final class SessionWriter {
     }
     String id = session.getId();
     long epoch = nearCache.epoch();
-    SaveResult result = write(id,
+    Sent sent = send(id, session,
         request(SaveMode.UPDATE, session, principal, timeoutChanged, writes, removes));
+    SaveResult result = sent.result();
     if (result.version() <= 0) {
       // Deleted or expired since it was loaded: writing would resurrect a partial session.
       log.debug("session {} was deleted or expired meanwhile; not saved", id);
@@ -114,8 +115,10 @@ final class SessionWriter {
     }
     String oldPrincipal = session.storedPrincipal();
     // Nobody wrote in between (the version moved by exactly one): this copy is what Redis holds.
-    boolean exact = result.version() == session.version() + 1 && session.nearCacheEpoch() == epoch;
-    commit(session, result, writes, removes, false, principal.applyTo(oldPrincipal), epoch, exact);
+    boolean exact = result.version() == session.version() + 1 && session.nearCacheEpoch() == epoch
+        && !sent.retried();
+    commit(session, result, writes, removes, false, principal.applyTo(oldPrincipal), epoch, exact,
+        sent.request().packAfter(session.storedPack()));
     if (timeoutChanged) {
       expiry.schedule(id, session.storedLastAccessedTime(), session.getMaxInactiveInterval());
     }
@@ -140,8 +143,8 @@ final class SessionWriter {
     expiry.scheduleWrite(id, session.getLastAccessedTime(), session.getMaxInactiveInterval());
     boolean principalAdded = newPrincipal != null && principals.add(newPrincipal, id);
     long epoch = nearCache.epoch();
-    SaveResult result = write(id,
-        request(SaveMode.CREATE, session, principal, true, writes, List.of()));
+    SaveRequest request = request(SaveMode.CREATE, session, principal, true, writes, List.of());
+    SaveResult result = write(id, request);
     if (result.version() < 0) {
       if (principalAdded) {
         principals.remove(newPrincipal, id); // not ours: the id belongs to another session
@@ -151,7 +154,8 @@ final class SessionWriter {
     }
     // 0: an earlier attempt of this very write was applied and other writes followed it.
     boolean writtenSince = result.version() == 0;
-    commit(session, result, writes, List.of(), true, newPrincipal, epoch, !writtenSince);
+    commit(session, result, writes, List.of(), true, newPrincipal, epoch, !writtenSince,
+        request.packAfter(session.storedPack()));
     if (idChanged) {
       principals.remove(oldPrincipal, oldId);
     } else {
@@ -181,7 +185,10 @@ final class SessionWriter {
       return;
     }
     // Other requests may have saved the old id since this one loaded it: their changes move too.
-    session.mergeStored(stored.attributes(), stored.metadata());
+    AttributePacking.Expanded expanded =
+        AttributePacking.expand(session.serializer(), oldId, stored.attributes(), stored.pack());
+    session.mergeStored(expanded.attributes(), stored.metadata());
+    session.storedPack(expanded.pack());
     writeFull(session, true, principal);
   }
 
@@ -245,10 +252,33 @@ final class SessionWriter {
    */
   private void commit(LazySession session, SaveResult result, Map<String, byte[]> writes,
       Collection<String> removes, boolean full, @Nullable String principal, long epoch,
-      boolean exact) {
+      boolean exact, StoredPack pack) {
     metrics.saves.increment();
     session.committed(result.version(), writes, removes, full, principal, epoch);
+    session.storedPack(pack);
     nearCache.afterSave(session, epoch, exact && replicated(result));
+  }
+
+  /** A save as finally sent, and whether its pack had to be rebased onto another one first. */
+  private record Sent(SaveResult result, SaveRequest request, boolean retried) {}
+
+  /**
+   * Writes an update; when another request rewrote the pack since this one loaded it, applies this
+   * request's pack changes to the current pack and sends it again (see {@link AttributePacking}).
+   */
+  private Sent send(String id, LazySession session, SaveRequest request) {
+    SaveRequest sending = request;
+    for (int attempt = 1; ; attempt++) {
+      SaveResult result = write(id, sending);
+      if (result.version() != SaveResult.PACK_CONFLICT) {
+        return new Sent(result, sending, attempt > 1);
+      }
+      if (attempt >= AttributePacking.MAX_ATTEMPTS) {
+        throw AttributePacking.unsettled(id);
+      }
+      sending = sending.with(AttributePacking.rebase(session.serializer(), id,
+          sending.placement(), result.currentPack()));
+    }
   }
 
   private SaveRequest request(SaveMode mode, LazySession session, PrincipalChange principal,
@@ -260,7 +290,7 @@ final class SessionWriter {
   /** The save script, followed by WAIT when durability is on. */
   private SaveResult write(String id, SaveRequest request) {
     if (!durability.on()) {
-      return new SaveResult(store.save(id, request), -1, null);
+      return store.save(id, request);
     }
     return store.saveAndWait(id, request, durability.replicas(), durability.timeout());
   }

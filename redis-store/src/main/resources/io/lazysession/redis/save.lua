@@ -8,11 +8,17 @@
 --          stored one, so a request that did not change it never undoes another node's change
 -- ARGV[6]: grace, milliseconds, kept on top of the inactive interval before Redis drops the hash
 -- ARGV[7]: principal: '' unchanged, '-' none, '=' followed by the name to store
--- ARGV[8]: number N of fields to set; then N field/value pairs; then the fields to delete
+-- ARGV[8]: the pack (field #s, small attributes together): '' leaves it as it is; else '=' followed
+--          by the SHA-1 (hex) of the pack this request loaded ('=' alone: none). An update writes
+--          only when the hash still holds exactly that pack
+-- ARGV[9]: the new pack ('' deletes the field), when ARGV[8] is not ''
+-- ARGV[10]: number N of fields to set; then N field/value pairs; then the fields to delete
 -- Returns the new version; 0 when an update finds the session missing, partial or expired (nothing
 -- is written, so a session deleted meanwhile is not resurrected); -1 when creating over an existing key
 -- of another creation time. A create whose key exists with the same creation time was already applied
--- (a re-send): 1 when nothing was written since, 0 when something was.
+-- (a re-send): 1 when nothing was written since, 0 when something was. {-2, pack} when an update finds
+-- another pack than the one it was made from (nothing is written; {-2} when the hash has none): the
+-- caller applies its changes to that pack and sends the save again.
 local key = KEYS[1]
 local now = tonumber(ARGV[2])
 -- Numbers are written back as the strings they came in: Lua would print large ones in %.14g.
@@ -35,6 +41,15 @@ if ARGV[1] == 'u' then
   end
   if maxInactiveText == '' then
     maxInactiveText = meta[2]
+  end
+  if ARGV[8] ~= '' then
+    local pack = redis.call('HGET', key, '#s')
+    if ARGV[8] ~= '=' .. (pack and redis.sha1hex(pack) or '') then
+      if pack then
+        return {-2, pack}
+      end
+      return {-2}
+    end
   end
 else
   if redis.call('EXISTS', key) == 1 then
@@ -63,8 +78,15 @@ end
 -- session may hold thousands of attributes. A chunk is an even number of arguments, so the field /
 -- value pairs stay together.
 local chunk = 1000
-local setEnd = 8 + tonumber(ARGV[8]) * 2
-local i = 9
+if ARGV[8] ~= '' then
+  if ARGV[9] == '' then
+    redis.call('HDEL', key, '#s')
+  else
+    redis.call('HSET', key, '#s', ARGV[9])
+  end
+end
+local setEnd = 10 + tonumber(ARGV[10]) * 2
+local i = 11
 while i <= setEnd do
   local last = math.min(i + chunk - 1, setEnd)
   redis.call('HSET', key, unpack(ARGV, i, last))

@@ -132,7 +132,7 @@ class NearCacheTrackingTest {
     leased();
     cache.put("s1", new NearCache.Snapshot(3, 1, Map.of(), cache.epoch(), null, cache.stamp("s1")));
     cache.put("s2", new NearCache.Snapshot(3, 1, Map.of(), cache.epoch(),
-        new NearCache.Metadata(5, 1800, null)));
+        new NearCache.Metadata(5, 1800, null), StoredPack.NONE));
 
     assertThat(cache.trusted("s1")).isNull();
     assertThat(cache.trusted("s2")).isNull();

@@ -95,12 +95,34 @@ class ScriptRepliesTest {
   void unchanged_copyWithMetadata_isConfirmedWhole() {
     Map<String, byte[]> attributes = Map.of("cart", new byte[] {7});
     NearCache.Snapshot cached = new NearCache.Snapshot(4, 1000, attributes, 0,
-        new NearCache.Metadata(2000, 1800, "ada"));
+        new NearCache.Metadata(2000, 1800, "ada"), StoredPack.NONE);
 
     StoredSession stored = ScriptReplies.unchanged(cached);
 
-    assertThat(stored).isEqualTo(new StoredSession(1000, 2000, 1800, 4, "ada", true, attributes));
+    assertThat(stored).isEqualTo(new StoredSession(1000, 2000, 1800, 4, "ada", true, attributes,
+        StoredPack.NONE));
     assertThat(stored.attributes()).isSameAs(attributes);
+  }
+
+  @Test
+  void find_packField_isKeptApartFromAttributes() {
+    StoredSession stored = ScriptReplies.find(fields("#c", "1", "#a", "2", "#m", "3", "#v", "4",
+        "#s", "P", "cart", "x", "##s", "y"), null);
+
+    assertThat(stored.attributes().keySet()).containsExactly("cart", "#s");
+    assertThat(stored.pack().bytes()).containsExactly('P');
+    assertThat(stored.pack().entries()).isNull(); // read by AttributePacking, which has a serializer
+  }
+
+  @Test
+  void save_conflict_carriesTheCurrentPack() {
+    RedisSessionStore.SaveResult conflict =
+        ScriptReplies.save(java.util.List.of(-2L, new byte[] {9}));
+
+    assertThat(conflict.version()).isEqualTo(RedisSessionStore.SaveResult.PACK_CONFLICT);
+    assertThat(conflict.currentPack()).containsExactly(9);
+    assertThat(ScriptReplies.save(java.util.List.of(-2L)).currentPack()).isNull();
+    assertThat(ScriptReplies.save(java.util.List.of(7L)).version()).isEqualTo(7);
   }
 
   @Test

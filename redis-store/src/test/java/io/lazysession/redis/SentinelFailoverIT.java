@@ -136,10 +136,8 @@ class SentinelFailoverIT {
     try (StatefulRedisConnection<byte[], byte[]> connection = direct.connect(ByteArrayCodec.INSTANCE)) {
       SessionKeys keys = new SessionKeys(namespace);
       for (Worker worker : workers) {
-        Set<String> stored = new HashSet<>();
-        for (byte[] field : connection.sync().hkeys(keys.session(worker.sessionId))) {
-          stored.add(new String(field, UTF_8));
-        }
+        Set<String> stored = new HashSet<>(TestRedis.storedAttributes(connection.sync(),
+            keys.session(worker.sessionId)).keySet());
         assertThat(stored).as("session %s on the new primary", worker.sessionId)
             .containsAll(worker.acknowledged).containsAll(worker.appliedNotReplicated);
       }

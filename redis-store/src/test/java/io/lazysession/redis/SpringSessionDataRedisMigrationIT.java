@@ -261,8 +261,9 @@ class SpringSessionDataRedisMigrationIT {
     // Never-read attributes are copied as the JDK envelopes they were read as; read ones are
     // re-encoded with the configured codec (Kryo).
     byte[] hash = (namespace + ":s:{" + id + "}").getBytes(UTF_8);
+    // (The re-encoded one is small: it moved into the pack.)
     assertThat(raw.hget(hash, "cart".getBytes(UTF_8))).startsWith(0xA1, 0x01, 0x00, 0xAC, 0xED);
-    assertThat(raw.hget(hash, "greeting".getBytes(UTF_8))).startsWith(0xA1, 0x02);
+    assertThat(TestRedis.storedAttributes(raw, hash).get("greeting")).startsWith(0xA1, 0x02);
     assertThat(new String(raw.hget(hash, "#p".getBytes(UTF_8)), UTF_8)).isEqualTo("alice");
   }
 
@@ -381,13 +382,13 @@ class SpringSessionDataRedisMigrationIT {
       assertThat((String) session.getAttribute("greeting")).isEqualTo("hello, alice");
       session.setAttribute("checkoutStep", "PAYMENT"); // saved at once: the take-over
       byte[] hash = (namespace + ":s:{" + id + "}").getBytes(UTF_8);
-      byte[] takenOver = raw.hget(hash, "greeting".getBytes(UTF_8));
+      byte[] takenOver = TestRedis.storedAttributes(raw, hash).get("greeting");
       long version = session.version();
 
       immediate.save(session); // the end of the request
 
       assertThat(takenOver).startsWith(0xA1, 0x02);
-      assertThat(raw.hget(hash, "greeting".getBytes(UTF_8))).isEqualTo(takenOver);
+      assertThat(TestRedis.storedAttributes(raw, hash).get("greeting")).isEqualTo(takenOver);
       assertThat(session.version()).isEqualTo(version);
     }
   }

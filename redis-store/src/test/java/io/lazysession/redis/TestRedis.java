@@ -42,6 +42,30 @@ final class TestRedis {
     return session.getId();
   }
 
+  /**
+   * The attributes a session hash stores (name to envelope), those in fields of their own and those
+   * in the pack ({@code #s}) alike, as a load sees them: an own field wins over a pack entry.
+   */
+  static java.util.Map<String, byte[]> storedAttributes(RedisCommands<byte[], byte[]> raw,
+      byte[] key) {
+    java.util.Map<String, byte[]> own = new java.util.LinkedHashMap<>();
+    byte[] pack = null;
+    for (java.util.Map.Entry<byte[], byte[]> field : raw.hgetall(key).entrySet()) {
+      String name = new String(field.getKey(), java.nio.charset.StandardCharsets.UTF_8);
+      if (name.equals(StoredPack.FIELD)) {
+        pack = field.getValue();
+      } else if (SessionKeys.attributeName(name) != null) {
+        own.put(SessionKeys.attributeName(name), field.getValue());
+      }
+    }
+    java.util.Map<String, byte[]> all = new java.util.LinkedHashMap<>();
+    if (pack != null) {
+      all.putAll(serializer().unpack(pack));
+    }
+    all.putAll(own);
+    return all;
+  }
+
   /** A plain binary connection, to look at (or plant) what the repository stores. */
   static RedisCommands<byte[], byte[]> rawCommands(RedisClient client) {
     StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);

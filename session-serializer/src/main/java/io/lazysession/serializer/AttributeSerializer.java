@@ -36,6 +36,11 @@ import org.jspecify.annotations.Nullable;
 public final class AttributeSerializer {
   /** Largest decoded payload accepted or written by default: 16 MiB. */
   public static final int DEFAULT_MAX_PAYLOAD_BYTES = Codecs.DEFAULT_MAX_PAYLOAD_BYTES;
+  /**
+   * Codec payloads up to this many bytes are packed by default: written as uncompressed envelopes
+   * that the store keeps together in one {@linkplain #pack pack}, compressed as a unit.
+   */
+  public static final int DEFAULT_PACK_MAX_BYTES = 1024;
 
   private final CodecKind codecKind;
   private final Compression compression;
@@ -43,6 +48,7 @@ public final class AttributeSerializer {
   private final List<ZstdDictionary> dictionaries;
   private final ClassLoader classLoader;
   private final int maxPayloadBytes;
+  private final int packMaxBytes;
   private final Map<CodecKind, Codec> codecs;
   private final Codec writer;
   private final Map<Integer, ZstdDictionary> dictionariesById;
@@ -53,6 +59,7 @@ public final class AttributeSerializer {
     this.allowList = builder.allowList;
     this.classLoader = builder.classLoader != null ? builder.classLoader : defaultClassLoader();
     this.maxPayloadBytes = builder.maxPayloadBytes;
+    this.packMaxBytes = builder.packMaxBytes;
     this.codecs = new EnumMap<>(CodecKind.class);
     for (CodecKind kind : CodecKind.values()) {
       codecs.put(kind, Codecs.of(kind, allowList, classLoader, maxPayloadBytes));
@@ -89,6 +96,7 @@ public final class AttributeSerializer {
     b.dictionaries = dictionaries;
     b.classLoader = classLoader;
     b.maxPayloadBytes = maxPayloadBytes;
+    b.packMaxBytes = packMaxBytes;
     return b;
   }
 
@@ -126,7 +134,9 @@ public final class AttributeSerializer {
 
   /** Wraps a payload written by the codec of this kind, compressing it as configured. */
   byte[] envelope(CodecKind codecKind, byte[] payload) {
-    if (compression.enabled() && payload.length >= compression.minBytes()) {
+    // A payload that will be packed is compressed with the pack, not on its own.
+    if (compression.enabled() && payload.length >= compression.minBytes()
+        && payload.length > packMaxBytes) {
       ZstdDictionary dictionary = compression.dictionary();
       EnvelopeHeader header = EnvelopeHeader.zstd(codecKind,
           dictionary == null ? 0 : dictionary.id(), payload.length);
@@ -225,6 +235,43 @@ public final class AttributeSerializer {
     return dictionary;
   }
 
+  /**
+   * Whether the store keeps this envelope in the pack rather than in a field of its own: packing is
+   * on, and the envelope is uncompressed with a payload of at most {@link #packMaxBytes()} bytes.
+   */
+  public boolean packable(byte[] envelope) {
+    return packMaxBytes > 0 && envelope.length >= 3 && envelope.length - 3 <= packMaxBytes
+        && (envelope[0] & 0xFF) == EnvelopeHeader.FORMAT_BYTE
+        && envelope[2] == EnvelopeCompression.NONE.id();
+  }
+
+  /**
+   * Writes the envelopes of several attributes (name to envelope) as one pack, compressed as one
+   * unit with this serializer's compression (and dictionary); format in docs/envelope-format.md.
+   */
+  public byte[] pack(Map<String, byte[]> envelopes) {
+    return AttributePack.write(envelopes, compression);
+  }
+
+  /**
+   * Reads a pack written by {@link #pack}: name to envelope, in written order. The envelopes are not
+   * decoded.
+   *
+   * @throws CorruptDataException if the bytes are not a valid pack
+   * @throws IncompatibleDataException if a later version of the format wrote it, or it is larger
+   *     than {@link #maxPayloadBytes()}
+   * @throws UnknownDictionaryException if it was compressed with a dictionary this node lacks
+   * @throws io.lazysession.serializer.codec.DecodeLimitException past the decompression ratio cap
+   */
+  public Map<String, byte[]> unpack(byte[] pack) {
+    return AttributePack.read(pack, maxPayloadBytes, dictionariesById::get);
+  }
+
+  /** Largest codec payload that is packed; 0 when every attribute is stored on its own. */
+  public int packMaxBytes() {
+    return packMaxBytes;
+  }
+
   /** A value that stays as these envelope bytes until first read. */
   public LazyValue lazy(byte[] envelope) {
     return EnvelopeLazyValue.ofBytes(this, envelope);
@@ -270,6 +317,7 @@ public final class AttributeSerializer {
     private List<ZstdDictionary> dictionaries = List.of();
     private @Nullable ClassLoader classLoader;
     private int maxPayloadBytes = DEFAULT_MAX_PAYLOAD_BYTES;
+    private int packMaxBytes = DEFAULT_PACK_MAX_BYTES;
 
     private Builder() {}
 
@@ -315,6 +363,22 @@ public final class AttributeSerializer {
         throw new IllegalArgumentException("maxPayloadBytes must be >= 1024, was " + maxPayloadBytes);
       }
       this.maxPayloadBytes = maxPayloadBytes;
+      return this;
+    }
+
+    /**
+     * Codec payloads up to this many bytes are packed (the setting
+     * {@code lazysession.pack.max-bytes}): written as uncompressed envelopes, which the store keeps
+     * together in one hash field, compressed as one unit, so that small attributes share what they
+     * have in common and do not each cost a hash field. 0 stores every attribute in its own field.
+     * Default {@value #DEFAULT_PACK_MAX_BYTES}.
+     */
+    public Builder packMaxBytes(int packMaxBytes) {
+      if (packMaxBytes < 0 || packMaxBytes > 65536) {
+        throw new IllegalArgumentException("packMaxBytes must be between 0 and 65536, was "
+            + packMaxBytes);
+      }
+      this.packMaxBytes = packMaxBytes;
       return this;
     }
 

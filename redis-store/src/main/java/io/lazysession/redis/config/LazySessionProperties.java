@@ -55,6 +55,7 @@ import org.springframework.util.unit.DataSize;
  * @param durability Replicas that must acknowledge each save.
  * @param maxValueBytes The largest encoded attribute value written or read; a bigger value fails
  *     its save with an error naming the attribute. Default: 16MB.
+ * @param pack Small attributes stored together in one hash field, compressed as one unit.
  * @param migrateFrom Take over sessions stored by another store on their first request:
  *     spring-session-data-redis (Spring Session Data Redis 4.x, both repositories). Off by default.
  * @param migrateFromNamespace The key prefix of the sessions to take over. Default:
@@ -78,6 +79,7 @@ public record LazySessionProperties(
         Duration cleanupInterval,
     @DefaultValue Durability durability,
     @Nullable DataSize maxValueBytes,
+    @DefaultValue Pack pack,
     @Nullable String migrateFrom,
     @Nullable String migrateFromNamespace) {
 
@@ -170,6 +172,23 @@ public record LazySessionProperties(
   }
 
   /**
+   * The attribute pack, {@code lazysession.pack.*}.
+   *
+   * @param maxBytes Attributes that encode to at most this many bytes are stored together in one
+   *     hash field, compressed as one unit (with the zstd dictionary when one is configured);
+   *     larger ones in fields of their own. 0 stores every attribute in its own field.
+   */
+  public record Pack(@DefaultValue("" + AttributeSerializer.DEFAULT_PACK_MAX_BYTES + "B")
+      DataSize maxBytes) {
+    public Pack {
+      if (maxBytes.isNegative() || maxBytes.toBytes() > 65536) {
+        throw new IllegalArgumentException(PREFIX + ".pack.max-bytes must be between 0 and 64KB, "
+            + "was " + maxBytes);
+      }
+    }
+  }
+
+  /**
    * Replicated saves, {@code lazysession.durability.*}.
    *
    * @param replicas Replicas that must acknowledge each save (Redis WAIT); 0 turns it off.
@@ -237,7 +256,8 @@ public record LazySessionProperties(
     AttributeSerializer.Builder builder = AttributeSerializer.builder()
         .codec(codecKind())
         .compression(compressionSettings())
-        .allowList(allowList);
+        .allowList(allowList)
+        .packMaxBytes((int) pack.maxBytes().toBytes());
     if (maxValueBytes != null) {
       builder.maxPayloadBytes((int) maxValueBytes.toBytes());
     }

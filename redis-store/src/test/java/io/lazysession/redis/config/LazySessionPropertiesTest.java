@@ -180,6 +180,22 @@ class LazySessionPropertiesTest {
   }
 
   @Test
+  void bind_packMaxBytes_reachesTheSerializer() {
+    assertThat(bind().serializer(java.util.List.of(), null).packMaxBytes())
+        .isEqualTo(io.lazysession.serializer.AttributeSerializer.DEFAULT_PACK_MAX_BYTES);
+    assertThat(bind("lazysession.pack.max-bytes", "0").serializer(java.util.List.of(), null)
+        .packMaxBytes()).isZero();
+    assertThat(bind("lazysession.pack.max-bytes", "2KB").serializer(java.util.List.of(), null)
+        .packMaxBytes()).isEqualTo(2048);
+  }
+
+  @Test
+  void bind_packMaxBytesOutOfRange_failsNamingTheProperty() {
+    assertThatThrownBy(() -> bind("lazysession.pack.max-bytes", "1MB"))
+        .hasRootCauseMessage("lazysession.pack.max-bytes must be between 0 and 64KB, was 1048576B");
+  }
+
+  @Test
   void allowedPackages_isImmutable() {
     LazySessionProperties properties = bind("lazysession.allowed-packages", "com.example");
 

@@ -1,0 +1,37 @@
+package io.lazysession.redis;
+
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The pack field ({@value #FIELD}) of a session hash as this node knows it: its bytes as stored, and
+ * the attributes whose value lives in it (name to envelope; a name stored in a field of its own too
+ * is not among them, as the own field wins). Immutable; the map and arrays are never modified.
+ *
+ * @param bytes the field's value as stored; null when the hash has no pack
+ * @param entries the attributes read from it; null while it has not been read yet (a find answer)
+ * @param unreadable why this node cannot read it (a newer format, a dictionary it lacks, a corrupt
+ *     frame); null when it could. An unreadable pack is never rewritten nor deleted.
+ */
+record StoredPack(byte @Nullable [] bytes, @Nullable Map<String, byte[]> entries,
+    @Nullable String unreadable) {
+  /** The hash field that holds the pack. */
+  static final String FIELD = "#s";
+  /** No pack. */
+  static final StoredPack NONE = new StoredPack(null, Map.of(), null);
+
+  /** A pack as a find or delete answer carried it, not read yet. */
+  static StoredPack unread(byte @Nullable [] bytes) {
+    return bytes == null ? NONE : new StoredPack(bytes, null, null);
+  }
+
+  /** Whether this node can rewrite it: there is none, or it was read. */
+  boolean writable() {
+    return unreadable == null && entries != null;
+  }
+
+  /** The attributes whose value lives in the pack (empty when unread or unreadable). */
+  Map<String, byte[]> members() {
+    return entries == null ? Map.of() : entries;
+  }
+}

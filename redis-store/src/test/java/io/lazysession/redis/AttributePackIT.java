@@ -1,0 +1,173 @@
+package io.lazysession.redis;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lazysession.serializer.AttributeSerializer;
+import io.lazysession.testing.RedisServerExtension;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Small attributes live together in the pack field ({@code #s}), larger ones in fields of their own:
+ * the layout, concurrent changes on two nodes, moves between the two places, and a pack this node
+ * cannot read (planted bytes on real Redis), which is never rewritten nor deleted.
+ */
+class AttributePackIT {
+  @RegisterExtension
+  static final RedisServerExtension redis = RedisServerExtension.standalone();
+
+  @RegisterExtension
+  static final TwoNodes nodes = TwoNodes.on(redis);
+
+  private static final byte[] PACK = StoredPack.FIELD.getBytes(UTF_8);
+
+  byte[] key(String id) {
+    return (nodes.namespace() + ":s:{" + id + "}").getBytes(UTF_8);
+  }
+
+  Map<String, byte[]> packed(String id) {
+    byte[] pack = nodes.raw().hget(key(id), PACK);
+    return pack == null ? Map.of() : TestRedis.serializer().unpack(pack);
+  }
+
+  List<String> fields(String id) {
+    return nodes.raw().hkeys(key(id)).stream().map(f -> new String(f, UTF_8)).sorted()
+        .collect(Collectors.toList());
+  }
+
+  static String large() {
+    byte[] random = new byte[3000];
+    new Random(7).nextBytes(random);
+    return java.util.HexFormat.of().formatHex(random);
+  }
+
+  @Test
+  void save_newSession_smallAttributesInThePackLargeOnesInOwnFields() {
+    LazySession session = nodes.a().createSession();
+    session.setAttribute("visits", 42);
+    session.setAttribute("#odd", "escaped name");
+    session.setAttribute("document", large());
+    nodes.a().save(session);
+
+    assertThat(fields(session.getId())).containsExactly("#a", "#c", "#m", "#s", "#v", "document");
+    assertThat(packed(session.getId()).keySet()).containsExactly("visits", "#odd");
+    LazySession loaded = nodes.b().findById(session.getId());
+    assertThat(loaded.<Integer>getAttribute("visits")).isEqualTo(42);
+    assertThat(loaded.<String>getAttribute("#odd")).isEqualTo("escaped name");
+    assertThat(loaded.<String>getAttribute("document")).isEqualTo(large());
+  }
+
+  @Test
+  void save_concurrentChangesOfPackedAttributesOnTwoNodes_keepBoth() {
+    String id = TestRedis.storeShopSession(nodes.a());
+    LazySession onA = nodes.a().findById(id);
+    LazySession onB = nodes.b().findById(id);
+    onA.setAttribute("fromA", "a");
+    onB.setAttribute("fromB", "b");
+    onB.removeAttribute("visits");
+
+    nodes.a().save(onA);
+    nodes.b().save(onB); // loaded the pack A replaced: re-applied onto A's
+
+    LazySession result = nodes.a().findById(id);
+    assertThat(result.<String>getAttribute("fromA")).isEqualTo("a");
+    assertThat(result.<String>getAttribute("fromB")).isEqualTo("b");
+    assertThat(result.<Object>getAttribute("visits")).isNull();
+    assertThat(packed(id)).containsKeys("fromA", "fromB").doesNotContainKey("visits");
+  }
+
+  @Test
+  void save_attributeGrowsAndShrinks_movesBetweenPackAndOwnFieldInOneCall() {
+    LazySession session = nodes.a().createSession();
+    session.setAttribute("note", "short");
+    nodes.a().save(session);
+    String id = session.getId();
+
+    LazySession grown = nodes.b().findById(id);
+    grown.setAttribute("note", large());
+    nodes.b().save(grown);
+    assertThat(fields(id)).contains("note").doesNotContain("#s");
+
+    LazySession shrunk = nodes.a().findById(id);
+    shrunk.setAttribute("note", "short again");
+    nodes.a().save(shrunk);
+    assertThat(fields(id)).contains("#s").doesNotContain("note");
+    assertThat(nodes.b().findById(id).<String>getAttribute("note")).isEqualTo("short again");
+  }
+
+  @Test
+  void findById_nameInOwnFieldAndPack_ownFieldWins() {
+    LazySession session = nodes.a().createSession();
+    session.setAttribute("note", "packed");
+    nodes.a().save(session);
+    nodes.raw().hset(key(session.getId()), "note".getBytes(UTF_8),
+        TestRedis.serializer().serialize("own field"));
+
+    assertThat(nodes.b().findById(session.getId()).<String>getAttribute("note"))
+        .isEqualTo("own field");
+  }
+
+  /** A pack of a later format version, one compressed with an unknown dictionary, a corrupt one. */
+  static byte[] unreadablePack(String kind) {
+    AttributeSerializer serializer = TestRedis.serializer();
+    Map<String, byte[]> entries = Map.of("theirs", serializer.serialize("written elsewhere"));
+    return switch (kind) {
+      case "newer-version" -> {
+        byte[] pack = serializer.pack(entries);
+        pack[0] = (byte) 0xB2;
+        yield pack;
+      }
+      // compression 2, dictionary id 12345 (varint B9 60), 10 bytes decoded from a 5-byte frame
+      case "unknown-dictionary" -> new byte[] {(byte) 0xB1, 2, (byte) 0xB9, 0x60, 10, 1, 2, 3, 4, 5};
+      default -> new byte[] {(byte) 0xB1, 1, 40, 1, 2, 3};
+    };
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"newer-version", "unknown-dictionary", "corrupt"})
+  void unreadablePack_isHiddenNeverRewrittenAndMovesWithTheId(String kind) {
+    LazySession session = nodes.a().createSession();
+    session.setAttribute("document", large());
+    nodes.a().save(session);
+    RedisCommands<byte[], byte[]> raw = nodes.raw();
+    byte[] planted = unreadablePack(kind);
+    raw.hset(key(session.getId()), PACK, planted);
+    raw.hincrby(key(session.getId()), "#v".getBytes(UTF_8), 1);
+
+    LazySession loaded = nodes.b().findById(session.getId());
+    assertThat(loaded.getAttributeNames()).containsExactly("document");
+    assertThat(loaded.<String>getAttribute("document")).isEqualTo(large());
+    loaded.setAttribute("visits", 1);
+    nodes.b().save(loaded);
+
+    assertThat(raw.hget(key(session.getId()), PACK)).isEqualTo(planted);
+    assertThat(fields(session.getId())).contains("visits");
+    LazySession again = nodes.a().findById(session.getId());
+    assertThat(again.<Integer>getAttribute("visits")).isEqualTo(1);
+    String newId = again.changeSessionId();
+    nodes.a().save(again);
+    assertThat(raw.hget(key(newId), PACK)).isEqualTo(planted);
+    assertThat(nodes.b().findById(newId).<Integer>getAttribute("visits")).isEqualTo(1);
+  }
+
+  @Test
+  void changeSessionId_packedAttributes_moveToTheNewId() {
+    String id = TestRedis.storeShopSession(nodes.a());
+    LazySession session = nodes.b().findById(id);
+    String newId = session.changeSessionId();
+    nodes.b().save(session);
+
+    assertThat(nodes.raw().exists(key(id))).isZero();
+    assertThat(packed(newId).keySet()).isNotEmpty();
+    assertThat(nodes.a().findById(newId).getAttributeNames())
+        .containsExactlyInAnyOrderElementsOf(ShopFixtures.attributes().keySet());
+  }
+}

@@ -1,0 +1,231 @@
+package io.lazysession.serializer;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import io.lazysession.serializer.codec.DecodeLimitException;
+import io.lazysession.serializer.compress.Compression;
+import io.lazysession.serializer.compress.ZstdCompressor;
+import io.lazysession.serializer.compress.ZstdDictionary;
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.IntFunction;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The pack: several small attributes' envelopes in one value, compressed together (format in
+ * docs/envelope-format.md, "Attribute pack"):
+ *
+ * <pre>
+ * byte 0   format byte: 0xB1 (high nibble 0xB marks a pack, low nibble is the version, 1)
+ * byte 1   compression id: 0 none, 1 zstd, 2 zstd with dictionary (as in an envelope)
+ * varint   dictionary id, only for compression 2
+ * varint   decoded body length, only for compression 1 and 2
+ * ...      body, as is or as one zstd frame
+ * body     varint entry count, then per entry: varint name length, the name (UTF-8),
+ *          varint envelope length, the envelope
+ * </pre>
+ *
+ * Varints as in the envelope header (unsigned LEB128, at most 5 bytes). Stateless and thread-safe.
+ *
+ * <p>Design: names and envelopes are compressed as one frame, so what attributes share (class names,
+ * field names, common strings) is stored once. Decoding is strict: a body larger than the payload
+ * limit, more than {@link #MAX_ENTRIES} entries, a frame past the ratio cap, a truncated or trailing
+ * byte, a repeated or malformed name, an entry that is not an envelope are all refused before
+ * anything is built from them.
+ */
+final class AttributePack {
+  /** The format byte of version 1. */
+  static final int FORMAT_BYTE = 0xB1;
+  /** Most entries one pack may hold (the store packs only small attributes of one session). */
+  static final int MAX_ENTRIES = 10_000;
+
+  private AttributePack() {}
+
+  /** Writes a pack of {@code envelopes} (name to envelope), compressed as {@code compression} says. */
+  static byte[] write(Map<String, byte[]> envelopes, Compression compression) {
+    ByteArrayOutputStream body = new ByteArrayOutputStream(64 + 16 * envelopes.size());
+    writeVarint(body, envelopes.size());
+    for (Map.Entry<String, byte[]> entry : envelopes.entrySet()) {
+      byte[] name = entry.getKey().getBytes(UTF_8);
+      writeVarint(body, name.length);
+      body.write(name, 0, name.length);
+      writeVarint(body, entry.getValue().length);
+      body.write(entry.getValue(), 0, entry.getValue().length);
+    }
+    byte[] raw = body.toByteArray();
+    if (compression.enabled()) {
+      ZstdDictionary dictionary = compression.dictionary();
+      byte[] frame = ZstdCompressor.compress(raw, 0, raw.length, compression.level(), dictionary);
+      ByteArrayOutputStream pack = new ByteArrayOutputStream(frame.length + 12);
+      pack.write(FORMAT_BYTE);
+      pack.write(dictionary == null ? 1 : 2);
+      if (dictionary != null) {
+        writeVarint(pack, dictionary.id());
+      }
+      writeVarint(pack, raw.length);
+      pack.write(frame, 0, frame.length);
+      if (pack.size() < raw.length + 2 && ZstdCompressor.withinRatio(raw.length, frame.length)) {
+        return pack.toByteArray();
+      }
+    }
+    byte[] pack = new byte[raw.length + 2];
+    pack[0] = (byte) FORMAT_BYTE;
+    System.arraycopy(raw, 0, pack, 2, raw.length);
+    return pack;
+  }
+
+  /**
+   * Reads a pack: name to envelope, in written order.
+   *
+   * @param maxBodyBytes larger declared or stored bodies are refused
+   * @param dictionaries the dictionary of an id, or null when this reader lacks it
+   * @throws CorruptDataException if the bytes are not a valid pack
+   * @throws IncompatibleDataException if a later version of the format wrote it, or its body is
+   *     over {@code maxBodyBytes}
+   * @throws UnknownDictionaryException if it was compressed with a dictionary this reader lacks
+   * @throws DecodeLimitException if its frame declares more than the ratio cap allows
+   */
+  static Map<String, byte[]> read(byte[] pack, int maxBodyBytes,
+      IntFunction<@Nullable ZstdDictionary> dictionaries) {
+    if (pack.length < 2) {
+      throw new CorruptDataException("pack of " + pack.length + " bytes is shorter than its header");
+    }
+    int format = pack[0] & 0xFF;
+    if ((format & 0xF0) != 0xB0) {
+      throw new CorruptDataException(String.format("pack starts with 0x%02X, expected 0xB1", format));
+    }
+    if (format != FORMAT_BYTE) {
+      throw new IncompatibleDataException(null, "the attribute pack is of format version "
+          + (format & 0x0F) + ", this node reads version 1 (written by a newer lazysession)", null);
+    }
+    int compression = pack[1] & 0xFF;
+    if (compression == 0) {
+      checkBody(pack.length - 2, maxBodyBytes);
+      return body(pack, 2, pack.length);
+    }
+    if (compression != 1 && compression != 2) {
+      throw new CorruptDataException("pack names unknown compression id " + compression);
+    }
+    Cursor header = new Cursor(pack, 2, pack.length);
+    ZstdDictionary dictionary = null;
+    if (compression == 2) {
+      int id = header.varint();
+      if (id == 0) {
+        throw new CorruptDataException("pack names zstd dictionary id 0");
+      }
+      dictionary = dictionaries.apply(id);
+      if (dictionary == null) {
+        throw new UnknownDictionaryException(id);
+      }
+    }
+    int decoded = header.varint();
+    checkBody(decoded, maxBodyBytes);
+    byte[] body = ZstdCompressor.decompress(pack, header.position, pack.length - header.position,
+        decoded, dictionary);
+    return body(body, 0, body.length);
+  }
+
+  private static void checkBody(long length, int maxBodyBytes) {
+    if (length < 1) {
+      throw new CorruptDataException("pack body is empty");
+    }
+    if (length > maxBodyBytes) {
+      throw new IncompatibleDataException(null, "the attribute pack is " + length + " bytes, more "
+          + "than the maximum of " + maxBodyBytes + " bytes set by "
+          + ValueTooLargeException.PROPERTY, null);
+    }
+  }
+
+  private static Map<String, byte[]> body(byte[] bytes, int from, int to) {
+    Cursor in = new Cursor(bytes, from, to);
+    int count = in.varint();
+    // Each entry takes at least 5 bytes (two lengths and a 3-byte envelope header).
+    if (count > MAX_ENTRIES || count > (to - in.position) / 5) {
+      throw new DecodeLimitException("pack declares " + count + " entries, more than its "
+          + (to - in.position) + " bytes or the limit of " + MAX_ENTRIES + " hold");
+    }
+    Map<String, byte[]> entries = new LinkedHashMap<>((int) (count / 0.75f) + 1);
+    for (int i = 0; i < count; i++) {
+      String name = in.name(in.varint());
+      byte[] envelope = in.bytes(in.varint());
+      if (envelope.length < 3 || (envelope[0] & 0xF0) != 0xA0) {
+        throw new CorruptDataException("pack entry " + i + " is not an envelope");
+      }
+      if (entries.put(name, envelope) != null) {
+        throw new CorruptDataException("pack holds the name of entry " + i + " twice");
+      }
+    }
+    if (in.position != to) {
+      throw new CorruptDataException("pack has " + (to - in.position) + " trailing bytes");
+    }
+    return entries;
+  }
+
+  private static void writeVarint(ByteArrayOutputStream out, int value) {
+    long v = value & 0xFFFFFFFFL;
+    while (v >= 0x80) {
+      out.write((int) (v | 0x80));
+      v >>>= 7;
+    }
+    out.write((int) v);
+  }
+
+  /** Reads varints, names and byte runs of a range, refusing anything past its end. */
+  private static final class Cursor {
+    private final byte[] bytes;
+    private final int end;
+    private int position;
+
+    Cursor(byte[] bytes, int position, int end) {
+      this.bytes = bytes;
+      this.position = position;
+      this.end = end;
+    }
+
+    int varint() {
+      long value = 0;
+      for (int i = 0; i < 5; i++) {
+        if (position >= end) {
+          throw new CorruptDataException("pack is truncated");
+        }
+        int b = bytes[position++] & 0xFF;
+        value |= (long) (b & 0x7F) << (7 * i);
+        if ((b & 0x80) == 0) {
+          if (value > Integer.MAX_VALUE) {
+            throw new CorruptDataException("pack varint overflows");
+          }
+          return (int) value;
+        }
+      }
+      throw new CorruptDataException("pack varint is longer than 5 bytes");
+    }
+
+    byte[] bytes(int length) {
+      if (length > end - position) {
+        throw new CorruptDataException("pack is truncated");
+      }
+      byte[] copy = java.util.Arrays.copyOfRange(bytes, position, position + length);
+      position += length;
+      return copy;
+    }
+
+    String name(int length) {
+      if (length > end - position) {
+        throw new CorruptDataException("pack is truncated");
+      }
+      try {
+        String name = UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+            .onUnmappableCharacter(CodingErrorAction.REPORT)
+            .decode(ByteBuffer.wrap(bytes, position, length)).toString();
+        position += length;
+        return name;
+      } catch (CharacterCodingException e) {
+        throw new CorruptDataException("pack holds a name that is not UTF-8", e);
+      }
+    }
+  }
+}

@@ -1,0 +1,181 @@
+package io.lazysession.serializer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.lazysession.serializer.codec.CodecKind;
+import io.lazysession.serializer.codec.DecodeLimitException;
+import io.lazysession.serializer.compress.Compression;
+import io.lazysession.serializer.compress.ZstdCompressor;
+import io.lazysession.serializer.compress.ZstdDictionary;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class AttributePackTest {
+  private static final AttributeSerializer RAW = serializer(Compression.none());
+  private static final AttributeSerializer ZSTD = serializer(Compression.zstd(3, 256));
+  private static final AttributeSerializer DICTIONARY =
+      serializer(Compression.zstd(3, 32,
+          ZstdDictionary.of(GoldenFiles.read("golden/dictionary.hex"))));
+
+  private static AttributeSerializer serializer(Compression compression) {
+    return AttributeSerializer.builder().codec(CodecKind.KRYO).compression(compression)
+        .allowList(GoldenVectorsTest.ALLOW).build();
+  }
+
+  /** Three small attributes of a shop session, as envelopes of the writer. */
+  private static Map<String, byte[]> entries(AttributeSerializer writer) {
+    Map<String, byte[]> entries = new LinkedHashMap<>();
+    entries.put("csrfToken", writer.serialize("3f2b8c1e-54a7-4d0b-9e61-1c0b7a9d2e44"));
+    entries.put("checkoutStep", writer.serialize("SHIPPING"));
+    entries.put("recentlyViewed", writer.serialize(List.of("sku-1001", "sku-1002", "sku-1003")));
+    return entries;
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"none", "zstd", "dictionary"})
+  void pack_pinnedEntries_writesCommittedBytesAndReadsThemBack(String compression) {
+    AttributeSerializer writer = switch (compression) {
+      case "none" -> RAW;
+      case "zstd" -> ZSTD;
+      default -> DICTIONARY;
+    };
+    Map<String, byte[]> entries = entries(writer);
+
+    byte[] pack = writer.pack(entries);
+
+    assertThat(pack).isEqualTo(GoldenFiles.readOrWrite("golden/pack-" + compression + ".hex", pack));
+    assertThat(pack[0] & 0xFF).isEqualTo(0xB1);
+    Map<String, byte[]> read = DICTIONARY.unpack(pack);
+    assertThat(read.keySet()).containsExactly("csrfToken", "checkoutStep", "recentlyViewed");
+    entries.forEach((name, envelope) -> assertThat(read.get(name)).isEqualTo(envelope));
+    assertThat(DICTIONARY.deserialize(read.get("checkoutStep"))).isEqualTo("SHIPPING");
+  }
+
+  @Test
+  void pack_uncompressed_isHeaderThenBody() {
+    byte[] envelope = RAW.serialize("x");
+
+    byte[] pack = RAW.pack(Map.of("a", envelope));
+
+    // 0xB1, compression 0, count 1, name length 1, "a", envelope length, envelope
+    assertThat(pack).hasSize(2 + 1 + 1 + 1 + 1 + envelope.length);
+    assertThat(pack[1]).isZero();
+    assertThat(pack[2]).isEqualTo((byte) 1);
+    assertThat(pack[4]).isEqualTo((byte) 'a');
+  }
+
+  @Test
+  void pack_zstd_sharesWhatEntriesHaveInCommon() {
+    Map<String, byte[]> entries = new LinkedHashMap<>();
+    for (int i = 0; i < 12; i++) {
+      entries.put("recentlyViewed" + i, ZSTD.serialize(List.of("sku-100" + i, "sku-200" + i)));
+    }
+
+    byte[] pack = ZSTD.pack(entries);
+
+    assertThat(pack[1]).isEqualTo((byte) 1);
+    assertThat(pack.length).isLessThan(RAW.pack(entries).length / 2);
+  }
+
+  @Test
+  void pack_incompressible_isWrittenUncompressed() {
+    byte[] pack = ZSTD.pack(Map.of("a", ZSTD.serialize("x")));
+
+    assertThat(pack[1]).isZero();
+    assertThat(ZSTD.unpack(pack).keySet()).containsExactly("a");
+  }
+
+  @Test
+  void packable_smallUncompressedEnvelope_only() {
+    AttributeSerializer small = ZSTD.toBuilder().packMaxBytes(16).build();
+
+    assertThat(small.packable(small.serialize("short"))).isTrue();
+    assertThat(small.packable(small.serialize("a string longer than sixteen bytes"))).isFalse();
+    assertThat(ZSTD.toBuilder().packMaxBytes(0).build().packable(ZSTD.serialize("short")))
+        .isFalse();
+    byte[] compressed = ZSTD.toBuilder().packMaxBytes(0).build().serialize("x".repeat(2000));
+    assertThat(ZSTD.packable(compressed)).isFalse();
+  }
+
+  @Test
+  void serialize_payloadWithinPackLimit_isNotCompressedOnItsOwn() {
+    String value = "y".repeat(600);
+
+    assertThat(ZSTD.header(ZSTD.serialize(value)).compression().id()).isZero();
+    assertThat(ZSTD.toBuilder().packMaxBytes(0).build().header(ZSTD.toBuilder().packMaxBytes(0)
+        .build().serialize(value)).compression().id()).isEqualTo(1);
+  }
+
+  @Test
+  void packMaxBytes_outOfRange_throwsNamingParameter() {
+    assertThatThrownBy(() -> AttributeSerializer.builder().packMaxBytes(-1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("packMaxBytes must be between 0 and 65536, was -1");
+    assertThat(AttributeSerializer.builder().packMaxBytes(77).build().toBuilder().build()
+        .packMaxBytes()).isEqualTo(77);
+  }
+
+  @Test
+  void unpack_unknownVersion_isIncompatible() {
+    byte[] pack = ZSTD.pack(entries(ZSTD));
+    pack[0] = (byte) 0xB2;
+
+    assertThatThrownBy(() -> ZSTD.unpack(pack)).isInstanceOf(IncompatibleDataException.class)
+        .hasMessageContaining("format version 2");
+  }
+
+  @Test
+  void unpack_unknownDictionary_isUnknownDictionary() {
+    byte[] pack = DICTIONARY.pack(entries(DICTIONARY));
+
+    assertThatThrownBy(() -> ZSTD.unpack(pack)).isInstanceOf(UnknownDictionaryException.class);
+  }
+
+  @Test
+  void unpack_bodyOverPayloadLimit_isIncompatible() {
+    AttributeSerializer small = RAW.toBuilder().maxPayloadBytes(1024).build();
+    byte[] pack = RAW.pack(Map.of("big", RAW.serialize("z".repeat(1100))));
+
+    assertThatThrownBy(() -> small.unpack(pack)).isInstanceOf(IncompatibleDataException.class)
+        .hasMessageContaining(ValueTooLargeException.PROPERTY);
+  }
+
+  @Test
+  void unpack_frameBeyondRatioCap_isRefusedBeforeDecompressing() {
+    // zstd header claiming 64 MiB from a 10-byte frame
+    byte[] pack = {(byte) 0xB1, 1, (byte) 0x80, (byte) 0x80, (byte) 0x80, 0x20, 1, 2, 3, 4, 5, 6,
+        7, 8, 9, 10};
+    AttributeSerializer roomy = RAW.toBuilder().maxPayloadBytes(128 * 1024 * 1024).build();
+
+    assertThatThrownBy(() -> roomy.unpack(pack)).isInstanceOf(DecodeLimitException.class);
+    assertThat(ZstdCompressor.MAX_RATIO).isPositive();
+  }
+
+  @Test
+  void unpack_hostileBodies_areCorruptOrLimited() {
+    byte[] envelope = RAW.serialize("x");
+    byte[] good = RAW.pack(Map.of("a", envelope));
+    for (byte[] hostile : Set.of(
+        new byte[0],
+        new byte[] {(byte) 0xA1, 0},
+        new byte[] {(byte) 0xB1, 7, 0},
+        new byte[] {(byte) 0xB1, 0},
+        java.util.Arrays.copyOf(good, good.length - 1),
+        java.util.Arrays.copyOf(good, good.length + 1),
+        new byte[] {(byte) 0xB1, 0, 2, 1, 'a', 3, (byte) 0xA1, 2, 0, 1, 'a', 3, (byte) 0xA1, 2, 0},
+        new byte[] {(byte) 0xB1, 0, 1, 1, 'a', 3, 1, 2, 3},
+        new byte[] {(byte) 0xB1, 0, 1, 1, (byte) 0xFF, 3, (byte) 0xA1, 2, 0},
+        new byte[] {(byte) 0xB1, 0, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, 0x0F},
+        new byte[] {(byte) 0xB1, 0, (byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80,
+            (byte) 0x80, 0})) {
+      assertThatThrownBy(() -> RAW.unpack(hostile)).as(java.util.HexFormat.of().formatHex(hostile))
+          .isInstanceOfAny(CorruptDataException.class, DecodeLimitException.class);
+    }
+  }
+}
