@@ -133,10 +133,6 @@ final class NearCache {
     }
   }
 
-  boolean tracked() {
-    return tracking != null;
-  }
-
   /** Stores a copy unless a reset happened since its epoch began. */
   void put(String id, Snapshot snapshot) {
     if (cache != null && snapshot.epoch() == epoch.get()) {

@@ -2,14 +2,17 @@ package io.lazysession.redis;
 
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisException;
+import io.lettuce.core.StatefulRedisConnectionImpl;
 import io.lettuce.core.TrackingArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.push.PushListener;
 import io.lettuce.core.api.push.PushMessage;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.protocol.ProtocolVersion;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -81,15 +84,7 @@ final class TrackingConnection implements AutoCloseable {
   }
 
   private void start() {
-    RedisCommands<String, String> commands = connection.sync();
-    String info;
-    try {
-      info = commands.clientInfo();
-    } catch (RedisException e) {
-      throw refused("Redis does not answer CLIENT INFO (" + e.getMessage() + "); tracked reads "
-          + "need Redis 6.2 or later");
-    }
-    if (!(" " + info).contains(" resp=3")) {
+    if (!speaksResp3()) {
       throw refused("the connection speaks RESP2, and invalidations are pushed only over RESP3: "
           + "leave the RedisClient's ClientOptions.protocolVersion unset or RESP3, on Redis 6.2+");
     }
@@ -110,12 +105,25 @@ final class TrackingConnection implements AutoCloseable {
     });
     try {
       renew();
-    } catch (RedisException e) {
+    } catch (RedisCommandExecutionException e) {
       throw refused("Redis refused " + e.getMessage() + " (an ACL must allow CLIENT TRACKING, "
           + "CLIENT SETNAME and PING on this connection)");
     }
     long period = Math.max(TimeUnit.MILLISECONDS.toNanos(1), tracking.maxStalenessNanos() / 4);
     renewer.scheduleWithFixedDelay(this::renewSafely, period, period, TimeUnit.NANOSECONDS);
+  }
+
+  /** What Lettuce negotiated (HELLO); CLIENT INFO where the connection does not say. */
+  private boolean speaksResp3() {
+    if (connection instanceof StatefulRedisConnectionImpl<?, ?> negotiated) {
+      return negotiated.getConnectionState().getNegotiatedProtocolVersion()
+          == ProtocolVersion.RESP3;
+    }
+    try {
+      return (" " + connection.sync().clientInfo()).contains(" resp=3");
+    } catch (RedisCommandExecutionException e) {
+      return false; // before Redis 6.2
+    }
   }
 
   private IllegalArgumentException refused(String why) {
