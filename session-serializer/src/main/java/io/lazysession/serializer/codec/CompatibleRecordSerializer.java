@@ -11,6 +11,8 @@ import java.lang.reflect.Method;
 import java.lang.reflect.RecordComponent;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Objects;
+import java.util.stream.IntStream;
 
 /**
  * A record serializer that survives components being added or removed between deploys, in the same
@@ -55,8 +57,8 @@ final class CompatibleRecordSerializer<T> extends Serializer<T> {
       accessors[i].setAccessible(true);
       indexByName.put(names[i], i);
     }
-    this.header = java.util.Objects.requireNonNull(SchemaHeader.of(names));
-    this.ownSchema = java.util.stream.IntStream.range(0, names.length).toArray();
+    this.header = Objects.requireNonNull(SchemaHeader.of(names));
+    this.ownSchema = IntStream.range(0, names.length).toArray();
     try {
       this.constructor = type.getDeclaredConstructor(types);
       constructor.setAccessible(true);
