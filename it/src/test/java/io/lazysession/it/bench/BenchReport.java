@@ -488,6 +488,12 @@ final class BenchReport {
             + "without the near cache (%s µs)", near, num(nearReadCpu), nearRatio, readRatio,
             num(readCpu)));
       }
+      if (floorStores().contains(Stores.TRACKED)) {
+        lines.add(String.format(Locale.ROOT, "(opt-in tracked near cache) read-only request CPU: "
+            + "`%s` %s µs, %.2fx its PING (a hit sends no command)", Stores.TRACKED,
+            num(floorMedian(Stores.TRACKED, Workload.READ.label(), CellResult::cpuMicrosPerRequest)),
+            floorRatio(Stores.TRACKED, Workload.READ.label())));
+      }
     } else if (ping == null || read == null || change == null) {
       lines.add("CPU at the floor: not evaluated (the run lacks `" + DEFAULT_LAZY
           + "` on the reference session)");
@@ -564,8 +570,7 @@ final class BenchReport {
       lines.add("Large values: the cost of a 1 MB and a 10 MB attribute is in the table above "
           + "(not a pass/fail target)");
     }
-    lines.add("NOT MEASURED — optional zero-round-trip reads (CLIENT TRACKING): no such read mode in "
-        + "this code");
+    lines.addAll(trackedReads(ref));
     CellResult durable = cell(Stores.DURABLE, ref, Workload.WRITE.label(), manyThreads);
     if (durable != null) {
       CellResult plain = cell(Stores.DEFAULT_ON_REPLICA, ref, Workload.WRITE.label(), manyThreads);
@@ -576,6 +581,32 @@ final class BenchReport {
           durable.errors(), durable.requests(), durable.errors() == 0 ? "" : ": " + durable.note()));
     }
     return lines;
+  }
+
+  /**
+   * Target 5: the tracked near cache's read-only request against the validated one, in the same run:
+   * Redis commands and round trips per request, and throughput with few and many threads.
+   */
+  private List<String> trackedReads(String ref) {
+    String validated = DEFAULT_LAZY + "+near";
+    CellResult tracked = cell(Stores.TRACKED, ref, Workload.READ.label(), fewThreads);
+    CellResult plain = cell(validated, ref, Workload.READ.label(), fewThreads);
+    if (tracked == null || plain == null) {
+      return List.of("Zero-round-trip reads: not evaluated (the run lacks `" + Stores.TRACKED
+          + "` or `" + validated + "` on the reference session)");
+    }
+    CellResult trackedMany = cell(Stores.TRACKED, ref, Workload.READ.label(), manyThreads);
+    CellResult plainMany = cell(validated, ref, Workload.READ.label(), manyThreads);
+    String many = trackedMany == null || plainMany == null ? "" : String.format(Locale.ROOT,
+        "; %d threads: %s req/s against %s", manyThreads, num(trackedMany.throughput()),
+        num(plainMany.throughput()));
+    return List.of(verdict(tracked.roundTripsPerRequest() < 0.01) + String.format(Locale.ROOT,
+        "zero-round-trip reads (opt-in, `lazysession.near-cache.mode=track`): `%s` read sends %s "
+            + "commands and %s round trips per request against %s and %s for `%s`; %d thread%s: "
+            + "%s req/s against %s%s", Stores.TRACKED, num(tracked.redisCommandsPerRequest()),
+        num(tracked.roundTripsPerRequest()), num(plain.redisCommandsPerRequest()),
+        num(plain.roundTripsPerRequest()), validated, fewThreads, fewThreads == 1 ? "" : "s",
+        num(tracked.throughput()), num(plain.throughput()), many));
   }
 
   private ReplicationCostHarness.@Nullable MemoryResult memory(String store, int listpackValue) {

@@ -55,11 +55,11 @@ final class ReplicationCostHarness {
   /** hash-max-listpack-value settings the memory cells are repeated with (besides the default). */
   static final List<Integer> RAISED_LISTPACK_VALUES = List.of(1024, 4096);
   /**
-   * Stores of the interleaved floor cells: the defaults with and without the near cache, and Kryo
-   * without compression (what zstd costs).
+   * Stores of the interleaved floor cells: the defaults with and without the near cache, with the
+   * tracked near cache (a hit without a call), and Kryo without compression (what zstd costs).
    */
   static final List<String> FLOOR_STORES =
-      List.of("lazy-kryo", "lazy-kryo-zstd", "lazy-kryo-zstd+near");
+      List.of("lazy-kryo", "lazy-kryo-zstd", "lazy-kryo-zstd+near", Stores.TRACKED);
   static final String SAVE_WORKLOAD = "save (create session holding it)";
   static final String READ_WORKLOAD = "read it";
   private static final int TEMPLATES = 16;
