@@ -86,7 +86,7 @@ final class ReactiveRedisSessionStore {
             for (byte[] value : values) {
               result.add(value.length == 0 ? null : value);
             }
-            return ScriptReplies.metadata(result, 0);
+            return ScriptReplies.storedMetadata(result);
           });
     });
   }

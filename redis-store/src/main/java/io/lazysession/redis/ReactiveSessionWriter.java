@@ -104,6 +104,10 @@ final class ReactiveSessionWriter {
       PrincipalChange principal =
           newPrincipal == null ? change : PrincipalChange.setTo(newPrincipal);
       String id = session.getId();
+      // Built here, on the subscribing thread, as the attributes were encoded: making the pack
+      // compresses, which is CPU work an event loop should not do, nor load native code for.
+      SaveRequest request =
+          request(SaveMode.CREATE, session, principal, true, writes, List.of());
       // Index entries first, as SessionWriter.writeFull explains.
       Mono<Boolean> added = newPrincipal == null ? Mono.just(false)
           : store.addToPrincipal(newPrincipal, id);
@@ -111,8 +115,6 @@ final class ReactiveSessionWriter {
           .then(added)
           .flatMap(principalAdded -> {
             long epoch = nearCache.epoch();
-            SaveRequest request =
-                request(SaveMode.CREATE, session, principal, true, writes, List.of());
             return store.save(id, request)
                 .flatMap(saved -> {
                   long version = saved.version();

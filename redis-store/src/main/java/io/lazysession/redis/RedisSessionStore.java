@@ -32,9 +32,8 @@ import org.jspecify.annotations.Nullable;
  * the repository translates them.
  */
 final class RedisSessionStore {
-  /** Creation, last access, max inactive and principal: what an expiry event needs. */
-  static final byte[][] METADATA_FIELDS = {utf8(SessionKeys.CREATION),
-      utf8(SessionKeys.LAST_ACCESS), utf8(SessionKeys.MAX_INACTIVE), utf8(SessionKeys.PRINCIPAL)};
+  /** The metadata field and the principal: what an expiry event needs. */
+  static final byte[][] METADATA_FIELDS = {utf8(SessionKeys.METADATA), utf8(SessionKeys.PRINCIPAL)};
 
   private static final byte[][] NO_COPY = {new byte[0]};
   private static final byte[] WITH_METADATA = utf8("m");
@@ -260,11 +259,11 @@ final class RedisSessionStore {
   SessionMetadata metadata(String id) {
     metrics.roundTrips.increment();
     var values = connection.commands().hmget(keys.session(id), METADATA_FIELDS);
-    List<byte @Nullable []> result = new ArrayList<>(4);
+    List<byte @Nullable []> result = new ArrayList<>(2);
     for (var value : values) {
       result.add(value.hasValue() ? value.getValue() : null);
     }
-    return ScriptReplies.metadata(result, 0);
+    return ScriptReplies.storedMetadata(result);
   }
 
   void scheduleExpiry(String id, long dueMillis) {

@@ -98,16 +98,32 @@ record SaveRequest(SaveMode mode, long nowMillis, long creationMillis, long last
     return arguments;
   }
 
+  /**
+   * Looked up once, when this class is first used (usually not on an event loop: the first lookup of
+   * a provider may read files); each use takes a copy.
+   */
+  private static final MessageDigest SHA1 = sha1Digest();
+
+  private static MessageDigest sha1Digest() {
+    try {
+      return MessageDigest.getInstance("SHA-1");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-1 is a required JDK algorithm", e);
+    }
+  }
+
   /** The SHA-1 of a stored pack in hex, as Lua's redis.sha1hex writes it; '' for none. */
   static String sha1(byte @Nullable [] bytes) {
     if (bytes == null) {
       return "";
     }
+    MessageDigest digest;
     try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(bytes));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-1 is a required JDK algorithm", e);
+      digest = (MessageDigest) SHA1.clone();
+    } catch (CloneNotSupportedException e) {
+      digest = sha1Digest();
     }
+    return HexFormat.of().formatHex(digest.digest(bytes));
   }
 
   /** The principal as save.lua reads it: '' unchanged, '-' none, '=' followed by the name. */

@@ -102,6 +102,16 @@ final class ScriptReplies {
         attributes.put(new String(name, 1, name.length - 1, UTF_8), value); // escaped '#' name
         continue;
       }
+      if (name.length == 1) {
+        long[] numbers = metadataField(value);
+        if (numbers != null) {
+          creation = numbers[0];
+          lastAccess = numbers[1];
+          maxInactive = numbers[2];
+          version = numbers[3];
+        }
+        continue;
+      }
       if (name.length != 2) {
         continue; // metadata written by a later version: ignored
       }
@@ -193,6 +203,39 @@ final class ScriptReplies {
     }
     Long parsed = number(bytes);
     return parsed == null ? MISSING : parsed;
+  }
+
+  /**
+   * The metadata field {@code #}, {@code creation:lastAccess:maxInactive:version}; null when it is
+   * not four numbers.
+   */
+  static long @Nullable [] metadataField(byte[] value) {
+    long[] numbers = new long[4];
+    int start = 0;
+    for (int i = 0; i < 4; i++) {
+      int end = start;
+      while (end < value.length && value[end] != ':') {
+        end++;
+      }
+      if ((end == value.length) != (i == 3)) {
+        return null;
+      }
+      numbers[i] = decimal(java.util.Arrays.copyOfRange(value, start, end));
+      if (numbers[i] == MISSING) {
+        return null;
+      }
+      start = end + 1;
+    }
+    return numbers;
+  }
+
+  /** The metadata field and the principal ({@code HMGET # #p}); missing ones null. */
+  static SessionMetadata storedMetadata(List<byte @Nullable []> values) {
+    byte[] field = at(values, 0);
+    long[] numbers = field == null ? null : metadataField(field);
+    return new SessionMetadata(numbers == null ? null : numbers[0],
+        numbers == null ? null : numbers[1], numbers == null ? null : numbers[2],
+        text(at(values, 1)));
   }
 
   /** {creation, last access, max inactive, principal} from {@code from} on; missing ones null. */

@@ -12,6 +12,9 @@ import org.jspecify.annotations.Nullable;
  * every other attribute is stored under its own name.
  */
 final class SessionKeys {
+  /** The metadata field: {@code creation:lastAccess:maxInactive:version}, ASCII decimal numbers. */
+  static final String METADATA = "#";
+  /** Labels of the metadata in find.lua's answer for a copy that lacks them (not hash fields). */
   static final String CREATION = "#c";
   static final String LAST_ACCESS = "#a";
   static final String MAX_INACTIVE = "#m";

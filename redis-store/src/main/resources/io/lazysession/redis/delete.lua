@@ -6,17 +6,22 @@
 -- Returns {c, a, m, p} of the deleted session (p may be nil), followed with 'all' by its fields and
 -- values as HGETALL gives them; nil when there was nothing live to delete. An expired session is left
 -- for the expiry sweep, so that it is reported once, as expired.
+-- The metadata field '#' holds 'creation:lastAccess:maxInactive:version'.
 local key = KEYS[1]
-local meta = redis.call('HMGET', key, '#c', '#a', '#m', '#p', '#v')
-if not meta[2] or not meta[3] or not meta[5] then
+local meta = redis.call('HMGET', key, '#', '#p')
+local c, a, m, v
+if meta[1] then
+  c, a, m, v = string.match(meta[1], '^([^:]*):([^:]*):([^:]*):([^:]*)$')
+end
+if not v then
   redis.call('DEL', key)
   return nil
 end
-local maxInactive = tonumber(meta[3])
-if maxInactive >= 0 and tonumber(meta[2]) + maxInactive * 1000 <= tonumber(ARGV[1]) then
+local maxInactive = tonumber(m)
+if maxInactive >= 0 and tonumber(a) + maxInactive * 1000 <= tonumber(ARGV[1]) then
   return nil
 end
-local answer = {meta[1], meta[2], meta[3], meta[4]}
+local answer = {c, a, m, meta[2]}
 if ARGV[2] == 'all' then
   -- A loop, not unpack: a session may hold more fields than Lua's stack takes.
   local fields = redis.call('HGETALL', key)

@@ -6,18 +6,23 @@
 -- Returns {'expired', c, a, m, p} when it deleted an expired session; {'gone', c, a, m, p} when the
 -- hash was missing or incomplete (deleted if present; the values may be nil); {'live', a, m} when the
 -- session is live again (nothing deleted); {'never'} when it no longer expires.
+-- The metadata field '#' holds 'creation:lastAccess:maxInactive:version'.
 local key = KEYS[1]
-local meta = redis.call('HMGET', key, '#c', '#a', '#m', '#p', '#v')
-if not meta[2] or not meta[3] or not meta[5] then
-  redis.call('DEL', key)
-  return {'gone', meta[1], meta[2], meta[3], meta[4]}
+local meta = redis.call('HMGET', key, '#', '#p')
+local c, a, m, v
+if meta[1] then
+  c, a, m, v = string.match(meta[1], '^([^:]*):([^:]*):([^:]*):([^:]*)$')
 end
-local maxInactive = tonumber(meta[3])
+if not v then
+  redis.call('DEL', key)
+  return {'gone', false, false, false, meta[2]}
+end
+local maxInactive = tonumber(m)
 if maxInactive < 0 then
   return {'never'}
 end
-if tonumber(meta[2]) + maxInactive * 1000 > tonumber(ARGV[1]) then
-  return {'live', meta[2], meta[3]}
+if tonumber(a) + maxInactive * 1000 > tonumber(ARGV[1]) then
+  return {'live', a, m}
 end
 redis.call('DEL', key)
-return {'expired', meta[1], meta[2], meta[3], meta[4]}
+return {'expired', c, a, m, meta[2]}

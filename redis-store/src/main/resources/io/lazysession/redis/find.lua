@@ -3,27 +3,30 @@
 -- KEYS[1]: the session hash
 -- ARGV[1]: the version the caller holds in its near cache, or '' when it holds none
 -- ARGV[2]: absent when the caller's copy holds the metadata of that version too (every write of
---          '#a', '#m' or '#p' bumps '#v'); 'm' when it holds only the attributes and creation time
--- Returns nil when the hash is missing or has no version (a partial hash counts as missing);
+--          the last access, the timeout or '#p' bumps the version); 'm' when it holds only the
+--          attributes and creation time
+-- The metadata field '#' holds 'creation:lastAccess:maxInactive:version' (ASCII decimal numbers).
+-- Returns nil when the hash is missing or has no readable metadata (a partial hash counts as missing);
 -- when ARGV[1] is the stored version (the caller's copy is current): the bare integer 1 (4 bytes on
 -- the wire), or with ARGV[2] {'#=', '1', '#a', a, '#m', m, '#v', v[, '#p', p]};
 -- otherwise every field and value (HGETALL).
-local version = redis.call('HGET', KEYS[1], '#v')
+local meta = redis.call('HGET', KEYS[1], '#')
+if not meta then
+  return nil
+end
+local _, lastAccess, maxInactive, version = string.match(meta, '^([^:]*):([^:]*):([^:]*):([^:]*)$')
 if not version then
   return nil
 end
 if ARGV[1] ~= '' and ARGV[1] == version then
-  local meta = redis.call('HMGET', KEYS[1], '#a', '#m', '#p')
-  if not meta[1] or not meta[2] then
-    return nil
-  end
   if not ARGV[2] then
     return 1
   end
-  local answer = {'#=', '1', '#a', meta[1], '#m', meta[2], '#v', version}
-  if meta[3] then
+  local answer = {'#=', '1', '#a', lastAccess, '#m', maxInactive, '#v', version}
+  local principal = redis.call('HGET', KEYS[1], '#p')
+  if principal then
     answer[9] = '#p'
-    answer[10] = meta[3]
+    answer[10] = principal
   end
   return answer
 end

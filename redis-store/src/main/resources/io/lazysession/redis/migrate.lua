@@ -1,5 +1,6 @@
 -- Creates a session hash from a session taken over from Spring Session Data Redis, unless the key
--- already exists (another node took it over first). Same fields and TTL rule as a create by save.lua.
+-- already exists (another node took it over first). Same metadata field ('#': creation, last access,
+-- max inactive, version 1) and TTL rule as a create by save.lua.
 -- KEYS[1]: the session hash
 -- ARGV[1]: now, epoch milliseconds (the application's clock)
 -- ARGV[2]: creation time, epoch milliseconds
@@ -12,7 +13,7 @@ local key = KEYS[1]
 if redis.call('EXISTS', key) == 1 then
   return 0
 end
-redis.call('HSET', key, '#c', ARGV[2], '#a', ARGV[3], '#m', ARGV[4], '#v', '1')
+redis.call('HSET', key, '#', ARGV[2] .. ':' .. ARGV[3] .. ':' .. ARGV[4] .. ':1')
 -- In chunks, as save.lua: unpack fails beyond Lua's stack limit.
 local chunk = 1000
 local i = 6

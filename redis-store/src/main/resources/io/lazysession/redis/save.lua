@@ -4,6 +4,8 @@
 -- ARGV[2]: now, epoch milliseconds (the application's clock)
 -- ARGV[3]: creation time, epoch milliseconds (used when creating)
 -- ARGV[4]: last access time, epoch milliseconds (the stored one only ever moves forward)
+-- The metadata field '#' holds 'creation:lastAccess:maxInactive:version' (ASCII decimal numbers);
+-- every call that writes bumps the version.
 -- ARGV[5]: max inactive interval, seconds; negative means never expires; '' (update only) keeps the
 --          stored one, so a request that did not change it never undoes another node's change
 -- ARGV[6]: grace, milliseconds, kept on top of the inactive interval before Redis drops the hash
@@ -25,22 +27,30 @@ local now = tonumber(ARGV[2])
 local lastAccessText = ARGV[4]
 local lastAccess = tonumber(lastAccessText)
 local maxInactiveText = ARGV[5]
+local creationText = ARGV[3]
+local version = 1
 if ARGV[1] == 'u' then
-  local meta = redis.call('HMGET', key, '#a', '#m', '#v')
-  if not meta[1] or not meta[2] or not meta[3] then
+  local meta = redis.call('HGET', key, '#')
+  local c, a, m, v
+  if meta then
+    c, a, m, v = string.match(meta, '^([^:]*):([^:]*):([^:]*):([^:]*)$')
+  end
+  if not v then
     return 0
   end
-  local storedAccess = tonumber(meta[1])
-  local storedMax = tonumber(meta[2])
+  local storedAccess = tonumber(a)
+  local storedMax = tonumber(m)
   if storedMax >= 0 and storedAccess + storedMax * 1000 <= now then
     return 0
   end
   if storedAccess > lastAccess then
     lastAccess = storedAccess
-    lastAccessText = meta[1]
+    lastAccessText = a
   end
+  creationText = c
+  version = tonumber(v) + 1
   if maxInactiveText == '' then
-    maxInactiveText = meta[2]
+    maxInactiveText = m
   end
   if ARGV[8] ~= '' then
     local pack = redis.call('HGET', key, '#s')
@@ -56,18 +66,21 @@ else
     -- The same create arriving twice (Lettuce re-sends a command whose answer a dropped connection
     -- lost) finds its own creation time: success, never a duplicate id. Version 1 means nothing was
     -- written since, so the hash is exactly this create's; 0 means other writes followed.
-    if redis.call('HGET', key, '#c') == ARGV[3] then
-      if redis.call('HGET', key, '#v') == '1' then
+    local meta = redis.call('HGET', key, '#')
+    local c, a, m, v
+    if meta then
+      c, a, m, v = string.match(meta, '^([^:]*):([^:]*):([^:]*):([^:]*)$')
+    end
+    if c == ARGV[3] then
+      if v == '1' then
         return 1
       end
       return 0
     end
     return -1
   end
-  redis.call('HSET', key, '#c', ARGV[3])
 end
 local maxInactive = tonumber(maxInactiveText)
-redis.call('HSET', key, '#a', lastAccessText, '#m', maxInactiveText)
 local principal = ARGV[7]
 if principal == '-' then
   redis.call('HDEL', key, '#p')
@@ -97,7 +110,8 @@ while i <= #ARGV do
   redis.call('HDEL', key, unpack(ARGV, i, last))
   i = last + 1
 end
-local version = redis.call('HINCRBY', key, '#v', 1)
+redis.call('HSET', key, '#', creationText .. ':' .. lastAccessText .. ':' .. maxInactiveText .. ':'
+  .. string.format('%d', version))
 if maxInactive < 0 then
   redis.call('PERSIST', key)
 else

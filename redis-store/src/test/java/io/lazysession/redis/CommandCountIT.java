@@ -90,10 +90,10 @@ class CommandCountIT {
 
     Map<String, Long> delta = stats.during(() -> repository.save(session));
 
-    // All three attributes live in the pack: one HGET checks it is the one loaded, one HSET
-    // writes the new one (the removed attribute leaves with it), one HSET the metadata.
-    assertThat(delta).isEqualTo(Map.of(
-        "evalsha", 1L, "hmget", 1L, "hget", 1L, "hset", 2L, "hincrby", 1L, "pexpire", 1L));
+    // One HGET reads the metadata field, one checks the pack is the one loaded (all three
+    // attributes live in it); one HSET writes the new pack (the removed attribute leaves with it),
+    // one the metadata with the next version.
+    assertThat(delta).isEqualTo(Map.of("evalsha", 1L, "hget", 2L, "hset", 2L, "pexpire", 1L));
   }
 
   @Test
@@ -117,8 +117,7 @@ class CommandCountIT {
 
     Map<String, Long> delta = stats.during(() -> repository.save(session));
 
-    assertThat(delta).isEqualTo(Map.of("evalsha", 1L, "hmget", 1L, "hset", 1L, "hincrby", 1L,
-        "pexpire", 1L));
+    assertThat(delta).isEqualTo(Map.of("evalsha", 1L, "hget", 1L, "hset", 1L, "pexpire", 1L));
   }
 
   @Test
@@ -129,7 +128,7 @@ class CommandCountIT {
 
     Map<String, Long> delta = stats.during(() -> cachingRepository.findById(id));
 
-    assertThat(delta).isEqualTo(Map.of(stats.findCommand(), 1L, "hget", 1L, "hmget", 1L));
+    assertThat(delta).isEqualTo(Map.of(stats.findCommand(), 1L, "hget", 1L));
     assertThat(cachingRepository.metrics().bytesRead() - bytesBefore).isLessThan(64);
     assertThat(cachingRepository.metrics().nearCacheHits()).isPositive();
   }

@@ -20,8 +20,7 @@ class ScriptRepliesTest {
 
   @Test
   void find_completeHash_readsMetadataAndAttributes() {
-    StoredSession stored = ScriptReplies.find(fields("#c", "1000", "#a", "2000", "#m", "1800",
-        "#v", "7", "#p", "ada", "cart", "xyz", "##v", "escaped"), null);
+    StoredSession stored = ScriptReplies.find(fields("#", "1000:2000:1800:7", "#p", "ada", "cart", "xyz", "##v", "escaped"), null);
 
     assertThat(stored.creation()).isEqualTo(1000);
     assertThat(stored.lastAccess()).isEqualTo(2000);
@@ -34,19 +33,30 @@ class ScriptRepliesTest {
 
   @Test
   void find_missingVersion_isTreatedAsMissing() {
-    assertThat(ScriptReplies.find(fields("#c", "1000", "#a", "2000", "#m", "1800", "cart", "x"), null))
+    assertThat(ScriptReplies.find(fields("#", "1000:2000:1800", "cart", "x"), null))
         .isNull();
   }
 
   @Test
   void find_nonNumericMetadata_isTreatedAsMissing() {
-    assertThat(ScriptReplies.find(fields("#c", "x", "#a", "2000", "#m", "1800", "#v", "1"), null))
+    assertThat(ScriptReplies.find(fields("#", "x:2000:1800:1"), null))
         .isNull();
   }
 
   @Test
+  void storedMetadata_metadataFieldAndPrincipal_areRead() {
+    SessionMetadata metadata = ScriptReplies.storedMetadata(java.util.Arrays.asList(
+        "1:2:3:4".getBytes(java.nio.charset.StandardCharsets.UTF_8),
+        "ada".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+
+    assertThat(metadata).isEqualTo(new SessionMetadata(1L, 2L, 3L, "ada"));
+    assertThat(ScriptReplies.storedMetadata(java.util.Arrays.asList(null, null)))
+        .isEqualTo(new SessionMetadata(null, null, null, null));
+  }
+
+  @Test
   void find_unknownMetadataField_isIgnored() {
-    assertThat(ScriptReplies.find(fields("#c", "1", "#a", "2", "#m", "3", "#v", "4", "#z", "?"), null))
+    assertThat(ScriptReplies.find(fields("#", "1:2:3:4", "#z", "?"), null))
         .isNotNull();
   }
 
@@ -77,17 +87,16 @@ class ScriptRepliesTest {
   @Test
   void find_negativeTimeoutAndLeadingZeros_readAsLongParseLongReadsThem() {
     StoredSession stored = ScriptReplies.find(
-        fields("#c", "0010", "#a", "2000", "#m", "-1", "#v", "12345678901234567890"), null);
+        fields("#", "0010:2000:-1:12345678901234567890"), null);
 
     assertThat(stored).isNull(); // a version beyond a long is unreadable
-    stored = ScriptReplies.find(fields("#c", "0010", "#a", "2000", "#m", "-1", "#v",
-        "1234567890123456789"), null);
+    stored = ScriptReplies.find(fields("#", "0010:2000:-1:1234567890123456789"), null);
     assertThat(stored.creation()).isEqualTo(10);
     assertThat(stored.maxInactiveSeconds()).isEqualTo(-1);
     assertThat(stored.version()).isEqualTo(1234567890123456789L);
-    assertThat(ScriptReplies.find(fields("#c", "-", "#a", "2", "#m", "3", "#v", "4"), null))
+    assertThat(ScriptReplies.find(fields("#", "-:2:3:4"), null))
         .isNull();
-    assertThat(ScriptReplies.find(fields("#c", "+1", "#a", "2", "#m", "3", "#v", "4"), null)
+    assertThat(ScriptReplies.find(fields("#", "+1:2:3:4"), null)
         .creation()).isEqualTo(1);
   }
 
@@ -106,7 +115,7 @@ class ScriptRepliesTest {
 
   @Test
   void find_packField_isKeptApartFromAttributes() {
-    StoredSession stored = ScriptReplies.find(fields("#c", "1", "#a", "2", "#m", "3", "#v", "4",
+    StoredSession stored = ScriptReplies.find(fields("#", "1:2:3:4",
         "#s", "P", "cart", "x", "##s", "y"), null);
 
     assertThat(stored.attributes().keySet()).containsExactly("cart", "#s");

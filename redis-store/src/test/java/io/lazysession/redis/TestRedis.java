@@ -66,6 +66,18 @@ final class TestRedis {
     return all;
   }
 
+  /**
+   * Moves a session hash to the next version, as every write of the store does: for a test that
+   * plants bytes and wants no node to trust its near-cache copy any more.
+   */
+  static void bumpVersion(RedisCommands<byte[], byte[]> raw, byte[] key) {
+    byte[] field = SessionKeys.METADATA.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    String[] parts = new String(raw.hget(key, field), java.nio.charset.StandardCharsets.UTF_8)
+        .split(":");
+    parts[3] = Long.toString(Long.parseLong(parts[3]) + 1);
+    raw.hset(key, field, String.join(":", parts).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+  }
+
   /** A plain binary connection, to look at (or plant) what the repository stores. */
   static RedisCommands<byte[], byte[]> rawCommands(RedisClient client) {
     StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);

@@ -75,6 +75,8 @@ public final class AttributeSerializer {
     }
     this.dictionariesById = Map.copyOf(byId);
     this.dictionaries = List.copyOf(byId.values());
+    // Packs are compressed at every save that changes a small attribute: not on an event loop first.
+    ZstdCompressor.loadNative();
   }
 
   private static ClassLoader defaultClassLoader() {

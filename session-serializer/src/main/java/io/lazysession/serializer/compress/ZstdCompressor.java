@@ -44,6 +44,15 @@ public final class ZstdCompressor {
 
   private ZstdCompressor() {}
 
+  /**
+   * Loads zstd's native code now. It is otherwise loaded at the first compression or decompression,
+   * which may run on an event loop (a reactive save or load), where reading the library out of its jar
+   * is blocking I/O; a serializer loads it when it is built.
+   */
+  public static void loadNative() {
+    com.github.luben.zstd.util.Native.load();
+  }
+
   /** Whether a frame of {@code compressedLength} bytes may decode to {@code decodedLength}. */
   public static boolean withinRatio(int decodedLength, int compressedLength) {
     return decodedLength <= RATIO_FREE_BYTES || decodedLength <= (long) MAX_RATIO * compressedLength;
