@@ -147,6 +147,7 @@ final class ExpirySweeper implements AutoCloseable {
     long now = clock.millis();
     boolean claimed = store.unscheduleExpiry(id);
     T deleted = delete.apply(now);
+    nearCache.deleted(id); // a copy a racing read stores now is older than this delete
     if (deleted == null && claimed) {
       store.scheduleExpiry(id, now);
     }

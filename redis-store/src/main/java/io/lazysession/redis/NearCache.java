@@ -150,14 +150,34 @@ final class NearCache {
 
   /**
    * After a save of {@code session} in {@code epoch}: keeps its copy when {@code exact} (nobody wrote
-   * in between, so it is what Redis holds), else drops it.
+   * in between, so it is what Redis holds), else drops it. With tracking on, the id's stamp moves
+   * first ({@link #written}).
    */
   void afterSave(LazySession session, long epoch, boolean exact) {
+    written(session.getId());
     if (exact && enabled()) {
       put(session.getId(), new Snapshot(session.version(), session.getCreationTime().toEpochMilli(),
           session.storedAttributes(), epoch, null, session.storedPack()));
     } else {
       invalidate(session.getId());
+    }
+  }
+
+  /** After Redis acknowledged this node's delete of {@code id}: drops its copy, as {@link #written}. */
+  void deleted(String id) {
+    written(id);
+    invalidate(id);
+  }
+
+  /**
+   * Redis acknowledged this node's write of {@code id}: with tracking on, its stamp moves now. A
+   * request on this node that read the stamp before, and stores what Redis answered it before the
+   * write (over the save's copy, or after the delete dropped it), would otherwise have that copy
+   * trusted until the write's own invalidation arrives, which may be after this node's next read.
+   */
+  private void written(String id) {
+    if (tracking != null) {
+      tracking.invalidated(id);
     }
   }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -70,6 +71,30 @@ class NearCacheTrackingTest {
     cache.confirmed("s1", cache.get("s1"), stamp);
 
     assertThat(cache.trusted("s1")).isNotNull();
+  }
+
+  @Test
+  void trusted_olderCopyStoredByAReadRacingThisNodesSave_notServed() {
+    leased();
+    long stamp = cache.stamp("s1"); // a read on this node: stamp, then its find (answered: v3)
+    // This node's save of s1 (v4) is acknowledged; its own invalidation has not arrived yet.
+    LazySession saved = new LazySession(LazySessionLoadTest.CONTEXT, "s1", Instant.now(),
+        Instant.now(), Duration.ofMinutes(30), 4, null, cache.epoch());
+    cache.afterSave(saved, cache.epoch(), true);
+    storeLoaded("s1", stamp); // the racing read stores v3 over the saved copy
+
+    assertThat(cache.trusted("s1")).as("the next read must not be served v3 without a call")
+        .isNull();
+  }
+
+  @Test
+  void trusted_copyStoredByAReadRacingThisNodesDelete_notServed() {
+    leased();
+    long stamp = cache.stamp("s1"); // a read on this node: stamp, then its find (answered: v3)
+    cache.deleted("s1"); // this node's delete is acknowledged; its invalidation has not arrived
+    storeLoaded("s1", stamp); // the racing read stores the deleted session
+
+    assertThat(cache.trusted("s1")).as("a deleted session must not be served").isNull();
   }
 
   @Test
