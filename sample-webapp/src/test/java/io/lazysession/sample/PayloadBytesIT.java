@@ -3,7 +3,13 @@ package io.lazysession.sample;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lazysession.sample.SampleNode.Browser;
+import io.lazysession.serializer.AttributeSerializer;
 import io.lazysession.testing.RedisServerExtension;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
+import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -11,13 +17,16 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** The payload page's stored-byte figures are what Redis holds, field by field. */
+/**
+ * The payload page's stored-byte figures are what Redis holds, attribute by attribute: the envelope
+ * in the attribute's own field, or in the pack field ({@code #s}) for small ones.
+ */
 class PayloadBytesIT {
   @RegisterExtension
   static final RedisServerExtension redis = RedisServerExtension.standalone();
 
   @Test
-  void payloadPage_storedBytes_matchHstrlenOfEachField() {
+  void payloadPage_storedBytes_matchTheStoredEnvelopes() {
     Browser browser = new Browser();
     try (SampleNode node = SampleNode.start("spring.data.redis.url=" + redis.url())) {
       String page = browser.signIn(node, "grace").body();
@@ -37,11 +46,22 @@ class PayloadBytesIT {
       assertThat(shown).containsKeys("user", "cart", "purchaseHistory", "recentlyViewed",
           "preferences", "flags", "SPRING_SECURITY_CONTEXT",
           "org.springframework.security.web.csrf.HttpSessionCsrfTokenRepository.CSRF_TOKEN");
-      String key = "lazysession:s:{" + sessionId + "}";
+      byte[] key = ("lazysession:s:{" + sessionId + "}").getBytes(StandardCharsets.UTF_8);
       Map<String, Long> inRedis = new LinkedHashMap<>();
-      for (String field : shown.keySet()) {
-        inRedis.put(field, redis.sync(redis.primary(), redisCommands ->
-            redisCommands.hstrlen(key, field)));
+      RedisClient client = RedisClient.create(redis.url());
+      try (StatefulRedisConnection<byte[], byte[]> connection =
+          client.connect(ByteArrayCodec.INSTANCE)) {
+        RedisCommands<byte[], byte[]> raw = connection.sync();
+        byte[] pack = raw.hget(key, "#s".getBytes(StandardCharsets.UTF_8));
+        Map<String, byte[]> packed =
+            pack == null ? Map.of() : AttributeSerializer.builder().build().unpack(pack);
+        for (String field : shown.keySet()) {
+          byte[] own = raw.hget(key, field.getBytes(StandardCharsets.UTF_8));
+          byte[] envelope = own != null ? own : packed.get(field);
+          inRedis.put(field, envelope == null ? 0L : (long) envelope.length);
+        }
+      } finally {
+        client.shutdown();
       }
       Map<String, Long> shownAsLong = new LinkedHashMap<>();
       shown.forEach((field, bytes) -> shownAsLong.put(field, (long) bytes));
