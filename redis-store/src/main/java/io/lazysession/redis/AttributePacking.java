@@ -75,10 +75,13 @@ final class AttributePacking {
       return new Expanded(ownFields, pack);
     }
     Map<String, byte[]> members = new LinkedHashMap<>(pack.members());
-    members.keySet().removeAll(ownFields.keySet());
+    Set<String> shadowed = new LinkedHashSet<>(members.keySet());
+    shadowed.retainAll(ownFields.keySet());
+    members.keySet().removeAll(shadowed);
     Map<String, byte[]> attributes = new LinkedHashMap<>(ownFields);
     attributes.putAll(members);
-    return new Expanded(attributes, new StoredPack(packBytes, members, null));
+    return new Expanded(attributes, new StoredPack(packBytes, members, null,
+        shadowed.isEmpty() ? Set.of() : Set.copyOf(shadowed)));
   }
 
   /** Reads a stored pack; one this node cannot read is kept as its bytes, with the reason. */
@@ -136,6 +139,9 @@ final class AttributePacking {
         packRemoves.add(name);
       } else {
         fieldRemoves.add(name);
+        if (!full && loaded.shadowed().contains(name)) {
+          packRemoves.add(name); // its stale pack entry would come back with the field gone
+        }
       }
     }
     if (sets.isEmpty() && packRemoves.isEmpty()) {

@@ -1,6 +1,7 @@
 package io.lazysession.redis;
 
 import java.util.Map;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -12,13 +13,22 @@ import org.jspecify.annotations.Nullable;
  * @param entries the attributes read from it; null while it has not been read yet (a find answer)
  * @param unreadable why this node cannot read it (a newer format, a dictionary it lacks, a corrupt
  *     frame); null when it could. An unreadable pack is never rewritten nor deleted.
+ * @param shadowed names the pack holds that a field of their own shadows: left out of {@code
+ *     entries}, dropped from the pack whenever it is rewritten, and taken out of it when the
+ *     attribute is removed (else the stale entry would come back once the own field is gone)
  */
 record StoredPack(byte @Nullable [] bytes, @Nullable Map<String, byte[]> entries,
-    @Nullable String unreadable) {
+    @Nullable String unreadable, Set<String> shadowed) {
   /** The hash field that holds the pack. */
   static final String FIELD = "#s";
   /** No pack. */
   static final StoredPack NONE = new StoredPack(null, Map.of(), null);
+
+  /** A pack none of whose names a field of their own shadows. */
+  StoredPack(byte @Nullable [] bytes, @Nullable Map<String, byte[]> entries,
+      @Nullable String unreadable) {
+    this(bytes, entries, unreadable, Set.of());
+  }
 
   /** A pack as a find or delete answer carried it, not read yet. */
   static StoredPack unread(byte @Nullable [] bytes) {

@@ -115,6 +115,42 @@ class AttributePackIT {
         .isEqualTo("own field");
   }
 
+  @Test
+  void removeAttribute_ownFieldShadowingAPackEntry_staysRemoved() {
+    LazySession session = nodes.a().createSession();
+    session.setAttribute("note", "packed");
+    session.setAttribute("visits", 1);
+    nodes.a().save(session);
+    String id = session.getId();
+    nodes.raw().hset(key(id), "note".getBytes(UTF_8),
+        TestRedis.serializer().serialize("own field"));
+
+    LazySession loaded = nodes.b().findById(id);
+    loaded.removeAttribute("note");
+    nodes.b().save(loaded);
+
+    assertThat(fields(id)).doesNotContain("note");
+    assertThat(packed(id)).doesNotContainKey("note").containsKey("visits");
+    assertThat(nodes.a().findById(id).<Object>getAttribute("note")).isNull();
+  }
+
+  @Test
+  void setAttribute_smallValueOverAnOwnFieldShadowingAPackEntry_isTheOneRead() {
+    LazySession session = nodes.a().createSession();
+    session.setAttribute("note", "packed");
+    nodes.a().save(session);
+    String id = session.getId();
+    nodes.raw().hset(key(id), "note".getBytes(UTF_8),
+        TestRedis.serializer().serialize("own field"));
+
+    LazySession loaded = nodes.b().findById(id);
+    loaded.setAttribute("note", "latest");
+    nodes.b().save(loaded);
+
+    assertThat(fields(id)).doesNotContain("note");
+    assertThat(nodes.a().findById(id).<String>getAttribute("note")).isEqualTo("latest");
+  }
+
   /** A pack of a later format version, one compressed with an unknown dictionary, a corrupt one. */
   static byte[] unreadablePack(String kind) {
     AttributeSerializer serializer = TestRedis.serializer();
