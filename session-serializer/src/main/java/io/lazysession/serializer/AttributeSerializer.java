@@ -9,6 +9,7 @@ import io.lazysession.serializer.compress.ZstdDictionary;
 import io.lazysession.serializer.envelope.EnvelopeCompression;
 import io.lazysession.serializer.envelope.EnvelopeHeader;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -267,6 +268,33 @@ public final class AttributeSerializer {
    */
   public Map<String, byte[]> unpack(byte[] pack) {
     return AttributePack.read(pack, maxPayloadBytes, dictionariesById::get);
+  }
+
+  /**
+   * What this serializer compresses for a session holding {@code attributes}: the uncompressed body of
+   * its pack (the attributes small enough to be packed, together) and the payload of each larger
+   * attribute. Collect these from many real sessions and train a dictionary on them ({@link
+   * io.lazysession.serializer.compress.ZstdDictionary#train}), so that it learns what it will be
+   * used on: with packing on, training on single payloads misses the pack's names and envelope
+   * headers and the neighbourhood of attributes.
+   */
+  public List<byte[]> dictionarySamples(Map<String, ?> attributes) {
+    Map<String, byte[]> packed = new LinkedHashMap<>();
+    List<byte[]> samples = new ArrayList<>();
+    attributes.forEach((name, value) -> {
+      byte[] payload = encodePayload(value);
+      if (packMaxBytes > 0 && payload.length <= packMaxBytes) {
+        packed.put(name,
+            EnvelopeHeader.raw(codecKind, payload.length).wrap(payload, payload.length));
+      } else {
+        samples.add(payload);
+      }
+    });
+    if (!packed.isEmpty()) {
+      byte[] pack = AttributePack.write(packed, Compression.none());
+      samples.add(0, Arrays.copyOfRange(pack, 2, pack.length)); // the body, without its header
+    }
+    return samples;
   }
 
   /** Largest codec payload that is packed; 0 when every attribute is stored on its own. */

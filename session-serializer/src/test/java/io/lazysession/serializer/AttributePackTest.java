@@ -37,6 +37,36 @@ class AttributePackTest {
     return entries;
   }
 
+  @Test
+  void dictionarySamples_smallAndLargeAttributes_packBodyAndEachLargePayload() {
+    String large = "x".repeat(3000);
+    Map<String, Object> attributes = new LinkedHashMap<>();
+    attributes.put("csrfToken", "3f2b8c1e-54a7-4d0b-9e61-1c0b7a9d2e44");
+    attributes.put("document", large);
+    attributes.put("checkoutStep", "SHIPPING");
+
+    List<byte[]> samples = ZSTD.dictionarySamples(attributes);
+
+    // What the pack of the two small ones compresses, and the large one's payload, compressed alone.
+    Map<String, byte[]> small = new LinkedHashMap<>();
+    small.put("csrfToken", RAW.serialize("3f2b8c1e-54a7-4d0b-9e61-1c0b7a9d2e44"));
+    small.put("checkoutStep", RAW.serialize("SHIPPING"));
+    byte[] rawPack = RAW.pack(small);
+    assertThat(samples).hasSize(2);
+    assertThat(samples.get(0)).isEqualTo(java.util.Arrays.copyOfRange(rawPack, 2, rawPack.length));
+    assertThat(samples.get(1)).isEqualTo(ZSTD.encodePayload(large));
+    assertThat(ZSTD.payload(ZSTD.serialize(large))).isEqualTo(samples.get(1));
+  }
+
+  @Test
+  void dictionarySamples_packingOff_eachPayload() {
+    AttributeSerializer unpacked = ZSTD.toBuilder().packMaxBytes(0).build();
+
+    List<byte[]> samples = unpacked.dictionarySamples(Map.of("checkoutStep", "SHIPPING"));
+
+    assertThat(samples).containsExactly(unpacked.encodePayload("SHIPPING"));
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {"none", "zstd", "dictionary"})
   void pack_pinnedEntries_writesCommittedBytesAndReadsThemBack(String compression) {

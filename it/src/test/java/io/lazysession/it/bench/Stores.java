@@ -105,8 +105,8 @@ final class Stores {
           AttributeSerializer.builder().codec(CodecKind.KRYO)
               .compression(Compression.zstd(3, 256)), near));
       stores.add(lazy("lazy-kryo-zstd-dict" + suffix, "lazysession, Kryo codec, zstd level 3 above "
-          + "32 bytes with a " + (DICTIONARY_BYTES >> 10) + " KiB dictionary trained on "
-          + TRAINING_SESSIONS + " other sessions" + nearText,
+          + "32 bytes with a " + (DICTIONARY_BYTES >> 10) + " KiB dictionary trained on the packs "
+          + "and payloads of " + TRAINING_SESSIONS + " other sessions" + nearText,
           AttributeSerializer.builder().codec(CodecKind.KRYO)
               .compression(Compression.zstd(3, 32, dictionary)), near));
     }
@@ -131,9 +131,11 @@ final class Stores {
   }
 
   /**
-   * Trains the dictionary of the kryo+zstd+dictionary store on the Kryo payloads of the attributes of
-   * sessions made from seeds 0 to {@link #TRAINING_SESSIONS} - 1 (all sizes), which the measured
-   * sessions never use: the dictionary knows the shape of the data, not the data measured.
+   * Trains the dictionary of the kryo+zstd+dictionary store on what that store compresses (the
+   * serializer's {@code dictionarySamples}: each session's pack of small attributes and its larger
+   * payloads) for sessions made from seeds 0 to {@link #TRAINING_SESSIONS} - 1 (all sizes), which
+   * the measured sessions never use: the dictionary knows the shape of the data, not the data
+   * measured.
    */
   static ZstdDictionary trainDictionary() {
     return TrainedDictionary.INSTANCE;
@@ -151,9 +153,8 @@ final class Stores {
     for (int seed = 0; seed < TRAINING_SESSIONS; seed++) {
       SessionSize size = seed % 10 == 0 ? SessionSize.LARGE
           : seed % 2 == 0 ? SessionSize.REFERENCE : SessionSize.SMALL;
-      for (Object value : ShopSessions.create(size, seed).values()) {
-        samples.add(kryo.encodePayload(value));
-      }
+      // What the store compresses: the pack of the small attributes and each larger payload.
+      samples.addAll(kryo.dictionarySamples(ShopSessions.create(size, seed)));
     }
     return ZstdDictionary.train(samples, DICTIONARY_BYTES);
   }
