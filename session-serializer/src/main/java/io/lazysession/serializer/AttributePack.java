@@ -10,6 +10,7 @@ import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.IntFunction;
@@ -204,6 +205,15 @@ final class AttributePack {
       throw new CorruptDataException("pack varint is longer than 5 bytes");
     }
 
+    private boolean ascii(int from, int length) {
+      for (int i = from; i < from + length; i++) {
+        if (bytes[i] < 0) {
+          return false;
+        }
+      }
+      return true;
+    }
+
     byte[] bytes(int length) {
       if (length > end - position) {
         throw new CorruptDataException("pack is truncated");
@@ -216,6 +226,12 @@ final class AttributePack {
     String name(int length) {
       if (length > end - position) {
         throw new CorruptDataException("pack is truncated");
+      }
+      if (ascii(position, length)) {
+        // Nearly every attribute name: no decoder needed, and none is made per name.
+        String name = new String(bytes, position, length, StandardCharsets.US_ASCII);
+        position += length;
+        return name;
       }
       try {
         String name = UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)

@@ -38,6 +38,29 @@ class AttributePackTest {
   }
 
   @Test
+  void unpack_nonAsciiName_readBack() {
+    Map<String, byte[]> entries = Map.of("préférence→", RAW.serialize("x"));
+
+    assertThat(RAW.unpack(RAW.pack(entries)).keySet()).containsExactly("préférence→");
+  }
+
+  @Test
+  void unpack_nameNotUtf8_corrupt() {
+    byte[] envelope = RAW.serialize("x");
+    byte[] pack = new byte[2 + 1 + 1 + 2 + 1 + envelope.length];
+    pack[0] = (byte) 0xB1;
+    pack[2] = 1; // one entry
+    pack[3] = 2; // a name of two bytes: a lone continuation byte and 'a'
+    pack[4] = (byte) 0x80;
+    pack[5] = 'a';
+    pack[6] = (byte) envelope.length;
+    System.arraycopy(envelope, 0, pack, 7, envelope.length);
+
+    assertThatThrownBy(() -> RAW.unpack(pack)).isInstanceOf(CorruptDataException.class)
+        .hasMessageContaining("not UTF-8");
+  }
+
+  @Test
   void dictionarySamples_smallAndLargeAttributes_packBodyAndEachLargePayload() {
     String large = "x".repeat(3000);
     Map<String, Object> attributes = new LinkedHashMap<>();
