@@ -86,6 +86,10 @@ final class Stores {
         (spec, uri) -> lazy(spec, uri, AttributeSerializer.builder().codec(CodecKind.KRYO)
             .compression(Compression.zstd(3, 256)).allowList(ALLOW_LIST).build(), false, 0,
             true)));
+    stores.add(lazy(UNPACKED, "lazysession, Kryo codec, zstd level 3 above 256 bytes, near cache "
+        + "off, packing off (lazysession.pack.max-bytes=0): every attribute in a field of its own, "
+        + "a change writes only the attributes that changed", AttributeSerializer.builder()
+        .codec(CodecKind.KRYO).compression(Compression.zstd(3, 256)).packMaxBytes(0), false));
     for (boolean near : new boolean[] {false, true}) {
       String suffix = near ? "+near" : "";
       String nearText = near ? ", near cache on (" + (NEAR_CACHE_BYTES >> 20) + " MB, the default)"
@@ -122,6 +126,8 @@ final class Stores {
 
   /** Name of the store with tracked near-cache reads. */
   static final String TRACKED = "lazy-kryo-zstd+track";
+  /** lazysession's defaults with packing off: what the pack costs and saves. */
+  static final String UNPACKED = "lazy-kryo-zstd-unpacked";
   /** Staleness bound of {@link #TRACKED}: lazysession's default. */
   static final Duration TRACKING_BOUND = Duration.ofMillis(500);
 
