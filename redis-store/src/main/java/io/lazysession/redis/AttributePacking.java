@@ -4,6 +4,7 @@ import io.lazysession.serializer.AttributeSerializer;
 import io.lazysession.serializer.SerializationException;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -45,10 +46,12 @@ final class AttributePacking {
    * @param sets attributes this request puts into the pack
    * @param removes attributes this request takes out of it (removed, or moved to a field)
    * @param bytes the new pack; empty deletes the field
+   * @param spilled attributes of this request that did not fit the pack: written to fields of
+   *     their own instead (not among {@code sets})
    * @param after the pack the hash holds once the change is applied
    */
   record PackWrite(byte @Nullable [] expected, Map<String, byte[]> sets, Set<String> removes,
-      byte[] bytes, StoredPack after) {}
+      byte[] bytes, Map<String, byte[]> spilled, StoredPack after) {}
 
   /** Where a save writes: fields of their own, fields deleted, and the pack (null: untouched). */
   record Placement(Map<String, byte[]> fieldWrites, Collection<String> fieldRemoves,
@@ -112,20 +115,22 @@ final class AttributePacking {
     if (!loaded.writable()) {
       // Never rewritten: small attributes go to fields of their own meanwhile.
       PackWrite carried = full
-          ? new PackWrite(null, Map.of(), Set.of(), loaded.bytes(), loaded) : null;
+          ? new PackWrite(null, Map.of(), Set.of(), loaded.bytes(), Map.of(), loaded) : null;
       return new Placement(writes, removes, carried);
     }
-    Map<String, byte[]> members = full ? Map.of() : loaded.members();
+    StoredPack from = full ? StoredPack.NONE : loaded;
+    Map<String, byte[]> members = from.members();
     Map<String, byte[]> fieldWrites = new LinkedHashMap<>();
     List<String> fieldRemoves = new ArrayList<>();
     Map<String, byte[]> sets = new LinkedHashMap<>();
     Set<String> packRemoves = new LinkedHashSet<>();
-    Set<String> stored = full ? Set.of() : session.storedNames();
     writes.forEach((name, envelope) -> {
       if (serializer.packable(envelope)) {
         sets.put(name, envelope);
-        if (!members.containsKey(name) && stored.contains(name)) {
-          fieldRemoves.add(name); // moves from its own field into the pack
+        if (!full && !members.containsKey(name)) {
+          // Moves from its own field into the pack, or is new: an own field of that name, even one
+          // another request wrote meanwhile, would shadow this newer value.
+          fieldRemoves.add(name);
         }
       } else {
         fieldWrites.put(name, envelope);
@@ -135,20 +140,16 @@ final class AttributePacking {
       }
     });
     for (String name : removes) {
-      if (members.containsKey(name)) {
-        packRemoves.add(name);
-      } else {
-        fieldRemoves.add(name);
-        if (!full && loaded.shadowed().contains(name)) {
-          packRemoves.add(name); // its stale pack entry would come back with the field gone
-        }
-      }
+      // Out of both places: another request may have moved it from one to the other meanwhile (a
+      // pack this request did not load holds it), and it would come back from there. The pack is
+      // sent with the SHA-1 of the loaded one, so a pack written meanwhile makes a conflict.
+      fieldRemoves.add(name);
+      packRemoves.add(name);
     }
     if (sets.isEmpty() && packRemoves.isEmpty()) {
       return new Placement(fieldWrites, fieldRemoves, null);
     }
-    return new Placement(fieldWrites, fieldRemoves,
-        write(serializer, full ? null : loaded.bytes(), members, sets, packRemoves));
+    return placed(fieldWrites, fieldRemoves, write(serializer, from, sets, packRemoves));
   }
 
   /**
@@ -164,8 +165,16 @@ final class AttributePacking {
     }
     StoredPack read = read(serializer, id, current);
     if (read.writable()) {
-      return new Placement(placement.fieldWrites(), placement.fieldRemoves(),
-          write(serializer, current, read.members(), pack.sets(), pack.removes()));
+      // What this save puts into the pack may have been moved to an own field meanwhile (that is
+      // what changed the pack): the own field would shadow it.
+      List<String> fieldRemoves = new ArrayList<>(placement.fieldRemoves());
+      for (String name : pack.sets().keySet()) {
+        if (!fieldRemoves.contains(name)) {
+          fieldRemoves.add(name);
+        }
+      }
+      return placed(placement.fieldWrites(), fieldRemoves,
+          write(serializer, read, pack.sets(), pack.removes()));
     }
     if (!pack.removes().isEmpty()) {
       log.warn("session {}: attributes {} could not be removed from its attribute pack, which "
@@ -184,15 +193,75 @@ final class AttributePacking {
         + "pack at each of " + MAX_ATTEMPTS + " attempts; nothing was written", null);
   }
 
-  private static PackWrite write(AttributeSerializer serializer, byte @Nullable [] expected,
-      Map<String, byte[]> members, Map<String, byte[]> sets, Set<String> removes) {
-    Map<String, byte[]> entries = new LinkedHashMap<>(members);
+  /** A placement whose pack change spilled attributes that did not fit: fields of their own. */
+  private static Placement placed(Map<String, byte[]> fieldWrites, List<String> fieldRemoves,
+      PackWrite pack) {
+    if (pack.spilled().isEmpty()) {
+      return new Placement(fieldWrites, fieldRemoves, pack);
+    }
+    Map<String, byte[]> writes = new LinkedHashMap<>(fieldWrites);
+    writes.putAll(pack.spilled());
+    List<String> deletes = new ArrayList<>(fieldRemoves);
+    deletes.removeAll(pack.spilled().keySet());
+    return new Placement(writes, deletes, pack);
+  }
+
+  /**
+   * {@code sets} and {@code removes} applied to the pack {@code from}. A change that leaves its
+   * entries as they are sends its bytes back unchanged (the write only guards against a pack written
+   * meanwhile). Attributes of {@code sets} that would make a pack no node reads back (too many
+   * entries, a body over the payload limit) are spilled, last first, to fields of their own.
+   */
+  private static PackWrite write(AttributeSerializer serializer, StoredPack from,
+      Map<String, byte[]> sets, Set<String> removes) {
+    byte[] expected = from.bytes();
+    if (sets.isEmpty() && Collections.disjoint(removes, from.members().keySet())
+        && Collections.disjoint(removes, from.shadowed())) {
+      return new PackWrite(expected, sets, removes, expected == null ? new byte[0] : expected,
+          Map.of(), from);
+    }
+    Map<String, byte[]> entries = new LinkedHashMap<>(from.members());
     entries.keySet().removeAll(removes);
     entries.putAll(sets);
+    Map<String, byte[]> spilled = overflow(serializer, entries, sets);
+    Map<String, byte[]> packed = sets;
+    if (!spilled.isEmpty()) {
+      packed = new LinkedHashMap<>(sets);
+      packed.keySet().removeAll(spilled.keySet());
+    }
     if (entries.isEmpty()) {
-      return new PackWrite(expected, sets, removes, new byte[0], StoredPack.NONE);
+      return new PackWrite(expected, packed, removes, new byte[0], spilled, StoredPack.NONE);
     }
     byte[] bytes = serializer.pack(entries);
-    return new PackWrite(expected, sets, removes, bytes, new StoredPack(bytes, entries, null));
+    return new PackWrite(expected, packed, removes, bytes, spilled,
+        new StoredPack(bytes, entries, null));
+  }
+
+  /**
+   * Takes attributes of {@code sets} out of {@code entries}, last first, until they make a pack
+   * {@link AttributeSerializer#unpack} reads back; returns those taken out.
+   */
+  private static Map<String, byte[]> overflow(AttributeSerializer serializer,
+      Map<String, byte[]> entries, Map<String, byte[]> sets) {
+    long body = 5; // the entry count
+    for (Map.Entry<String, byte[]> entry : entries.entrySet()) {
+      body += AttributeSerializer.packEntryBytes(entry.getKey(), entry.getValue());
+    }
+    int count = entries.size();
+    long limit = serializer.maxPayloadBytes();
+    if (count <= AttributeSerializer.MAX_PACK_ENTRIES && body <= limit) {
+      return Map.of();
+    }
+    Map<String, byte[]> spilled = new LinkedHashMap<>();
+    List<String> names = new ArrayList<>(sets.keySet());
+    for (int i = names.size() - 1;
+        i >= 0 && (count > AttributeSerializer.MAX_PACK_ENTRIES || body > limit); i--) {
+      String name = names.get(i);
+      byte[] envelope = entries.remove(name);
+      spilled.put(name, envelope);
+      count--;
+      body -= AttributeSerializer.packEntryBytes(name, envelope);
+    }
+    return spilled;
   }
 }

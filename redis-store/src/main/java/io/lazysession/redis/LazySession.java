@@ -356,11 +356,6 @@ public final class LazySession implements Session {
     this.storedPack = pack;
   }
 
-  /** The attribute names Redis holds for this session, as far as this instance knows. */
-  Set<String> storedNames() {
-    return attributes.storedNames();
-  }
-
   io.lazysession.serializer.AttributeSerializer serializer() {
     return context.serializer();
   }

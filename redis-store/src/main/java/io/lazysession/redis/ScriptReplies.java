@@ -201,7 +201,8 @@ final class ScriptReplies {
       }
       return negative ? -result : result;
     }
-    Long parsed = number(bytes);
+    // The scripts read only an optional '-' and digits ('+' is not a metadata number there either).
+    Long parsed = bytes.length == 0 || bytes[0] == '+' ? null : number(bytes);
     return parsed == null ? MISSING : parsed;
   }
 

@@ -110,11 +110,6 @@ final class SessionAttributes {
     return attributes.get(name);
   }
 
-  /** The names Redis holds, as far as this instance knows; read-only. */
-  Set<String> storedNames() {
-    return Collections.unmodifiableSet(storedNames);
-  }
-
   /** The stored names, as a set of this instance's own that may be changed. */
   private Set<String> ownStoredNames() {
     if (!storedNamesOwned) {

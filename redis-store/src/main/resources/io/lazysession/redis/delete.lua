@@ -11,7 +11,7 @@ local key = KEYS[1]
 local meta = redis.call('HMGET', key, '#', '#p')
 local c, a, m, v
 if meta[1] then
-  c, a, m, v = string.match(meta[1], '^([^:]*):([^:]*):([^:]*):([^:]*)$')
+  c, a, m, v = string.match(meta[1], '^(%-?%d+):(%-?%d+):(%-?%d+):(%-?%d+)$')
 end
 if not v then
   redis.call('DEL', key)

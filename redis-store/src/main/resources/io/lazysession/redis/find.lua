@@ -14,7 +14,7 @@ local meta = redis.call('HGET', KEYS[1], '#')
 if not meta then
   return nil
 end
-local _, lastAccess, maxInactive, version = string.match(meta, '^([^:]*):([^:]*):([^:]*):([^:]*)$')
+local _, lastAccess, maxInactive, version = string.match(meta, '^(%-?%d+):(%-?%d+):(%-?%d+):(%-?%d+)$')
 if not version then
   return nil
 end

@@ -33,7 +33,7 @@ if ARGV[1] == 'u' then
   local meta = redis.call('HGET', key, '#')
   local c, a, m, v
   if meta then
-    c, a, m, v = string.match(meta, '^([^:]*):([^:]*):([^:]*):([^:]*)$')
+    c, a, m, v = string.match(meta, '^(%-?%d+):(%-?%d+):(%-?%d+):(%-?%d+)$')
   end
   if not v then
     return 0
@@ -69,7 +69,7 @@ else
     local meta = redis.call('HGET', key, '#')
     local c, a, m, v
     if meta then
-      c, a, m, v = string.match(meta, '^([^:]*):([^:]*):([^:]*):([^:]*)$')
+      c, a, m, v = string.match(meta, '^(%-?%d+):(%-?%d+):(%-?%d+):(%-?%d+)$')
     end
     if c == ARGV[3] then
       if v == '1' then

@@ -18,7 +18,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Small attributes live together in the pack field ({@code #s}), larger ones in fields of their own:
  * the layout, concurrent changes on two nodes, moves between the two places, and a pack this node
- * cannot read (planted bytes on real Redis), which is never rewritten nor deleted.
+ * cannot read (planted bytes on real Redis), which is never rewritten nor deleted; and a metadata
+ * field that is not four numbers, which every script treats as a missing session.
  */
 class AttributePackIT {
   @RegisterExtension
@@ -205,5 +206,118 @@ class AttributePackIT {
     assertThat(packed(newId).keySet()).isNotEmpty();
     assertThat(nodes.a().findById(newId).getAttributeNames())
         .containsExactlyInAnyOrderElementsOf(ShopFixtures.attributes().keySet());
+  }
+
+  @Test
+  void save_attributeMovedIntoThePackWhileAnotherNodeRemovesIt_staysRemoved() {
+    LazySession session = nodes.a().createSession();
+    session.setAttribute("note", large());
+    nodes.a().save(session);
+    String id = session.getId();
+    LazySession onA = nodes.a().findById(id);
+    LazySession onB = nodes.b().findById(id);
+    onA.setAttribute("note", "short");
+    onB.removeAttribute("note");
+
+    nodes.a().save(onA); // into the pack
+    nodes.b().save(onB); // the later change: removed
+
+    assertThat(packed(id)).doesNotContainKey("note");
+    assertThat(nodes.a().findById(id).<Object>getAttribute("note")).isNull();
+  }
+
+  @Test
+  void save_packedAttributeRemovedWhileAnotherNodeMovesItToItsOwnField_staysRemoved() {
+    LazySession session = nodes.a().createSession();
+    session.setAttribute("note", "short");
+    nodes.a().save(session);
+    String id = session.getId();
+    LazySession onA = nodes.a().findById(id);
+    LazySession onB = nodes.b().findById(id);
+    onA.setAttribute("note", large());
+    onB.removeAttribute("note");
+
+    nodes.a().save(onA); // out of the pack, into its own field
+    nodes.b().save(onB);
+
+    assertThat(fields(id)).doesNotContain("note");
+    assertThat(nodes.a().findById(id).<Object>getAttribute("note")).isNull();
+  }
+
+  @Test
+  void save_packedAttributeSetSmallWhileAnotherNodeMovesItToItsOwnField_laterValueWins() {
+    LazySession session = nodes.a().createSession();
+    session.setAttribute("note", "short");
+    nodes.a().save(session);
+    String id = session.getId();
+    LazySession onA = nodes.a().findById(id);
+    LazySession onB = nodes.b().findById(id);
+    onA.setAttribute("note", large());
+    onB.setAttribute("note", "latest");
+
+    nodes.a().save(onA);
+    nodes.b().save(onB); // pack conflict: re-applied onto A's pack
+
+    assertThat(nodes.a().findById(id).<String>getAttribute("note")).isEqualTo("latest");
+  }
+
+  @Test
+  void save_newAttributeSetLargeOnOneNodeAndSmallOnTheOther_laterValueWins() {
+    LazySession session = nodes.a().createSession();
+    session.setAttribute("visits", 1);
+    nodes.a().save(session);
+    String id = session.getId();
+    LazySession onA = nodes.a().findById(id);
+    LazySession onB = nodes.b().findById(id);
+    onA.setAttribute("note", large());
+    onB.setAttribute("note", "latest");
+
+    nodes.a().save(onA); // its own field; the pack is untouched, so B's save sees no conflict
+    nodes.b().save(onB);
+
+    assertThat(nodes.a().findById(id).<String>getAttribute("note")).isEqualTo("latest");
+  }
+
+  @Test
+  void save_moreSmallAttributesThanOnePackHolds_everyOneReadBack() {
+    LazySession session = nodes.a().createSession();
+    int count = AttributeSerializer.MAX_PACK_ENTRIES + 5;
+    for (int i = 0; i < count; i++) {
+      session.setAttribute("a" + i, i);
+    }
+    nodes.a().save(session);
+
+    LazySession loaded = nodes.b().findById(session.getId());
+    assertThat(loaded.getAttributeNames()).hasSize(count);
+    assertThat(loaded.<Integer>getAttribute("a" + (count - 1))).isEqualTo(count - 1);
+    assertThat(packed(session.getId())).hasSize(AttributeSerializer.MAX_PACK_ENTRIES);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"1:abc:1800:1", "1::1800:1", ":::", "1:2:1800", "1:0x10:1800:1",
+      "1:2:1e3:1", "1: 2:1800:1"})
+  void metadataFieldNotFourNumbers_sessionIsMissingForEveryScript(String metadata) {
+    LazySession session = nodes.a().createSession();
+    session.setAttribute("visits", 1);
+    nodes.a().save(session);
+    String id = session.getId();
+    LazySession loaded = nodes.b().findById(id);
+    byte[] field = SessionKeys.METADATA.getBytes(UTF_8);
+    nodes.raw().hset(key(id), field, metadata.getBytes(UTF_8));
+
+    assertThat(nodes.a().findById(id)).isNull();
+    assertThat(nodes.b().findById(id)).isNull();
+    loaded.setAttribute("visits", 2);
+    nodes.b().save(loaded); // missing: nothing written
+    assertThat(nodes.raw().hget(key(id), field)).isEqualTo(metadata.getBytes(UTF_8));
+    nodes.clock().advance(java.time.Duration.ofDays(1));
+    nodes.a().cleanUpExpiredSessions();
+    assertThat(nodes.raw().exists(key(id))).isZero();
+
+    LazySession other = nodes.a().createSession();
+    nodes.a().save(other);
+    nodes.raw().hset(key(other.getId()), field, metadata.getBytes(UTF_8));
+    nodes.b().deleteById(other.getId());
+    assertThat(nodes.raw().exists(key(other.getId()))).isZero();
   }
 }

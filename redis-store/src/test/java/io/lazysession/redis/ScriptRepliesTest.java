@@ -96,8 +96,9 @@ class ScriptRepliesTest {
     assertThat(stored.version()).isEqualTo(1234567890123456789L);
     assertThat(ScriptReplies.find(fields("#", "-:2:3:4"), null))
         .isNull();
-    assertThat(ScriptReplies.find(fields("#", "+1:2:3:4"), null)
-        .creation()).isEqualTo(1);
+    // The scripts read an optional '-' and digits only: a '+' makes the field unreadable there too.
+    assertThat(ScriptReplies.find(fields("#", "+1:2:3:4"), null)).isNull();
+    assertThat(ScriptReplies.find(fields("#", "+1234567890123456789:2:3:4"), null)).isNull();
   }
 
   @Test

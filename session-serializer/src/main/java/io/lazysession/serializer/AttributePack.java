@@ -166,6 +166,20 @@ final class AttributePack {
     return entries;
   }
 
+  /** Bytes the entry of {@code name} and {@code envelope} takes in a pack's body. */
+  static int entryBytes(String name, byte[] envelope) {
+    int nameBytes = name.getBytes(UTF_8).length;
+    return varintBytes(nameBytes) + nameBytes + varintBytes(envelope.length) + envelope.length;
+  }
+
+  private static int varintBytes(int value) {
+    int bytes = 1;
+    for (long v = value & 0xFFFFFFFFL; v >= 0x80; v >>>= 7) {
+      bytes++;
+    }
+    return bytes;
+  }
+
   private static void writeVarint(ByteArrayOutputStream out, int value) {
     long v = value & 0xFFFFFFFFL;
     while (v >= 0x80) {

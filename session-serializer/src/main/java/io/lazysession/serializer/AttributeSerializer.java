@@ -42,6 +42,8 @@ public final class AttributeSerializer {
    * that the store keeps together in one {@linkplain #pack pack}, compressed as a unit.
    */
   public static final int DEFAULT_PACK_MAX_BYTES = 1024;
+  /** Most attributes one {@linkplain #pack pack} may hold: {@link #unpack} refuses more. */
+  public static final int MAX_PACK_ENTRIES = AttributePack.MAX_ENTRIES;
 
   private final CodecKind codecKind;
   private final Compression compression;
@@ -295,6 +297,15 @@ public final class AttributeSerializer {
       samples.add(0, Arrays.copyOfRange(pack, 2, pack.length)); // the body, without its header
     }
     return samples;
+  }
+
+  /**
+   * Bytes the attribute {@code name} with {@code envelope} adds to the body of a {@linkplain #pack
+   * pack} (before compression); {@link #unpack} refuses a body over {@link #maxPayloadBytes()} (plus
+   * at most 5 bytes for the entry count), so a writer keeps the sum of its entries within that.
+   */
+  public static int packEntryBytes(String name, byte[] envelope) {
+    return AttributePack.entryBytes(name, envelope);
   }
 
   /** Largest codec payload that is packed; 0 when every attribute is stored on its own. */

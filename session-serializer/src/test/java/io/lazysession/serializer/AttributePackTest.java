@@ -231,4 +231,18 @@ class AttributePackTest {
           .isInstanceOfAny(CorruptDataException.class, DecodeLimitException.class);
     }
   }
+
+  @Test
+  void packEntryBytes_entries_sumToTheBodyOfAnUncompressedPack() {
+    Map<String, byte[]> entries = entries(RAW);
+    entries.put("é".repeat(100), new byte[200]); // two-byte varints, a two-byte character
+
+    int sum = 1; // the entry count
+    for (Map.Entry<String, byte[]> entry : entries.entrySet()) {
+      sum += AttributeSerializer.packEntryBytes(entry.getKey(), entry.getValue());
+    }
+
+    assertThat(AttributeSerializer.packEntryBytes("ab", new byte[5])).isEqualTo(9);
+    assertThat(RAW.pack(entries)).hasSize(2 + sum);
+  }
 }
