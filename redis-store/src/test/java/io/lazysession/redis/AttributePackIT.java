@@ -50,6 +50,31 @@ class AttributePackIT {
     return java.util.HexFormat.of().formatHex(random);
   }
 
+  /** A saved session whose only attributes are {@code attributes}; its id. */
+  String saved(Map<String, Object> attributes) {
+    LazySession session = nodes.a().createSession();
+    attributes.forEach(session::setAttribute);
+    nodes.a().save(session);
+    return session.getId();
+  }
+
+  /** A saved session with "note" packed and an own field "note" planted over it; its id. */
+  String savedWithShadowedNote(Map<String, Object> others) {
+    Map<String, Object> attributes = new java.util.LinkedHashMap<>(others);
+    attributes.put("note", "packed");
+    String id = saved(attributes);
+    nodes.raw().hset(key(id), "note".getBytes(UTF_8),
+        TestRedis.serializer().serialize("own field"));
+    return id;
+  }
+
+  /** The session {@code id} as loaded on node a and on node b, both before either saves. */
+  record Loaded(LazySession onA, LazySession onB) {}
+
+  Loaded loadedOnBoth(String id) {
+    return new Loaded(nodes.a().findById(id), nodes.b().findById(id));
+  }
+
   @Test
   void save_newSession_smallAttributesInThePackLargeOnesInOwnFields() {
     LazySession session = nodes.a().createSession();
@@ -106,25 +131,14 @@ class AttributePackIT {
 
   @Test
   void findById_nameInOwnFieldAndPack_ownFieldWins() {
-    LazySession session = nodes.a().createSession();
-    session.setAttribute("note", "packed");
-    nodes.a().save(session);
-    nodes.raw().hset(key(session.getId()), "note".getBytes(UTF_8),
-        TestRedis.serializer().serialize("own field"));
+    String id = savedWithShadowedNote(Map.of());
 
-    assertThat(nodes.b().findById(session.getId()).<String>getAttribute("note"))
-        .isEqualTo("own field");
+    assertThat(nodes.b().findById(id).<String>getAttribute("note")).isEqualTo("own field");
   }
 
   @Test
   void removeAttribute_ownFieldShadowingAPackEntry_staysRemoved() {
-    LazySession session = nodes.a().createSession();
-    session.setAttribute("note", "packed");
-    session.setAttribute("visits", 1);
-    nodes.a().save(session);
-    String id = session.getId();
-    nodes.raw().hset(key(id), "note".getBytes(UTF_8),
-        TestRedis.serializer().serialize("own field"));
+    String id = savedWithShadowedNote(Map.of("visits", 1));
 
     LazySession loaded = nodes.b().findById(id);
     loaded.removeAttribute("note");
@@ -137,12 +151,7 @@ class AttributePackIT {
 
   @Test
   void setAttribute_smallValueOverAnOwnFieldShadowingAPackEntry_isTheOneRead() {
-    LazySession session = nodes.a().createSession();
-    session.setAttribute("note", "packed");
-    nodes.a().save(session);
-    String id = session.getId();
-    nodes.raw().hset(key(id), "note".getBytes(UTF_8),
-        TestRedis.serializer().serialize("own field"));
+    String id = savedWithShadowedNote(Map.of());
 
     LazySession loaded = nodes.b().findById(id);
     loaded.setAttribute("note", "latest");
@@ -210,12 +219,10 @@ class AttributePackIT {
 
   @Test
   void save_attributeMovedIntoThePackWhileAnotherNodeRemovesIt_staysRemoved() {
-    LazySession session = nodes.a().createSession();
-    session.setAttribute("note", large());
-    nodes.a().save(session);
-    String id = session.getId();
-    LazySession onA = nodes.a().findById(id);
-    LazySession onB = nodes.b().findById(id);
+    String id = saved(Map.of("note", large()));
+    Loaded loaded = loadedOnBoth(id);
+    LazySession onA = loaded.onA();
+    LazySession onB = loaded.onB();
     onA.setAttribute("note", "short");
     onB.removeAttribute("note");
 
@@ -228,12 +235,10 @@ class AttributePackIT {
 
   @Test
   void save_packedAttributeRemovedWhileAnotherNodeMovesItToItsOwnField_staysRemoved() {
-    LazySession session = nodes.a().createSession();
-    session.setAttribute("note", "short");
-    nodes.a().save(session);
-    String id = session.getId();
-    LazySession onA = nodes.a().findById(id);
-    LazySession onB = nodes.b().findById(id);
+    String id = saved(Map.of("note", "short"));
+    Loaded loaded = loadedOnBoth(id);
+    LazySession onA = loaded.onA();
+    LazySession onB = loaded.onB();
     onA.setAttribute("note", large());
     onB.removeAttribute("note");
 
@@ -246,12 +251,10 @@ class AttributePackIT {
 
   @Test
   void save_packedAttributeSetSmallWhileAnotherNodeMovesItToItsOwnField_laterValueWins() {
-    LazySession session = nodes.a().createSession();
-    session.setAttribute("note", "short");
-    nodes.a().save(session);
-    String id = session.getId();
-    LazySession onA = nodes.a().findById(id);
-    LazySession onB = nodes.b().findById(id);
+    String id = saved(Map.of("note", "short"));
+    Loaded loaded = loadedOnBoth(id);
+    LazySession onA = loaded.onA();
+    LazySession onB = loaded.onB();
     onA.setAttribute("note", large());
     onB.setAttribute("note", "latest");
 
@@ -263,12 +266,10 @@ class AttributePackIT {
 
   @Test
   void save_newAttributeSetLargeOnOneNodeAndSmallOnTheOther_laterValueWins() {
-    LazySession session = nodes.a().createSession();
-    session.setAttribute("visits", 1);
-    nodes.a().save(session);
-    String id = session.getId();
-    LazySession onA = nodes.a().findById(id);
-    LazySession onB = nodes.b().findById(id);
+    String id = saved(Map.of("visits", 1));
+    Loaded loaded = loadedOnBoth(id);
+    LazySession onA = loaded.onA();
+    LazySession onB = loaded.onB();
     onA.setAttribute("note", large());
     onB.setAttribute("note", "latest");
 
