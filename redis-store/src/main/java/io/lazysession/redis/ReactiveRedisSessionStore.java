@@ -20,6 +20,7 @@ import reactor.core.publisher.Mono;
  * event-loop threads. Thread-safe.
  *
  * <p>A NOSCRIPT answer is handled as the blocking store does: the call is repeated once with EVAL.
+ * Finds use the Redis 7 function the blocking store registered, as it does.
  */
 final class ReactiveRedisSessionStore {
   private final RedisClusterReactiveCommands<byte[], byte[]> commands;
@@ -35,11 +36,27 @@ final class ReactiveRedisSessionStore {
     this.metrics = metrics;
   }
 
-  /** As {@link RedisSessionStore#find}: empty when the hash is missing or incomplete. */
+  /**
+   * As {@link RedisSessionStore#find}: empty when the hash is missing or incomplete. Calls find.lua
+   * as the function {@value FindFunction#NAME} where the blocking store registered it, else by SHA;
+   * a function that disappeared sends this call, and every later find of this repository, by SHA
+   * (registering it again would block).
+   */
   Mono<StoredSession> find(String id, NearCache.@Nullable Snapshot cached) {
-    return this.<List<Object>>eval(RedisScript.FIND, ScriptOutputType.MULTI, keys.session(id),
-        RedisSessionStore.findArguments(cached))
-        .flatMap(answer -> Mono.justOrEmpty(store.findAnswer(answer, cached)));
+    byte[][] scriptKeys = {keys.session(id)};
+    byte[][] arguments = RedisSessionStore.findArguments(cached);
+    Mono<List<Object>> answer = !store.findsByFunction()
+        ? eval(RedisScript.FIND, ScriptOutputType.MULTI, scriptKeys[0], arguments)
+        : Mono.defer(() -> {
+          metrics.roundTrips.increment();
+          return commands.<List<Object>>fcall(FindFunction.NAME, ScriptOutputType.MULTI,
+              scriptKeys, arguments).next();
+        }).onErrorResume(RedisSessionStore::isFunctionMissing, e -> {
+          metrics.scriptReloads.increment();
+          store.findFunctionMissing();
+          return eval(RedisScript.FIND, ScriptOutputType.MULTI, scriptKeys[0], arguments);
+        });
+    return answer.flatMap(found -> Mono.justOrEmpty(store.findAnswer(found, cached)));
   }
 
   /** As {@link RedisSessionStore#save}: the new version, 0, -1 or a pack conflict. */

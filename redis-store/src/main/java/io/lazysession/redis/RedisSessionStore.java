@@ -115,8 +115,7 @@ final class RedisSessionStore {
       try {
         return commands.fcall(FindFunction.NAME, ScriptOutputType.MULTI, scriptKeys, arguments);
       } catch (RedisCommandExecutionException e) {
-        String message = e.getMessage();
-        if (message == null || !message.contains("Function not found")) {
+        if (!isFunctionMissing(e)) {
           throw e;
         }
         metrics.scriptReloads.increment();
@@ -124,6 +123,26 @@ final class RedisSessionStore {
       }
     }
     return eval(commands, script, ScriptOutputType.MULTI, scriptKeys, arguments);
+  }
+
+  /** Whether Redis answered that the function {@value FindFunction#NAME} does not exist. */
+  static boolean isFunctionMissing(Throwable e) {
+    String message = e.getMessage();
+    return e instanceof RedisCommandExecutionException && message != null
+        && message.contains("Function not found");
+  }
+
+  /** Whether find.lua is called as the function {@value FindFunction#NAME} (Redis 7 and later). */
+  boolean findsByFunction() {
+    return findByFunction;
+  }
+
+  /**
+   * The function {@value FindFunction#NAME} disappeared (FUNCTION FLUSH or DELETE) under a caller
+   * that cannot register it again without blocking: every later find goes by SHA.
+   */
+  void findFunctionMissing() {
+    findByFunction = false;
   }
 
   /** A find answer that is the bare integer 1: the caller's copy is current. */

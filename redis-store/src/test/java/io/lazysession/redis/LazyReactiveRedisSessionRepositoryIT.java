@@ -2,8 +2,12 @@ package io.lazysession.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.lazysession.testing.RedisServerExtension;
+import io.lettuce.core.FlushMode;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -87,6 +91,35 @@ class LazyReactiveRedisSessionRepositoryIT {
 
     assertThat(b.metrics().nearCacheHits()).isEqualTo(hits + 1);
     assertThat((String) again.getAttribute("cart")).isEqualTo("two books");
+  }
+
+  @Test
+  void findById_onRedis7_callsTheFindFunctionAndFallsBackToEvalshaWhenItIsGone() {
+    RedisClient client = RedisClient.create(redis.uri());
+    try (StatefulRedisConnection<String, String> connection = client.connect()) {
+      CommandStats stats = new CommandStats(connection.sync());
+      assumeTrue(CommandStats.redisMajorVersion(connection.sync()) >= 7,
+          "Redis functions need Redis 7");
+      LazySession created = nodes.a().createSession();
+      created.setAttribute("cart", "two books");
+      nodes.a().save(created);
+      LazyReactiveRedisSessionRepository b = reactive();
+
+      Map<String, Long> found = stats.during(() -> b.findById(created.getId()).block());
+      connection.sync().functionFlush(FlushMode.SYNC);
+      Map<String, Long> afterFlush = stats.during(() -> b.findById(created.getId()).block());
+      Map<String, Long> next = stats.during(() -> b.findById(created.getId()).block());
+
+      assertThat(found).containsEntry("fcall", 1L).doesNotContainKey("evalsha");
+      // FCALL answered "Function not found"; the same find went by SHA, and so do the next ones.
+      assertThat(afterFlush).containsEntry("fcall", 1L).containsEntry("evalsha", 1L);
+      assertThat(next).containsEntry("evalsha", 1L).doesNotContainKey("fcall");
+      assertThat((String) b.findById(created.getId()).block().getAttribute("cart"))
+          .isEqualTo("two books");
+    } finally {
+      client.shutdown();
+      nodes.a().findById("registers-the-function-again"); // node A's next find does, for others
+    }
   }
 
   @Test
