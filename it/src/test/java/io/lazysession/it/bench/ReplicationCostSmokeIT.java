@@ -51,7 +51,7 @@ class ReplicationCostSmokeIT {
             .singleElement().satisfies(r -> {
               assertThat(r.errors()).as("errors, first: %s", r.note()).isZero();
               assertThat(r.requests()).isPositive();
-              assertThat(r.roundTripsPerRequest()).isEqualTo(1.0);
+              assertPingRoundTrips(store.name(), r);
             });
         for (Workload workload : config.workloads()) {
           for (int threads : config.threads()) {
@@ -125,7 +125,7 @@ class ReplicationCostSmokeIT {
       assertThat(f.cell().requests()).isPositive();
       assertThat(f.cell().errors()).as("errors, first: %s", f.cell().note()).isZero();
     }).filteredOn(f -> f.workload().equals(ReplicationCostHarness.SAME_CLIENT_PING))
-        .allSatisfy(f -> assertThat(f.cell().roundTripsPerRequest()).isEqualTo(1.0));
+        .allSatisfy(f -> assertPingRoundTrips(f.store(), f.cell()));
     for (String store : List.of(Stores.DEFAULT_ON_REPLICA, Stores.DURABLE)) {
       for (int threads : config.threads()) {
         assertThat(results).as("%s durable-save cell, %d threads", store, threads)
@@ -148,5 +148,17 @@ class ReplicationCostSmokeIT {
     assertThat(Files.readAllLines(directory.resolve(BenchReport.CSV))).hasSize(results.size() + 1);
     assertThat(Files.readString(directory.resolve(BenchReport.SVG))).startsWith("<svg")
         .endsWith("</svg>\n");
+  }
+
+  /**
+   * One round trip per PING; on the tracked store's client also the lease's own PINGs, which the
+   * harness leaves out where Lettuce reports them on the lease's thread, may fall in the cell.
+   */
+  private static void assertPingRoundTrips(String store, CellResult cell) {
+    if (store.equals(Stores.TRACKED)) {
+      assertThat(cell.roundTripsPerRequest()).isBetween(1.0, 2.0);
+    } else {
+      assertThat(cell.roundTripsPerRequest()).isEqualTo(1.0);
+    }
   }
 }
