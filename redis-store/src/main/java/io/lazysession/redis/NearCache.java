@@ -57,12 +57,6 @@ final class NearCache {
       this(version, creation, attributes, epoch, metadata, pack, NearCacheTracking.UNTRUSTED);
     }
 
-    /** A copy without a pack, tagged with a tracking stamp. */
-    Snapshot(long version, long creation, Map<String, byte[]> attributes, long epoch,
-        @Nullable Metadata metadata, long stamp) {
-      this(version, creation, attributes, epoch, metadata, StoredPack.NONE, stamp);
-    }
-
     /** This copy, completed with the metadata Redis confirmed for its version. */
     Snapshot withMetadata(Metadata known) {
       return new Snapshot(version, creation, attributes, epoch, known, pack, stamp);

@@ -11,6 +11,12 @@ import java.util.HexFormat;
 /** A Lua script read from the class path, with the SHA-1 Redis knows it by. Immutable. */
 final class RedisScript {
   private static final String INCLUDE = "-- #include ";
+  /**
+   * Looked up once, when this class is first used (when the scripts load, not on an event loop: the
+   * first lookup of a provider may read files); each use takes a copy.
+   */
+  private static final MessageDigest SHA1 = sha1Digest();
+
   static final RedisScript FIND = load("find");
   static final RedisScript SAVE = load("save");
   static final RedisScript DELETE = load("delete");
@@ -29,7 +35,7 @@ final class RedisScript {
   private RedisScript(String name, byte[] source) {
     this.name = name;
     this.source = source;
-    this.sha = sha1(source);
+    this.sha = sha1Hex(source);
   }
 
   String name() {
@@ -58,7 +64,8 @@ final class RedisScript {
 
   /**
    * Replaces each line {@code -- #include <script>.lua} by that script's source, so that a script
-   * built around another one (find-ssdr.lua around find.lua) never repeats, nor drifts from, it.
+   * built around another one (find-ssdr.lua around find.lua), or a piece every script needs
+   * (metadata.lua), is never repeated and never drifts.
    */
   private static byte[] includes(byte[] source) {
     String text = new String(source, StandardCharsets.UTF_8);
@@ -66,24 +73,40 @@ final class RedisScript {
       return source;
     }
     StringBuilder result = new StringBuilder(text.length() * 2);
-    for (String line : text.split("\n", -1)) {
+    String[] lines = text.split("\n", -1);
+    for (int i = 0; i < lines.length; i++) {
+      String line = lines[i];
       if (line.startsWith(INCLUDE) && line.endsWith(".lua")) {
         String included = line.substring(INCLUDE.length()).trim();
         result.append(new String(load(included.substring(0, included.length() - 4)).source,
             StandardCharsets.UTF_8));
       } else {
-        result.append(line).append('\n');
+        result.append(line).append(i == lines.length - 1 ? "" : "\n");
       }
     }
     return result.toString().getBytes(StandardCharsets.UTF_8);
   }
 
-  private static String sha1(byte[] bytes) {
+  private static MessageDigest sha1Digest() {
     try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(bytes));
+      return MessageDigest.getInstance("SHA-1");
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-1 is required by every Java platform", e);
     }
+  }
+
+  /**
+   * The SHA-1 of {@code bytes} in lower-case hex, as Redis names a script and as Lua's
+   * {@code redis.sha1hex} writes it (save.lua compares a stored pack's with it).
+   */
+  static String sha1Hex(byte[] bytes) {
+    MessageDigest digest;
+    try {
+      digest = (MessageDigest) SHA1.clone();
+    } catch (CloneNotSupportedException e) {
+      digest = sha1Digest();
+    }
+    return HexFormat.of().formatHex(digest.digest(bytes));
   }
 
   @Override

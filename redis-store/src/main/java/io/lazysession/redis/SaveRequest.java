@@ -1,9 +1,6 @@
 package io.lazysession.redis;
 
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.Collection;
-import java.util.HexFormat;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
@@ -85,7 +82,8 @@ record SaveRequest(SaveMode mode, long nowMillis, long creationMillis, long last
     arguments[i++] = RedisSessionStore.utf8(Long.toString(graceMillis()));
     arguments[i++] = principalArgument(principal());
     arguments[i++] = pack == null ? new byte[0]
-        : RedisSessionStore.utf8("=" + sha1(pack.expected()));
+        : RedisSessionStore.utf8("=" + (pack.expected() == null ? ""
+            : RedisScript.sha1Hex(pack.expected())));
     arguments[i++] = pack == null ? new byte[0] : pack.bytes();
     arguments[i++] = RedisSessionStore.utf8(Integer.toString(writes().size()));
     for (Map.Entry<String, byte[]> write : writes().entrySet()) {
@@ -96,34 +94,6 @@ record SaveRequest(SaveMode mode, long nowMillis, long creationMillis, long last
       arguments[i++] = RedisSessionStore.utf8(SessionKeys.attributeField(name));
     }
     return arguments;
-  }
-
-  /**
-   * Looked up once, when this class is first used (usually not on an event loop: the first lookup of
-   * a provider may read files); each use takes a copy.
-   */
-  private static final MessageDigest SHA1 = sha1Digest();
-
-  private static MessageDigest sha1Digest() {
-    try {
-      return MessageDigest.getInstance("SHA-1");
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-1 is a required JDK algorithm", e);
-    }
-  }
-
-  /** The SHA-1 of a stored pack in hex, as Lua's redis.sha1hex writes it; '' for none. */
-  static String sha1(byte @Nullable [] bytes) {
-    if (bytes == null) {
-      return "";
-    }
-    MessageDigest digest;
-    try {
-      digest = (MessageDigest) SHA1.clone();
-    } catch (CloneNotSupportedException e) {
-      digest = sha1Digest();
-    }
-    return HexFormat.of().formatHex(digest.digest(bytes));
   }
 
   /** The principal as save.lua reads it: '' unchanged, '-' none, '=' followed by the name. */

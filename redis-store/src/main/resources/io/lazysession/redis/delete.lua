@@ -7,12 +7,10 @@
 -- values as HGETALL gives them; nil when there was nothing live to delete. An expired session is left
 -- for the expiry sweep, so that it is reported once, as expired.
 -- The metadata field '#' holds 'creation:lastAccess:maxInactive:version'.
+-- #include metadata.lua
 local key = KEYS[1]
 local meta = redis.call('HMGET', key, '#', '#p')
-local c, a, m, v
-if meta[1] then
-  c, a, m, v = string.match(meta[1], '^(%-?%d+):(%-?%d+):(%-?%d+):(%-?%d+)$')
-end
+local c, a, m, v = metadata(meta[1])
 if not v then
   redis.call('DEL', key)
   return nil

@@ -7,12 +7,10 @@
 -- hash was missing or incomplete (deleted if present; the values may be nil); {'live', a, m} when the
 -- session is live again (nothing deleted); {'never'} when it no longer expires.
 -- The metadata field '#' holds 'creation:lastAccess:maxInactive:version'.
+-- #include metadata.lua
 local key = KEYS[1]
 local meta = redis.call('HMGET', key, '#', '#p')
-local c, a, m, v
-if meta[1] then
-  c, a, m, v = string.match(meta[1], '^(%-?%d+):(%-?%d+):(%-?%d+):(%-?%d+)$')
-end
+local c, a, m, v = metadata(meta[1])
 if not v then
   redis.call('DEL', key)
   return {'gone', false, false, false, meta[2]}

@@ -10,11 +10,8 @@
 -- when ARGV[1] is the stored version (the caller's copy is current): the bare integer 1 (4 bytes on
 -- the wire), or with ARGV[2] {'#=', '1', '#a', a, '#m', m, '#v', v[, '#p', p]};
 -- otherwise every field and value (HGETALL).
-local meta = redis.call('HGET', KEYS[1], '#')
-if not meta then
-  return nil
-end
-local _, lastAccess, maxInactive, version = string.match(meta, '^(%-?%d+):(%-?%d+):(%-?%d+):(%-?%d+)$')
+-- #include metadata.lua
+local _, lastAccess, maxInactive, version = metadata(redis.call('HGET', KEYS[1], '#'))
 if not version then
   return nil
 end

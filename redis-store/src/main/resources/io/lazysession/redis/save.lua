@@ -21,6 +21,7 @@
 -- (a re-send): 1 when nothing was written since, 0 when something was. {-2, pack} when an update finds
 -- another pack than the one it was made from (nothing is written; {-2} when the hash has none): the
 -- caller applies its changes to that pack and sends the save again.
+-- #include metadata.lua
 local key = KEYS[1]
 local now = tonumber(ARGV[2])
 -- Numbers are written back as the strings they came in: Lua would print large ones in %.14g.
@@ -30,11 +31,7 @@ local maxInactiveText = ARGV[5]
 local creationText = ARGV[3]
 local version = 1
 if ARGV[1] == 'u' then
-  local meta = redis.call('HGET', key, '#')
-  local c, a, m, v
-  if meta then
-    c, a, m, v = string.match(meta, '^(%-?%d+):(%-?%d+):(%-?%d+):(%-?%d+)$')
-  end
+  local c, a, m, v = metadata(redis.call('HGET', key, '#'))
   if not v then
     return 0
   end
@@ -66,11 +63,7 @@ else
     -- The same create arriving twice (Lettuce re-sends a command whose answer a dropped connection
     -- lost) finds its own creation time: success, never a duplicate id. Version 1 means nothing was
     -- written since, so the hash is exactly this create's; 0 means other writes followed.
-    local meta = redis.call('HGET', key, '#')
-    local c, a, m, v
-    if meta then
-      c, a, m, v = string.match(meta, '^(%-?%d+):(%-?%d+):(%-?%d+):(%-?%d+)$')
-    end
+    local c, a, m, v = metadata(redis.call('HGET', key, '#'))
     if c == ARGV[3] then
       if v == '1' then
         return 1

@@ -31,7 +31,7 @@ class NearCacheTrackingTest {
   /** A copy with metadata as a find stores it, stamped {@code stamp}. */
   private void storeLoaded(String id, long stamp) {
     cache.put(id, new NearCache.Snapshot(3, 1, Map.of("a", new byte[] {1}), cache.epoch(),
-        new NearCache.Metadata(5, 1800, null), stamp));
+        new NearCache.Metadata(5, 1800, null), StoredPack.NONE, stamp));
   }
 
   @Test
@@ -155,7 +155,8 @@ class NearCacheTrackingTest {
   @Test
   void trusted_copyWithoutMetadataOrFromASave_notServed() {
     leased();
-    cache.put("s1", new NearCache.Snapshot(3, 1, Map.of(), cache.epoch(), null, cache.stamp("s1")));
+    cache.put("s1", new NearCache.Snapshot(3, 1, Map.of(), cache.epoch(), null, StoredPack.NONE,
+        cache.stamp("s1")));
     cache.put("s2", new NearCache.Snapshot(3, 1, Map.of(), cache.epoch(),
         new NearCache.Metadata(5, 1800, null), StoredPack.NONE));
 
@@ -176,7 +177,7 @@ class NearCacheTrackingTest {
   void trusted_trackingOff_neverServed() {
     NearCache validated = new NearCache(1 << 20);
     validated.put("s1", new NearCache.Snapshot(3, 1, Map.of(), validated.epoch(),
-        new NearCache.Metadata(5, 1800, null), validated.stamp("s1")));
+        new NearCache.Metadata(5, 1800, null), StoredPack.NONE, validated.stamp("s1")));
 
     assertThat(validated.trusted("s1")).isNull();
     assertThat(validated.stamp("s1")).isEqualTo(NearCacheTracking.UNTRUSTED);

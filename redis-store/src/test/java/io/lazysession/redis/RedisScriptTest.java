@@ -20,8 +20,8 @@ class RedisScriptTest {
 
   @Test
   void load_scriptWithoutInclude_sourceUnchanged() throws Exception {
-    try (var in = RedisScript.class.getResourceAsStream("save.lua")) {
-      assertThat(RedisScript.SAVE.source()).isEqualTo(in.readAllBytes());
+    try (var in = RedisScript.class.getResourceAsStream("migrate.lua")) {
+      assertThat(RedisScript.MIGRATE.source()).isEqualTo(in.readAllBytes());
     }
   }
 }

@@ -275,13 +275,7 @@ final class Stores {
         resources.add(() -> config(uri, previous));
       }
       for (int i = 0; i < 2; i++) {
-        LettuceConnectionFactory factory = new LettuceConnectionFactory(
-            new RedisStandaloneConfiguration(uri.getHost(), uri.getPort()));
-        factory.afterPropertiesSet();
-        factory.start();
-        // Connections are made lazily, on first use: the listener sees every command.
-        factory.getRequiredNativeClient().addListener(counting(sent));
-        resources.add(factory::destroy);
+        LettuceConnectionFactory factory = connectionFactory(uri, sent, resources);
         if (i == 0) {
           ping = pingCommands((RedisClient) factory.getRequiredNativeClient(), resources);
         }
@@ -339,12 +333,7 @@ final class Stores {
     RedisCommands<String, String> ping = null;
     try {
       for (int i = 0; i < 2; i++) {
-        LettuceConnectionFactory factory = new LettuceConnectionFactory(
-            new RedisStandaloneConfiguration(uri.getHost(), uri.getPort()));
-        factory.afterPropertiesSet();
-        factory.start();
-        factory.getRequiredNativeClient().addListener(counting(sent));
-        resources.add(factory::destroy);
+        LettuceConnectionFactory factory = connectionFactory(uri, sent, resources);
         if (i == 0) {
           ping = pingCommands((RedisClient) factory.getRequiredNativeClient(), resources);
         }
@@ -379,6 +368,22 @@ final class Stores {
     } finally {
       client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
     }
+  }
+
+  /**
+   * A started Spring Data Redis connection factory on {@code uri} whose commands count into {@code
+   * sent}, destroyed with {@code resources}. Connections are made lazily, on first use: the listener
+   * sees every command.
+   */
+  private static LettuceConnectionFactory connectionFactory(RedisURI uri, LongAdder sent,
+      List<AutoCloseable> resources) {
+    LettuceConnectionFactory factory = new LettuceConnectionFactory(
+        new RedisStandaloneConfiguration(uri.getHost(), uri.getPort()));
+    factory.afterPropertiesSet();
+    factory.start();
+    factory.getRequiredNativeClient().addListener(counting(sent));
+    resources.add(factory::destroy);
+    return factory;
   }
 
   private static CommandListener counting(LongAdder sent) {
