@@ -243,7 +243,7 @@ final class AttributePacking {
    */
   private static Map<String, byte[]> overflow(AttributeSerializer serializer,
       Map<String, byte[]> entries, Map<String, byte[]> sets) {
-    long body = 5; // the entry count
+    long body = AttributeSerializer.PACK_BODY_HEADER_BYTES;
     for (Map.Entry<String, byte[]> entry : entries.entrySet()) {
       body += AttributeSerializer.packEntryBytes(entry.getKey(), entry.getValue());
     }

@@ -168,7 +168,7 @@ class AttributePackIT {
     return switch (kind) {
       case "newer-version" -> {
         byte[] pack = serializer.pack(entries);
-        pack[0] = (byte) 0xB2;
+        pack[0] = (byte) 0xB3;
         yield pack;
       }
       // compression 2, dictionary id 12345 (varint B9 60), 10 bytes decoded from a 5-byte frame

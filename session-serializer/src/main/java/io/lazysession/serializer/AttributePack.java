@@ -6,6 +6,8 @@ import io.lazysession.serializer.codec.DecodeLimitException;
 import io.lazysession.serializer.compress.Compression;
 import io.lazysession.serializer.compress.ZstdCompressor;
 import io.lazysession.serializer.compress.ZstdDictionary;
+import io.lazysession.serializer.envelope.EnvelopeCompression;
+import io.lazysession.serializer.envelope.EnvelopeHeader;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -21,41 +23,63 @@ import org.jspecify.annotations.Nullable;
  * docs/envelope-format.md, "Attribute pack"):
  *
  * <pre>
- * byte 0   format byte: 0xB1 (high nibble 0xB marks a pack, low nibble is the version, 1)
+ * byte 0   format byte: 0xB2 (high nibble 0xB marks a pack, low nibble is the version, 2)
  * byte 1   compression id: 0 none, 1 zstd, 2 zstd with dictionary (as in an envelope)
  * varint   dictionary id, only for compression 2
  * varint   decoded body length, only for compression 1 and 2
  * ...      body, as is or as one zstd frame
- * body     varint entry count, then per entry: varint name length, the name (UTF-8),
- *          varint envelope length, the envelope
+ * body     the codec id of the bare entries (0: none is bare), varint entry count, then per entry:
+ *          varint (name length &lt;&lt; 1 | whole), the name (UTF-8), varint length, then either the
+ *          payload of an uncompressed envelope of the body's codec (whole = 0: a bare entry) or a
+ *          whole envelope (whole = 1)
  * </pre>
  *
- * Varints as in the envelope header (unsigned LEB128, at most 5 bytes). Stateless and thread-safe.
+ * Varints as in the envelope header (unsigned LEB128, at most 5 bytes). Version 1 (0xB1) is still
+ * read: its entries are varint name length, name, varint envelope length, envelope. Stateless and
+ * thread-safe.
  *
  * <p>Design: names and envelopes are compressed as one frame, so what attributes share (class names,
- * field names, common strings) is stored once. Decoding is strict: a body larger than the payload
- * limit, more than {@link #MAX_ENTRIES} entries, a frame past the ratio cap, a truncated or trailing
- * byte, a repeated or malformed name, an entry that is not an envelope are all refused before
- * anything is built from them.
+ * field names, common strings) is stored once; an entry of the common case (uncompressed, the codec
+ * most entries have) is stored without its 3-byte envelope header, which the reader puts back.
+ * Decoding is strict: a body larger than the payload limit, more than {@link #MAX_ENTRIES} entries,
+ * a frame past the ratio cap, a truncated or trailing byte, a repeated or malformed name, an entry
+ * that is not an envelope are all refused before anything is built from them.
  */
 final class AttributePack {
-  /** The format byte of version 1. */
-  static final int FORMAT_BYTE = 0xB1;
+  /** The format byte this writes: version 2. */
+  static final int FORMAT_BYTE = 0xB2;
+  /** The format byte of version 1, still read. */
+  static final int FORMAT_BYTE_V1 = 0xB1;
+  /** Bytes of a body besides its entries, at most: the codec id and the entry count. */
+  static final int BODY_HEADER_BYTES = 6;
   /** Most entries one pack may hold (the store packs only small attributes of one session). */
   static final int MAX_ENTRIES = 10_000;
+  /** The header of an uncompressed envelope, which a bare entry leaves out. */
+  private static final int BARE_HEADER = 3;
 
   private AttributePack() {}
 
   /** Writes a pack of {@code envelopes} (name to envelope), compressed as {@code compression} says. */
   static byte[] write(Map<String, byte[]> envelopes, Compression compression) {
     ByteArrayOutputStream body = new ByteArrayOutputStream(64 + 16 * envelopes.size());
+    int codec = 0;
+    for (byte[] envelope : envelopes.values()) {
+      if (bare(envelope)) {
+        codec = envelope[1] & 0xFF;
+        break;
+      }
+    }
+    body.write(codec);
     writeVarint(body, envelopes.size());
     for (Map.Entry<String, byte[]> entry : envelopes.entrySet()) {
       byte[] name = entry.getKey().getBytes(UTF_8);
-      writeVarint(body, name.length);
+      byte[] envelope = entry.getValue();
+      boolean whole = !bare(envelope) || (envelope[1] & 0xFF) != codec;
+      writeVarint(body, (name.length << 1) | (whole ? 1 : 0));
       body.write(name, 0, name.length);
-      writeVarint(body, entry.getValue().length);
-      body.write(entry.getValue(), 0, entry.getValue().length);
+      int skip = whole ? 0 : BARE_HEADER;
+      writeVarint(body, envelope.length - skip);
+      body.write(envelope, skip, envelope.length - skip);
     }
     byte[] raw = body.toByteArray();
     if (compression.enabled()) {
@@ -96,17 +120,20 @@ final class AttributePack {
       throw new CorruptDataException("pack of " + pack.length + " bytes is shorter than its header");
     }
     int format = pack[0] & 0xFF;
-    if ((format & 0xF0) != 0xB0) {
-      throw new CorruptDataException(String.format("pack starts with 0x%02X, expected 0xB1", format));
+    if ((format & 0xF0) != 0xB0 || format == 0xB0) {
+      throw new CorruptDataException(String.format("pack starts with 0x%02X, expected 0x%02X",
+          format, FORMAT_BYTE));
     }
-    if (format != FORMAT_BYTE) {
+    if (format > FORMAT_BYTE) {
       throw new IncompatibleDataException(null, "the attribute pack is of format version "
-          + (format & 0x0F) + ", this node reads version 1 (written by a newer lazysession)", null);
+          + (format & 0x0F) + ", this node reads versions 1 and 2 (written by a newer lazysession)",
+          null);
     }
+    boolean v1 = format == FORMAT_BYTE_V1;
     int compression = pack[1] & 0xFF;
     if (compression == 0) {
       checkBody(pack.length - 2, maxBodyBytes);
-      return body(pack, 2, pack.length);
+      return v1 ? bodyV1(pack, 2, pack.length) : body(pack, 2, pack.length);
     }
     if (compression != 1 && compression != 2) {
       throw new CorruptDataException("pack names unknown compression id " + compression);
@@ -127,7 +154,7 @@ final class AttributePack {
     checkBody(decoded, maxBodyBytes);
     byte[] body = ZstdCompressor.decompress(pack, header.position, pack.length - header.position,
         decoded, dictionary);
-    return body(body, 0, body.length);
+    return v1 ? bodyV1(body, 0, body.length) : body(body, 0, body.length);
   }
 
   private static void checkBody(long length, int maxBodyBytes) {
@@ -143,33 +170,85 @@ final class AttributePack {
 
   private static Map<String, byte[]> body(byte[] bytes, int from, int to) {
     Cursor in = new Cursor(bytes, from, to);
+    int codec = in.octet();
     int count = in.varint();
-    // Each entry takes at least 5 bytes (two lengths and a 3-byte envelope header).
-    if (count > MAX_ENTRIES || count > (to - in.position) / 5) {
-      throw new DecodeLimitException("pack declares " + count + " entries, more than its "
-          + (to - in.position) + " bytes or the limit of " + MAX_ENTRIES + " hold");
-    }
-    Map<String, byte[]> entries = new LinkedHashMap<>((int) (count / 0.75f) + 1);
+    // Each entry takes at least 2 bytes (its two lengths).
+    Map<String, byte[]> entries = new LinkedHashMap<>(capacity(count, to - in.position, 2));
     for (int i = 0; i < count; i++) {
-      String name = in.name(in.varint());
-      byte[] envelope = in.bytes(in.varint());
-      if (envelope.length < 3 || (envelope[0] & 0xF0) != 0xA0) {
-        throw new CorruptDataException("pack entry " + i + " is not an envelope");
+      int nameAndKind = in.varint();
+      String name = in.name(nameAndKind >>> 1);
+      byte[] envelope;
+      if ((nameAndKind & 1) == 1) {
+        envelope = envelope(in.bytes(in.varint()), i);
+      } else {
+        if (codec == 0) {
+          throw new CorruptDataException("pack entry " + i + " is bare in a body without a codec");
+        }
+        int length = in.varint();
+        envelope = new byte[BARE_HEADER + length];
+        envelope[0] = (byte) EnvelopeHeader.FORMAT_BYTE;
+        envelope[1] = (byte) codec;
+        envelope[2] = (byte) EnvelopeCompression.NONE.id();
+        in.copy(envelope, BARE_HEADER, length);
       }
       if (entries.put(name, envelope) != null) {
         throw new CorruptDataException("pack holds the name of entry " + i + " twice");
       }
     }
+    return finish(entries, in, to);
+  }
+
+  private static Map<String, byte[]> bodyV1(byte[] bytes, int from, int to) {
+    Cursor in = new Cursor(bytes, from, to);
+    int count = in.varint();
+    // Each entry takes at least 5 bytes (two lengths and a 3-byte envelope header).
+    Map<String, byte[]> entries = new LinkedHashMap<>(capacity(count, to - in.position, 5));
+    for (int i = 0; i < count; i++) {
+      String name = in.name(in.varint());
+      byte[] envelope = envelope(in.bytes(in.varint()), i);
+      if (entries.put(name, envelope) != null) {
+        throw new CorruptDataException("pack holds the name of entry " + i + " twice");
+      }
+    }
+    return finish(entries, in, to);
+  }
+
+  private static int capacity(int count, int bytesLeft, int minEntryBytes) {
+    if (count > MAX_ENTRIES || count > bytesLeft / minEntryBytes) {
+      throw new DecodeLimitException("pack declares " + count + " entries, more than its "
+          + bytesLeft + " bytes or the limit of " + MAX_ENTRIES + " hold");
+    }
+    return (int) (count / 0.75f) + 1;
+  }
+
+  private static byte[] envelope(byte[] bytes, int entry) {
+    if (bytes.length < 3 || (bytes[0] & 0xF0) != 0xA0) {
+      throw new CorruptDataException("pack entry " + entry + " is not an envelope");
+    }
+    return bytes;
+  }
+
+  private static Map<String, byte[]> finish(Map<String, byte[]> entries, Cursor in, int to) {
     if (in.position != to) {
       throw new CorruptDataException("pack has " + (to - in.position) + " trailing bytes");
     }
     return entries;
   }
 
-  /** Bytes the entry of {@code name} and {@code envelope} takes in a pack's body. */
+  /** Whether an envelope can be stored bare: uncompressed, so its header is 3 fixed bytes. */
+  private static boolean bare(byte[] envelope) {
+    return envelope.length >= BARE_HEADER && (envelope[0] & 0xFF) == EnvelopeHeader.FORMAT_BYTE
+        && envelope[2] == EnvelopeCompression.NONE.id() && envelope[1] != 0;
+  }
+
+  /**
+   * Bytes the entry of {@code name} and {@code envelope} takes in a pack's body at most (as a whole
+   * envelope; a bare one takes 3 bytes less).
+   */
   static int entryBytes(String name, byte[] envelope) {
     int nameBytes = name.getBytes(UTF_8).length;
-    return varintBytes(nameBytes) + nameBytes + varintBytes(envelope.length) + envelope.length;
+    return varintBytes((nameBytes << 1) | 1) + nameBytes + varintBytes(envelope.length)
+        + envelope.length;
   }
 
   private static int varintBytes(int value) {
@@ -217,6 +296,21 @@ final class AttributePack {
         }
       }
       throw new CorruptDataException("pack varint is longer than 5 bytes");
+    }
+
+    int octet() {
+      if (position >= end) {
+        throw new CorruptDataException("pack is truncated");
+      }
+      return bytes[position++] & 0xFF;
+    }
+
+    void copy(byte[] target, int offset, int length) {
+      if (length > end - position) {
+        throw new CorruptDataException("pack is truncated");
+      }
+      System.arraycopy(bytes, position, target, offset, length);
+      position += length;
     }
 
     private boolean ascii(int from, int length) {

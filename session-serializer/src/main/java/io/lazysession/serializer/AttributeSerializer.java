@@ -44,6 +44,8 @@ public final class AttributeSerializer {
   public static final int DEFAULT_PACK_MAX_BYTES = 1024;
   /** Most attributes one {@linkplain #pack pack} may hold: {@link #unpack} refuses more. */
   public static final int MAX_PACK_ENTRIES = AttributePack.MAX_ENTRIES;
+  /** Bytes of a pack's body besides its entries, at most (see {@link #packEntryBytes}). */
+  public static final int PACK_BODY_HEADER_BYTES = AttributePack.BODY_HEADER_BYTES;
 
   private final CodecKind codecKind;
   private final Compression compression;
@@ -301,8 +303,9 @@ public final class AttributeSerializer {
 
   /**
    * Bytes the attribute {@code name} with {@code envelope} adds to the body of a {@linkplain #pack
-   * pack} (before compression); {@link #unpack} refuses a body over {@link #maxPayloadBytes()} (plus
-   * at most 5 bytes for the entry count), so a writer keeps the sum of its entries within that.
+   * pack} (before compression), at most; {@link #unpack} refuses a body over {@link
+   * #maxPayloadBytes()}, which holds the entries and {@link #PACK_BODY_HEADER_BYTES}, so a writer
+   * keeps the sum of its entries within that.
    */
   public static int packEntryBytes(String name, byte[] envelope) {
     return AttributePack.entryBytes(name, envelope);

@@ -93,21 +93,56 @@ class AttributePackTest {
   @ParameterizedTest
   @ValueSource(strings = {"none", "zstd", "dictionary"})
   void pack_pinnedEntries_writesCommittedBytesAndReadsThemBack(String compression) {
-    AttributeSerializer writer = switch (compression) {
-      case "none" -> RAW;
-      case "zstd" -> ZSTD;
-      default -> DICTIONARY;
-    };
+    AttributeSerializer writer = writer(compression);
     Map<String, byte[]> entries = entries(writer);
 
     byte[] pack = writer.pack(entries);
 
-    assertThat(pack).isEqualTo(GoldenFiles.readOrWrite("golden/pack-" + compression + ".hex", pack));
+    assertThat(pack).isEqualTo(GoldenFiles.readOrWrite("golden/pack2-" + compression + ".hex", pack));
+    assertThat(pack[0] & 0xFF).isEqualTo(0xB2);
+    assertReadBack(pack, entries);
+  }
+
+  /** Packs of version 1, written by earlier builds, are still read (the writer no longer makes them). */
+  @ParameterizedTest
+  @ValueSource(strings = {"none", "zstd", "dictionary"})
+  void unpack_version1Vectors_readBack(String compression) {
+    byte[] pack = GoldenFiles.read("golden/pack-" + compression + ".hex");
+
     assertThat(pack[0] & 0xFF).isEqualTo(0xB1);
+    assertReadBack(pack, entries(writer(compression)));
+  }
+
+  private static AttributeSerializer writer(String compression) {
+    return switch (compression) {
+      case "none" -> RAW;
+      case "zstd" -> ZSTD;
+      default -> DICTIONARY;
+    };
+  }
+
+  private static void assertReadBack(byte[] pack, Map<String, byte[]> entries) {
     Map<String, byte[]> read = DICTIONARY.unpack(pack);
     assertThat(read.keySet()).containsExactly("csrfToken", "checkoutStep", "recentlyViewed");
     entries.forEach((name, envelope) -> assertThat(read.get(name)).isEqualTo(envelope));
     assertThat(DICTIONARY.deserialize(read.get("checkoutStep"))).isEqualTo("SHIPPING");
+  }
+
+  @Test
+  void pack_envelopesThatAreNotBare_areStoredWhole() {
+    Map<String, byte[]> entries = new LinkedHashMap<>();
+    entries.put("kryo", RAW.serialize("x"));
+    entries.put("jdk", RAW.toBuilder().codec(CodecKind.JDK).build().serialize("y"));
+    entries.put("compressed", ZSTD.serialize("z".repeat(2000)));
+
+    byte[] pack = RAW.pack(entries);
+
+    // The body's codec is the first bare entry's (Kryo); the JDK and the compressed one are whole.
+    assertThat(pack[2]).isEqualTo((byte) CodecKind.KRYO.id());
+    Map<String, byte[]> read = RAW.unpack(pack);
+    entries.forEach((name, envelope) -> assertThat(read.get(name)).isEqualTo(envelope));
+    assertThat(RAW.deserialize(read.get("jdk"))).isEqualTo("y");
+    assertThat(RAW.deserialize(read.get("compressed"))).isEqualTo("z".repeat(2000));
   }
 
   @Test
@@ -116,11 +151,16 @@ class AttributePackTest {
 
     byte[] pack = RAW.pack(Map.of("a", envelope));
 
-    // 0xB1, compression 0, count 1, name length 1, "a", envelope length, envelope
-    assertThat(pack).hasSize(2 + 1 + 1 + 1 + 1 + envelope.length);
+    // 0xB2, compression 0, codec, count 1, name length 1 << 1 (bare), "a", payload length, the
+    // envelope without its 3-byte header
+    assertThat(pack).hasSize(2 + 1 + 1 + 1 + 1 + 1 + envelope.length - 3);
     assertThat(pack[1]).isZero();
-    assertThat(pack[2]).isEqualTo((byte) 1);
-    assertThat(pack[4]).isEqualTo((byte) 'a');
+    assertThat(pack[2]).isEqualTo(envelope[1]);
+    assertThat(pack[3]).isEqualTo((byte) 1);
+    assertThat(pack[4]).isEqualTo((byte) 2);
+    assertThat(pack[5]).isEqualTo((byte) 'a');
+    assertThat(java.util.Arrays.copyOfRange(pack, 7, pack.length))
+        .isEqualTo(java.util.Arrays.copyOfRange(envelope, 3, envelope.length));
   }
 
   @Test
@@ -177,10 +217,10 @@ class AttributePackTest {
   @Test
   void unpack_unknownVersion_isIncompatible() {
     byte[] pack = ZSTD.pack(entries(ZSTD));
-    pack[0] = (byte) 0xB2;
+    pack[0] = (byte) 0xB3;
 
     assertThatThrownBy(() -> ZSTD.unpack(pack)).isInstanceOf(IncompatibleDataException.class)
-        .hasMessageContaining("format version 2");
+        .hasMessageContaining("format version 3");
   }
 
   @Test
@@ -226,23 +266,34 @@ class AttributePackTest {
         new byte[] {(byte) 0xB1, 0, 1, 1, (byte) 0xFF, 3, (byte) 0xA1, 2, 0},
         new byte[] {(byte) 0xB1, 0, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, 0x0F},
         new byte[] {(byte) 0xB1, 0, (byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80,
-            (byte) 0x80, 0})) {
+            (byte) 0x80, 0},
+        new byte[] {(byte) 0xB0, 0, 2, 1, 2, 'a', 1, 7},
+        // version 2: a bare entry in a body without a codec; a name twice; a whole entry that is
+        // not an envelope; a payload past the end; more entries than the bytes hold
+        new byte[] {(byte) 0xB2, 0, 0, 1, 2, 'a', 1, 7},
+        new byte[] {(byte) 0xB2, 0, 2, 2, 2, 'a', 1, 7, 2, 'a', 1, 7},
+        new byte[] {(byte) 0xB2, 0, 2, 1, 3, 'a', 3, 1, 2, 3},
+        new byte[] {(byte) 0xB2, 0, 2, 1, 2, 'a', 9, 7},
+        new byte[] {(byte) 0xB2, 0, 2, 100, 2, 'a', 1, 7},
+        new byte[] {(byte) 0xB2, 0, 2, 1, 4, (byte) 0xFF, 'a', 1, 7})) {
       assertThatThrownBy(() -> RAW.unpack(hostile)).as(java.util.HexFormat.of().formatHex(hostile))
           .isInstanceOfAny(CorruptDataException.class, DecodeLimitException.class);
     }
   }
 
   @Test
-  void packEntryBytes_entries_sumToTheBodyOfAnUncompressedPack() {
+  void packEntryBytes_entries_boundTheBodyOfAnUncompressedPack() {
     Map<String, byte[]> entries = entries(RAW);
-    entries.put("é".repeat(100), new byte[200]); // two-byte varints, a two-byte character
+    entries.put("é".repeat(100), ZSTD.serialize("w".repeat(3000))); // not bare: stored whole
 
-    int sum = 1; // the entry count
+    int sum = AttributeSerializer.PACK_BODY_HEADER_BYTES;
     for (Map.Entry<String, byte[]> entry : entries.entrySet()) {
       sum += AttributeSerializer.packEntryBytes(entry.getKey(), entry.getValue());
     }
 
+    // varint(2 << 1 | 1), "ab", varint(5), 5 bytes; the three bare entries take 3 bytes less each,
+    // and the codec and count take 2 of the 6 header bytes
     assertThat(AttributeSerializer.packEntryBytes("ab", new byte[5])).isEqualTo(9);
-    assertThat(RAW.pack(entries)).hasSize(2 + sum);
+    assertThat(RAW.pack(entries)).hasSize(2 + sum - 3 * 3 - 4);
   }
 }

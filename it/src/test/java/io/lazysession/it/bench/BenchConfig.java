@@ -44,7 +44,7 @@ public record BenchConfig(Duration globalWarmup, Duration warmup, Duration measu
   public static BenchConfig full() {
     return new BenchConfig(Duration.ofMillis(300), Duration.ofMillis(250), Duration.ofMillis(650),
         200_000, List.of(1, 16),
-        64, List.of(SessionSize.values()), List.of("all"), List.of(Workload.values()),
+        ReplicationCostHarness.MEMORY_SESSIONS, List.of(SessionSize.values()), List.of("all"), List.of(Workload.values()),
         256L << 20, Path.of("target", "benchmark"), true, 12, 5);
   }
 

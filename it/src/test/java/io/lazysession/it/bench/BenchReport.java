@@ -340,7 +340,10 @@ final class BenchReport {
             + "of the setting on the benchmark's own Redis (restored after). Ratio: to `")
         .append(PEER).append("` with the same setting, and to `").append(PEER)
         .append("` on Redis's default. Compact hashes: how many of the store's hashes Redis keeps "
-            + "as a listpack rather than a hashtable.\n\n");
+            + "as a listpack rather than a hashtable. With this many sessions, a store's index keys "
+            + "(lazysession's expiry schedule, a sorted set; the indexed Spring Session repository's "
+            + "sets) are past Redis's small-collection limits (128 entries by default), so they take "
+            + "the encoding they have in production.\n\n");
     md.append("| store | setting | MEMORY USAGE B/session | vs `").append(PEER)
         .append("` (same setting) | vs `").append(PEER).append("` (default) | field bytes B/session "
             + "| compact hashes |\n");
@@ -487,6 +490,12 @@ final class BenchReport {
             + "never costs more CPU than no cache: `%s` read %s µs, %.2fx its PING, against %.2fx "
             + "without the near cache (%s µs)", near, num(nearReadCpu), nearRatio, readRatio,
             num(readCpu)));
+        double nearChangeRatio = floorRatio(near, Workload.WRITE.label());
+        lines.add(verdict(nearRatio <= 1.5 && nearChangeRatio <= 2.5) + String.format(Locale.ROOT,
+            "with lazysession's defaults (near cache on), read-only ≤ 1.5x and changing ≤ 2.5x one "
+                + "PING: `%s` read %.2fx, change %s µs, %.2fx", near, nearRatio,
+            num(floorMedian(near, Workload.WRITE.label(), CellResult::cpuMicrosPerRequest)),
+            nearChangeRatio));
       }
       if (floorStores().contains(Stores.TRACKED)) {
         lines.add(String.format(Locale.ROOT, "(opt-in tracked near cache) read-only request CPU: "

@@ -55,6 +55,13 @@ final class ReplicationCostHarness {
   /** hash-max-listpack-value settings the memory cells are repeated with (besides the default). */
   static final List<Integer> RAISED_LISTPACK_VALUES = List.of(1024, 4096);
   /**
+   * Sessions the memory cells write per store: more than Redis's default zset-max-listpack-entries
+   * (128), so that the index keys of a store (lazysession's expiry schedule, the indexed Spring
+   * Session repository's sets) take the encoding they have in production, where a sorted set member
+   * costs about three times what it costs in a small set's listpack.
+   */
+  static final int MEMORY_SESSIONS = 256;
+  /**
    * Stores of the interleaved floor cells: the defaults with and without the near cache, with the
    * tracked near cache (a hit without a call), and Kryo without compression (what zstd costs).
    */
@@ -326,7 +333,7 @@ final class ReplicationCostHarness {
     List<Integer> values = new ArrayList<>();
     values.add(Integer.parseInt(original));
     values.addAll(RAISED_LISTPACK_VALUES);
-    int sessions = Math.min(config.sessions(), 32);
+    int sessions = MEMORY_SESSIONS;
     try {
       for (int value : values) {
         meter.config(setting, Integer.toString(value));
