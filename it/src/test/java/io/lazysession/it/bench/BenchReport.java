@@ -343,7 +343,9 @@ final class BenchReport {
             + "as a listpack rather than a hashtable. With this many sessions, a store's index keys "
             + "(lazysession's expiry schedule, a sorted set; the indexed Spring Session repository's "
             + "sets) are past Redis's small-collection limits (128 entries by default), so they take "
-            + "the encoding they have in production.\n\n");
+            + "the encoding they have in production. Each store runs alone under its product's "
+            + "default key namespace (`spring:session`, `lazysession`), as an application that sets "
+            + "none: the namespace is part of every session key.\n\n");
     md.append("| store | setting | MEMORY USAGE B/session | vs `").append(PEER)
         .append("` (same setting) | vs `").append(PEER).append("` (default) | field bytes B/session "
             + "| compact hashes |\n");

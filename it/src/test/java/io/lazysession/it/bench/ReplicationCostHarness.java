@@ -337,10 +337,11 @@ final class ReplicationCostHarness {
     try {
       for (int value : values) {
         meter.config(setting, Integer.toString(value));
-        for (StoreSpec spec : stores) {
-          if (!config.runs(spec) || !spec.available()) {
+        for (StoreSpec benchSpec : stores) {
+          if (!config.runs(benchSpec) || !benchSpec.available()) {
             continue;
           }
+          StoreSpec spec = benchSpec.withDefaultNamespace();
           String pattern = spec.namespace() + ":*";
           meter.delete(pattern);
           try (SessionStore store = spec.open(uri)) {

@@ -11,9 +11,26 @@ import org.jspecify.annotations.Nullable;
  * @param peer whether this is Spring Session Data Redis (the baseline of the ratios)
  * @param unavailable why this store cannot run with the code at hand, or null when it can
  * @param opener opens the store
+ * @param namespace the key namespace the store is opened under
  */
 record StoreSpec(String name, String description, boolean peer, @Nullable String unavailable,
-    Opener opener) {
+    Opener opener, String namespace) {
+
+  /** A store under a key namespace of its own, so that its keys can be measured and removed. */
+  StoreSpec(String name, String description, boolean peer, @Nullable String unavailable,
+      Opener opener) {
+    this(name, description, peer, unavailable, opener, "bench-" + name.replace('+', '-'));
+  }
+
+  /**
+   * This store under its product's default key namespace ({@code spring:session} for Spring Session,
+   * {@code lazysession}), as an application that sets none has it: the namespace is in every session
+   * key, so it counts in the memory a session takes.
+   */
+  StoreSpec withDefaultNamespace() {
+    return new StoreSpec(name, description, peer, unavailable, opener,
+        peer ? "spring:session" : "lazysession");
+  }
 
   /** Opens a store on the Redis at {@code uri}, under a key namespace of its own. */
   @FunctionalInterface
@@ -30,10 +47,5 @@ record StoreSpec(String name, String description, boolean peer, @Nullable String
       throw new IllegalStateException(name + " cannot run: " + unavailable);
     }
     return opener.open(this, uri);
-  }
-
-  /** A key namespace of this store's own, so that its keys can be measured and removed. */
-  String namespace() {
-    return "bench-" + name.replace('+', '-');
   }
 }
