@@ -184,12 +184,7 @@ final class AttributePack {
         if (codec == 0) {
           throw new CorruptDataException("pack entry " + i + " is bare in a body without a codec");
         }
-        int length = in.varint();
-        envelope = new byte[BARE_HEADER + length];
-        envelope[0] = (byte) EnvelopeHeader.FORMAT_BYTE;
-        envelope[1] = (byte) codec;
-        envelope[2] = (byte) EnvelopeCompression.NONE.id();
-        in.copy(envelope, BARE_HEADER, length);
+        envelope = in.bare(in.varint(), codec);
       }
       if (entries.put(name, envelope) != null) {
         throw new CorruptDataException("pack holds the name of entry " + i + " twice");
@@ -305,12 +300,18 @@ final class AttributePack {
       return bytes[position++] & 0xFF;
     }
 
-    void copy(byte[] target, int offset, int length) {
+    /** The envelope of a bare entry: its header put back in front of the payload that follows. */
+    byte[] bare(int length, int codec) {
       if (length > end - position) {
         throw new CorruptDataException("pack is truncated");
       }
-      System.arraycopy(bytes, position, target, offset, length);
+      byte[] envelope = new byte[BARE_HEADER + length];
+      envelope[0] = (byte) EnvelopeHeader.FORMAT_BYTE;
+      envelope[1] = (byte) codec;
+      envelope[2] = (byte) EnvelopeCompression.NONE.id();
+      System.arraycopy(bytes, position, envelope, BARE_HEADER, length);
       position += length;
+      return envelope;
     }
 
     private boolean ascii(int from, int length) {

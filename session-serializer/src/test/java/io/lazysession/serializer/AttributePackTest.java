@@ -274,6 +274,8 @@ class AttributePackTest {
         new byte[] {(byte) 0xB2, 0, 2, 2, 2, 'a', 1, 7, 2, 'a', 1, 7},
         new byte[] {(byte) 0xB2, 0, 2, 1, 3, 'a', 3, 1, 2, 3},
         new byte[] {(byte) 0xB2, 0, 2, 1, 2, 'a', 9, 7},
+        new byte[] {(byte) 0xB2, 0, 2, 1, 2, 'a', (byte) 0xFF, (byte) 0xFF, (byte) 0xFF,
+            (byte) 0xFF, 0x07, 7},
         new byte[] {(byte) 0xB2, 0, 2, 100, 2, 'a', 1, 7},
         new byte[] {(byte) 0xB2, 0, 2, 1, 4, (byte) 0xFF, 'a', 1, 7})) {
       assertThatThrownBy(() -> RAW.unpack(hostile)).as(java.util.HexFormat.of().formatHex(hostile))
