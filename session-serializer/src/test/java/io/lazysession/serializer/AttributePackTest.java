@@ -298,4 +298,49 @@ class AttributePackTest {
     assertThat(AttributeSerializer.packEntryBytes("ab", new byte[5])).isEqualTo(9);
     assertThat(RAW.pack(entries)).hasSize(2 + sum - 3 * 3 - 4);
   }
+
+  /**
+   * Mutated packs of both versions (bytes changed, cut, inserted) are read or refused with one of
+   * the serializer's own exceptions, never another exception nor a huge allocation.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"pack2-none", "pack2-zstd", "pack-none", "pack-zstd"})
+  void unpack_mutatedPacks_readOrRefusedCleanly(String vector) {
+    byte[] valid = GoldenFiles.read("golden/" + vector + ".hex");
+    java.util.SplittableRandom random = new java.util.SplittableRandom(vector.hashCode());
+    for (int i = 0; i < 5_000; i++) {
+      byte[] mutated = mutate(valid, random);
+      try {
+        DICTIONARY.unpack(mutated);
+      } catch (SerializationException expected) {
+        // refused: CorruptDataException, IncompatibleDataException, DecodeLimitException, ...
+      } catch (RuntimeException e) {
+        throw new AssertionError("unexpected " + e + " for "
+            + java.util.HexFormat.of().formatHex(mutated), e);
+      }
+    }
+  }
+
+  private static byte[] mutate(byte[] valid, java.util.SplittableRandom random) {
+    byte[] bytes = valid.clone();
+    int edits = 1 + random.nextInt(3);
+    for (int e = 0; e < edits; e++) {
+      int at = random.nextInt(bytes.length);
+      switch (random.nextInt(4)) {
+        case 0 -> bytes[at] = (byte) random.nextInt(256);
+        case 1 -> bytes[at] ^= (byte) (1 << random.nextInt(8));
+        case 2 -> bytes = java.util.Arrays.copyOf(bytes, Math.max(1, at));
+        default -> {
+          byte[] longer = new byte[bytes.length + 5];
+          System.arraycopy(bytes, 0, longer, 0, at);
+          for (int k = 0; k < 5; k++) {
+            longer[at + k] = (byte) (k == 4 ? 0x07 : 0xFF); // a varint near 2^31
+          }
+          System.arraycopy(bytes, at, longer, at + 5, bytes.length - at);
+          bytes = longer;
+        }
+      }
+    }
+    return bytes;
+  }
 }
