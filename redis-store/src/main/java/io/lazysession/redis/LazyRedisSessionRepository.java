@@ -359,9 +359,9 @@ public final class LazyRedisSessionRepository
     /**
      * Whether sessions that expire are reported ({@link SessionExpiredEvent}); default true. False
      * keeps no expiry schedule (no write touches it, no sweep runs on this node, whatever the
-     * cleanup interval), saving its memory and the command that moves a session's due time;
-     * principal sets get a TTL instead. Deletes are still reported. Switching a running cluster:
-     * docs/redis-layout.md.
+     * cleanup interval), saving its memory, the command that schedules a new session, and the
+     * sweep's commands; principal sets get a TTL instead. Deletes are still reported. Switching a
+     * running cluster: docs/redis-layout.md.
      */
     public Builder expiryEvents(boolean expiryEvents) {
       this.expiryEvents = expiryEvents;

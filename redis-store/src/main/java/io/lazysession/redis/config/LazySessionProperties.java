@@ -55,9 +55,9 @@ import org.springframework.util.unit.DataSize;
  *     or set expiry-events=false: else the expiry schedule keeps the ids of expired sessions
  *     forever.
  * @param expiryEvents Whether sessions that expire are reported (SessionExpiredEvent, one per
- *     session across all nodes). false keeps no expiry schedule in Redis (less memory, one
- *     command less per save that moves a session's due time) and runs no sweep, as Spring Session
- *     Data Redis's default repository; deletes the application makes are still reported.
+ *     session across all nodes). false keeps no expiry schedule in Redis (less memory per session,
+ *     no command to schedule a new session) and runs no sweep, as Spring Session Data Redis's
+ *     default repository; deletes the application makes are still reported.
  * @param durability Replicas that must acknowledge each save.
  * @param maxValueBytes The largest encoded attribute value written or read; a bigger value fails
  *     its save with an error naming the attribute. Default: 16MB.
