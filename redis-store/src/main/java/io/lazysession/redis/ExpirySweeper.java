@@ -21,6 +21,10 @@ import org.slf4j.LoggerFactory;
  * only the claimant reports the session. Deletes, id changes and sweeps all claim before they delete
  * ({@link #claimAndDelete}, {@link #expireClaimed}), so that of a delete and a sweep racing on one id
  * exactly one reports it, and a session whose id moved is never reported as expired.
+ *
+ * <p>Without expiry events ({@code scheduling} false) there is no schedule: nothing here writes
+ * {@code ns:expirations}, no sweep runs, a delete needs no claim (it always reports the session
+ * as deleted), and Redis alone drops an expired hash, by its TTL.
  */
 final class ExpirySweeper implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ExpirySweeper.class);
@@ -36,20 +40,25 @@ final class ExpirySweeper implements AutoCloseable {
   static final Duration IN_FLIGHT = Duration.ofMinutes(1);
 
   private final Clock clock;
+  /** Whether sessions are put on the schedule and swept: expiry events are on. */
+  private final boolean scheduling;
   private final @Nullable ScheduledExecutorService thread;
 
   /**
-   * Starts sweeping every {@code interval} (after a jittered first delay); zero: never by itself.
+   * Starts sweeping every {@code interval} (after a jittered first delay); zero, or no
+   * {@code scheduling}: never by itself.
    */
   ExpirySweeper(RedisSessionStore store, NearCache nearCache, PrincipalIndex principals,
-      SessionEvents events, MetricsRecorder metrics, Clock clock, Duration interval) {
+      SessionEvents events, MetricsRecorder metrics, Clock clock, Duration interval,
+      boolean scheduling) {
     this.store = store;
     this.nearCache = nearCache;
     this.principals = principals;
     this.events = events;
     this.metrics = metrics;
     this.clock = clock;
-    if (interval.isZero()) {
+    this.scheduling = scheduling;
+    if (interval.isZero() || !scheduling) {
       this.thread = null;
       return;
     }
@@ -64,8 +73,16 @@ final class ExpirySweeper implements AutoCloseable {
     thread.scheduleWithFixedDelay(this::sweepQuietly, initialDelay, period, TimeUnit.MILLISECONDS);
   }
 
+  /** Whether sessions are scheduled and swept (expiry events are on). */
+  boolean scheduling() {
+    return scheduling;
+  }
+
   /** Puts a session on the schedule at its due time, or takes it off when it never expires. */
   void schedule(String id, Instant lastAccess, Duration maxInactive) {
+    if (!scheduling) {
+      return;
+    }
     if (maxInactive.isNegative()) {
       store.unscheduleExpiry(id);
     } else {
@@ -80,6 +97,9 @@ final class ExpirySweeper implements AutoCloseable {
    * too, {@link #IN_FLIGHT} ahead: the sweep then finds it never expires and takes it off.
    */
   void scheduleWrite(String id, Instant lastAccess, Duration maxInactive) {
+    if (!scheduling) {
+      return;
+    }
     if (maxInactive.isNegative()) {
       store.scheduleExpiry(id, clock.millis() + IN_FLIGHT.toMillis());
     } else {
@@ -145,10 +165,11 @@ final class ExpirySweeper implements AutoCloseable {
   /** The claim-then-delete step every delete of a live session takes. */
   private <T> Claim<T> claimThenDelete(String id, LongFunction<@Nullable T> delete) {
     long now = clock.millis();
-    boolean claimed = store.unscheduleExpiry(id);
+    // Without a schedule nobody else reports the session: the delete is its own claim.
+    boolean claimed = !scheduling || store.unscheduleExpiry(id);
     T deleted = delete.apply(now);
     nearCache.deleted(id); // a copy a racing read stores now is older than this delete
-    if (deleted == null && claimed) {
+    if (deleted == null && claimed && scheduling) {
       store.scheduleExpiry(id, now);
     }
     return new Claim<>(deleted, claimed);
@@ -156,11 +177,14 @@ final class ExpirySweeper implements AutoCloseable {
 
   /**
    * Reports every session that is due; when several nodes sweep at once, each session is reported
-   * by exactly one of them.
+   * by exactly one of them. Without expiry events, nothing (not even a look at the schedule).
    *
    * @return how many sessions this call reported as expired
    */
   int sweepDue() {
+    if (!scheduling) {
+      return 0;
+    }
     int expired = 0;
     for (int batch = 0; batch < SWEEP_MAX_BATCHES; batch++) {
       long now = clock.millis();

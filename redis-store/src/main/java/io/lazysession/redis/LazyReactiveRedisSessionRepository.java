@@ -322,7 +322,9 @@ public final class LazyReactiveRedisSessionRepository
     return store.removeFromPrincipal(principal, id)
         .then(store.metadata(id))
         .flatMap(metadata -> principal.equals(metadata.principal())
-            ? store.addToPrincipal(principal, id).then() : Mono.empty());
+            ? store.addToPrincipal(principal, id, principals.setTtl(metadata.maxInactiveSeconds()))
+                .then()
+            : Mono.empty());
   }
 
   /** Turns Lettuce's exceptions into the store's own, as the servlet repository does. */

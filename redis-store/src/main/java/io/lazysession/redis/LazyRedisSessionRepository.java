@@ -280,6 +280,7 @@ public final class LazyRedisSessionRepository
     @Nullable Duration touchInterval;
     Duration expiryGrace = DEFAULT_EXPIRY_GRACE;
     Duration cleanupInterval = DEFAULT_CLEANUP_INTERVAL;
+    boolean expiryEvents = true;
     DecodeFailurePolicy decodeFailurePolicy = DecodeFailurePolicy.DROP_ATTRIBUTE;
     @Nullable ApplicationEventPublisher eventPublisher;
     Clock clock = Clock.systemUTC();
@@ -347,9 +348,23 @@ public final class LazyRedisSessionRepository
     /**
      * How often this node sweeps for expired sessions (publishing the expiry events); default 10
      * seconds. Zero turns the background sweep off ({@link #cleanUpExpiredSessions()} still works).
+     * Keep it on for at least one node of a namespace, or turn {@link #expiryEvents} off: else the
+     * schedule keeps the ids of expired sessions forever.
      */
     public Builder cleanupInterval(Duration cleanupInterval) {
       this.cleanupInterval = nonNegative(cleanupInterval, "cleanupInterval");
+      return this;
+    }
+
+    /**
+     * Whether sessions that expire are reported ({@link SessionExpiredEvent}); default true. False
+     * keeps no expiry schedule (no write touches it, no sweep runs on this node, whatever the
+     * cleanup interval), saving its memory, the command that schedules a new session, and the
+     * sweep's commands; principal sets get a TTL instead. Deletes are still reported. Switching a
+     * running cluster: docs/redis-layout.md.
+     */
+    public Builder expiryEvents(boolean expiryEvents) {
+      this.expiryEvents = expiryEvents;
       return this;
     }
 

@@ -2,6 +2,8 @@ package io.lazysession.redis;
 
 import io.lettuce.core.RedisException;
 import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -18,18 +20,79 @@ import org.springframework.session.PrincipalNameIndexResolver;
  * another principal (two requests changing it at once) or none yet (a create in flight); lookups
  * filter by the stored principal. Resolves what a save changes about a session's principal and
  * keeps the sets in step. Thread-safe.
+ *
+ * <p>Without expiry events no sweep takes the ids of expired sessions out of the sets, so each set
+ * expires by itself: every add (principal-add.lua) makes its TTL at least {@link #setTtl} (twice
+ * the session's timeout plus the expiry grace; none for a session that never expires), and a save
+ * that moves a session's stored last access into a new period of its timeout adds it again
+ * ({@link #keepAlive}). Each period is one timeout long, so a set outlives every session in it with
+ * one command per session and timeout, not one per touch; lookups remove what expired meanwhile.
  */
 final class PrincipalIndex {
   private static final Logger log = LoggerFactory.getLogger(PrincipalIndex.class);
 
   private final RedisSessionStore store;
   private final Clock clock;
+  /** Whether the sets get a TTL: the repository publishes no expiry events. */
+  private final boolean expiringSets;
+  private final Duration expiryGrace;
   private final PrincipalNameIndexResolver<LazySession> resolver =
       new PrincipalNameIndexResolver<>();
 
-  PrincipalIndex(RedisSessionStore store, Clock clock) {
+  PrincipalIndex(RedisSessionStore store, Clock clock, boolean expiringSets, Duration expiryGrace) {
     this.store = store;
     this.clock = clock;
+    this.expiringSets = expiringSets;
+    this.expiryGrace = expiryGrace;
+  }
+
+  /** Whether the sets get a TTL (expiry events are off), and a full write adds its entry again. */
+  boolean expiringSets() {
+    return expiringSets;
+  }
+
+  /**
+   * The TTL an add gives a set for a session with timeout {@code maxInactive}, milliseconds (-1:
+   * none, the session never expires); null when the sets need none (the sweep empties them).
+   */
+  @Nullable Long setTtl(Duration maxInactive) {
+    if (!expiringSets) {
+      return null;
+    }
+    return maxInactive.isNegative() ? -1L : 2 * maxInactive.toMillis() + expiryGrace.toMillis();
+  }
+
+  /** {@link #setTtl} for a timeout in seconds as stored (null: unknown, taken as never ending). */
+  @Nullable Long setTtl(@Nullable Long maxInactiveSeconds) {
+    return setTtl(Duration.ofSeconds(maxInactiveSeconds == null ? -1 : maxInactiveSeconds));
+  }
+
+  /**
+   * Whether a save that stored {@code lastAccess} (before: {@code storedBefore}) must add the
+   * session to its set again to keep the set alive: when the sets expire and the timeout changed or
+   * the last access moved into another period of {@code maxInactive} (counted from the epoch). The
+   * set's TTL, given at the previous add, reaches at least two periods past that add, and the
+   * session expires at most one timeout after a last access still in the previous period.
+   */
+  boolean keepAliveDue(Instant storedBefore, Instant lastAccess, Duration maxInactive,
+      boolean timeoutChanged) {
+    if (!expiringSets) {
+      return false;
+    }
+    if (timeoutChanged) {
+      return true;
+    }
+    if (maxInactive.isNegative() || maxInactive.isZero()) {
+      return false;
+    }
+    long period = maxInactive.toMillis();
+    return Math.floorDiv(storedBefore.toEpochMilli(), period)
+        != Math.floorDiv(lastAccess.toEpochMilli(), period);
+  }
+
+  /** Adds {@code id} to its principal's set again, renewing the set's TTL (see the class doc). */
+  void keepAlive(String principal, String id, Duration maxInactive) {
+    store.addToPrincipal(principal, id, setTtl(maxInactive));
   }
 
   /**
@@ -53,9 +116,12 @@ final class PrincipalIndex {
     return principal == null ? PrincipalChange.REMOVED : PrincipalChange.setTo(principal);
   }
 
-  /** Adds {@code id} to the set of {@code principal}; true when it was not there yet. */
-  boolean add(String principal, String id) {
-    return store.addToPrincipal(principal, id);
+  /**
+   * Adds {@code id}, a session with timeout {@code maxInactive}, to the set of {@code principal};
+   * true when it was not there yet.
+   */
+  boolean add(String principal, String id, Duration maxInactive) {
+    return store.addToPrincipal(principal, id, setTtl(maxInactive));
   }
 
   void remove(@Nullable String principal, String id) {
@@ -66,13 +132,13 @@ final class PrincipalIndex {
 
   /** Moves an index entry after a session changed its id, its principal, or both. */
   void move(String oldId, @Nullable String oldPrincipal, String newId,
-      @Nullable String newPrincipal) {
+      @Nullable String newPrincipal, Duration maxInactive) {
     if (Objects.equals(oldId, newId) && Objects.equals(oldPrincipal, newPrincipal)) {
       return;
     }
     remove(oldPrincipal, oldId);
     if (newPrincipal != null) {
-      store.addToPrincipal(newPrincipal, newId);
+      add(newPrincipal, newId, maxInactive);
     }
   }
 
@@ -101,7 +167,10 @@ final class PrincipalIndex {
   /**
    * Whether a missing hash may still be written: every create and id change puts the id on the
    * expiry schedule (at a future due time) before it adds the index entry and runs the create
-   * script, and every delete takes it off the schedule first.
+   * script, and every delete takes it off the schedule first. A repository without expiry events
+   * schedules nothing; its full writes add the entry again after the script instead, which undoes
+   * a removal that raced with them (so a node with expiry events off still asks the schedule, for
+   * the writes of nodes with them on during a rolling deploy).
    */
   private boolean beingWritten(String id) {
     Long due = store.scheduledExpiry(id);
@@ -114,8 +183,9 @@ final class PrincipalIndex {
    */
   private void removeStale(String principal, String id) {
     store.removeFromPrincipal(principal, id);
-    if (principal.equals(store.metadata(id).principal())) {
-      store.addToPrincipal(principal, id);
+    SessionMetadata metadata = store.metadata(id);
+    if (principal.equals(metadata.principal())) {
+      store.addToPrincipal(principal, id, setTtl(metadata.maxInactiveSeconds()));
     }
   }
 }

@@ -132,8 +132,13 @@ final class ReactiveRedisSessionStore {
     });
   }
 
-  /** Adds an id to a principal's set; true when it was not there yet. */
-  Mono<Boolean> addToPrincipal(String principalName, String id) {
+  /** As {@link RedisSessionStore#addToPrincipal}: true when the id was not there yet. */
+  Mono<Boolean> addToPrincipal(String principalName, String id, @Nullable Long ttlMillis) {
+    if (ttlMillis != null) {
+      return this.<Long>eval(RedisScript.PRINCIPAL_ADD, ScriptOutputType.INTEGER,
+          keys.principal(principalName), utf8(id), utf8(Long.toString(ttlMillis)))
+          .map(added -> added > 0).defaultIfEmpty(false);
+    }
     return Mono.defer(() -> {
       metrics.roundTrips.increment();
       return commands.sadd(keys.principal(principalName), utf8(id)).map(added -> added > 0)

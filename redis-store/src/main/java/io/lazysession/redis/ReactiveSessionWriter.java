@@ -34,6 +34,9 @@ final class ReactiveSessionWriter {
   private final TouchPolicy touch;
   private final SessionContext context;
   private final Duration expiryGrace;
+  private final PrincipalIndex principals;
+  /** Whether sessions go on the expiry schedule (expiry events on); see {@link ExpirySweeper}. */
+  private final boolean scheduling;
 
   ReactiveSessionWriter(ReactiveRedisSessionStore store, SharedCollaborators shared) {
     this.store = store;
@@ -43,6 +46,8 @@ final class ReactiveSessionWriter {
     this.touch = shared.touch();
     this.context = shared.context();
     this.expiryGrace = shared.expiryGrace();
+    this.principals = shared.principals();
+    this.scheduling = shared.expiry().scheduling();
   }
 
   /** Writes a session that is not invalidated, with the principal change the caller resolved. */
@@ -69,6 +74,7 @@ final class ReactiveSessionWriter {
       }
       String id = session.getId();
       long epoch = nearCache.epoch();
+      Instant accessedBefore = session.storedLastAccessedTime();
       return send(id, session,
               request(SaveMode.UPDATE, session, principal, timeoutChanged, writes, removes), 1)
           .flatMap(sent -> {
@@ -87,8 +93,17 @@ final class ReactiveSessionWriter {
                 epoch, exact, sent.request().packAfter(session.storedPack()));
             Mono<Void> schedule = timeoutChanged ? schedule(id, session.storedLastAccessedTime(),
                 session.getMaxInactiveInterval()) : Mono.empty();
-            Mono<Void> index = principal instanceof PrincipalChange.Unchanged ? Mono.empty()
-                : move(id, oldPrincipal, id, session.storedPrincipal());
+            Duration maxInactive = session.getMaxInactiveInterval();
+            String newPrincipal = session.storedPrincipal();
+            Mono<Void> index;
+            if (!(principal instanceof PrincipalChange.Unchanged)) {
+              index = move(id, oldPrincipal, id, newPrincipal, maxInactive);
+            } else if (newPrincipal != null && principals.keepAliveDue(accessedBefore,
+                session.storedLastAccessedTime(), maxInactive, timeoutChanged)) {
+              index = add(newPrincipal, id, maxInactive).then(); // as PrincipalIndex.keepAlive
+            } else {
+              index = Mono.empty();
+            }
             return schedule.then(index);
           });
     });
@@ -104,14 +119,15 @@ final class ReactiveSessionWriter {
       PrincipalChange principal =
           newPrincipal == null ? change : PrincipalChange.setTo(newPrincipal);
       String id = session.getId();
+      Duration maxInactive = session.getMaxInactiveInterval();
       // Built here, on the subscribing thread, as the attributes were encoded: making the pack
       // compresses, which is CPU work an event loop should not do, nor load native code for.
       SaveRequest request =
           request(SaveMode.CREATE, session, principal, true, writes, List.of());
       // Index entries first, as SessionWriter.writeFull explains.
       Mono<Boolean> added = newPrincipal == null ? Mono.just(false)
-          : store.addToPrincipal(newPrincipal, id);
-      return schedule(id, session.getLastAccessedTime(), session.getMaxInactiveInterval())
+          : add(newPrincipal, id, maxInactive);
+      return schedule(id, session.getLastAccessedTime(), maxInactive)
           .then(added)
           .flatMap(principalAdded -> {
             long epoch = nearCache.epoch();
@@ -128,12 +144,15 @@ final class ReactiveSessionWriter {
                   boolean writtenSince = version == 0;
                   commit(session, version, writes, List.of(), true, newPrincipal, epoch,
                       !writtenSince, request.packAfter(session.storedPack()));
+                  // As SessionWriter.writeFull: without a schedule, the entry is added again.
+                  Mono<Void> readd = newPrincipal != null && principals.expiringSets()
+                      ? add(newPrincipal, id, maxInactive).then() : Mono.empty();
                   if (idChanged) {
-                    return oldPrincipal == null ? Mono.<Void>empty()
-                        : store.removeFromPrincipal(oldPrincipal, oldId);
+                    return readd.then(oldPrincipal == null ? Mono.<Void>empty()
+                        : store.removeFromPrincipal(oldPrincipal, oldId));
                   }
                   events.created(session);
-                  return Mono.<Void>empty();
+                  return readd;
                 });
           });
     });
@@ -192,11 +211,14 @@ final class ReactiveSessionWriter {
   private <T> Mono<Claim<T>> claimThenDelete(String id, LongFunction<Mono<T>> delete) {
     return Mono.defer(() -> {
       long now = context.now().toEpochMilli();
-      return store.unscheduleExpiry(id).flatMap(claimed -> delete.apply(now)
+      // Without a schedule nobody else reports the session: the delete is its own claim.
+      Mono<Boolean> claim = scheduling ? store.unscheduleExpiry(id) : Mono.just(true);
+      return claim.flatMap(claimed -> delete.apply(now)
           .map(deleted -> new Claim<>(deleted, claimed))
           .switchIfEmpty(Mono.defer(() -> {
             // Expired, not deleted: back on the schedule, so that the sweep reports it once.
-            Mono<Void> reschedule = claimed ? store.scheduleExpiry(id, now) : Mono.empty();
+            Mono<Void> reschedule =
+                claimed && scheduling ? store.scheduleExpiry(id, now) : Mono.empty();
             return reschedule.thenReturn(new Claim<>(null, claimed));
           })));
     });
@@ -204,6 +226,9 @@ final class ReactiveSessionWriter {
 
   /** As {@link ExpirySweeper#schedule}. */
   private Mono<Void> schedule(String id, Instant lastAccess, Duration maxInactive) {
+    if (!scheduling) {
+      return Mono.empty();
+    }
     if (maxInactive.isNegative()) {
       return store.unscheduleExpiry(id).then();
     }
@@ -212,15 +237,20 @@ final class ReactiveSessionWriter {
 
   /** As {@link PrincipalIndex#move}. */
   private Mono<Void> move(String oldId, @Nullable String oldPrincipal, String newId,
-      @Nullable String newPrincipal) {
+      @Nullable String newPrincipal, Duration maxInactive) {
     if (oldId.equals(newId) && Objects.equals(oldPrincipal, newPrincipal)) {
       return Mono.empty();
     }
     Mono<Void> remove = oldPrincipal == null ? Mono.empty()
         : store.removeFromPrincipal(oldPrincipal, oldId);
     Mono<Void> add = newPrincipal == null ? Mono.empty()
-        : store.addToPrincipal(newPrincipal, newId).then();
+        : add(newPrincipal, newId, maxInactive).then();
     return remove.then(add);
+  }
+
+  /** As {@link PrincipalIndex#add}: with the set's TTL when the sets expire. */
+  private Mono<Boolean> add(String principal, String id, Duration maxInactive) {
+    return store.addToPrincipal(principal, id, principals.setTtl(maxInactive));
   }
 
   /** As {@link SessionWriter}'s commit step, without durability (no WAIT is sent). */

@@ -21,6 +21,8 @@ final class RedisScript {
   static final RedisScript SAVE = load("save");
   static final RedisScript DELETE = load("delete");
   static final RedisScript EXPIRE = load("expire");
+  /** SADD that keeps a principal's set alive as long as its sessions; see principal-add.lua. */
+  static final RedisScript PRINCIPAL_ADD = load("principal-add");
   /** Takes over a Spring Session Data Redis session; see {@link SpringSessionDataRedisMigration}. */
   static final RedisScript MIGRATE = load("migrate");
   /** find.lua with a fallback to Spring Session Data Redis's hash; see find-ssdr.lua. */

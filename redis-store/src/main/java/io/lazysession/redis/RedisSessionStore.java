@@ -58,11 +58,15 @@ final class RedisSessionStore {
    * Loads the scripts into Redis once, so the first requests do not pay for it. On a Cluster, Lettuce
    * sends SCRIPT LOAD to every node; a primary promoted later learns them through the NOSCRIPT
    * fallback. Then registers find.lua as a Redis 7 function (see {@link FindFunction#load}).
+   *
+   * @param expiringSets whether principal sets are written with a TTL (principal-add.lua)
    */
-  void loadScripts() {
+  void loadScripts(boolean expiringSets) {
     RedisClusterCommands<byte[], byte[]> commands = connection.commands();
-    for (RedisScript script : List.of(RedisScript.FIND, RedisScript.SAVE, RedisScript.DELETE,
-        RedisScript.EXPIRE)) {
+    List<RedisScript> scripts = expiringSets
+        ? List.of(RedisScript.FIND, RedisScript.SAVE, RedisScript.DELETE, RedisScript.PRINCIPAL_ADD)
+        : List.of(RedisScript.FIND, RedisScript.SAVE, RedisScript.DELETE, RedisScript.EXPIRE);
+    for (RedisScript script : scripts) {
       String sha = commands.scriptLoad(script.source());
       metrics.roundTrips.increment();
       if (!script.sha().equalsIgnoreCase(sha)) {
@@ -329,10 +333,19 @@ final class RedisSessionStore {
     return ScriptReplies.expire(answer == null ? List.of() : elements(answer));
   }
 
-  /** Adds an id to a principal's set; true when it was not there yet. */
-  boolean addToPrincipal(String principalName, String id) {
-    metrics.roundTrips.increment();
-    Long added = connection.commands().sadd(keys.principal(principalName), utf8(id));
+  /**
+   * Adds an id to a principal's set; true when it was not there yet. With {@code ttlMillis} (see
+   * {@link PrincipalIndex#setTtl}) by principal-add.lua, which also keeps the set alive that long.
+   */
+  boolean addToPrincipal(String principalName, String id, @Nullable Long ttlMillis) {
+    Long added;
+    if (ttlMillis == null) {
+      metrics.roundTrips.increment();
+      added = connection.commands().sadd(keys.principal(principalName), utf8(id));
+    } else {
+      added = eval(connection.commands(), RedisScript.PRINCIPAL_ADD, ScriptOutputType.INTEGER,
+          keys.principal(principalName), utf8(id), utf8(Long.toString(ttlMillis)));
+    }
     return added != null && added > 0;
   }
 

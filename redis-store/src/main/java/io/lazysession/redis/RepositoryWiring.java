@@ -48,18 +48,19 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
     MetricsRecorder metrics = new MetricsRecorder();
     RedisSessionStore store =
         new RedisSessionStore(connection, new SessionKeys(builder.namespace), metrics);
-    store.loadScripts();
+    store.loadScripts(!builder.expiryEvents);
     SessionContext context = SessionContext.of(serializer, builder.idGenerator, builder.clock,
         new DecodeFailureHandler(builder.decodeFailurePolicy, metrics),
         builder.flushMode == FlushMode.IMMEDIATE ? repository::save : null);
     TouchPolicy touch = new TouchPolicy(builder.touchInterval, builder.defaultMaxInactiveInterval);
     SessionEvents events = new SessionEvents(repository, builder.eventPublisher);
-    PrincipalIndex principals = new PrincipalIndex(store, builder.clock);
+    PrincipalIndex principals =
+        new PrincipalIndex(store, builder.clock, !builder.expiryEvents, builder.expiryGrace);
     SpringSessionDataRedisMigration migration = builder.migrateFrom == null ? null
         : new SpringSessionDataRedisMigration(builder.migrateFrom, connection, metrics, serializer);
     SessionReader reader = new SessionReader(store, nearCache, metrics, context, migration);
     ExpirySweeper expiry = new ExpirySweeper(store, nearCache, principals, events, metrics,
-        builder.clock, builder.cleanupInterval);
+        builder.clock, builder.cleanupInterval, builder.expiryEvents);
     SessionWriter writer = new SessionWriter(store, nearCache, metrics, principals, expiry, events,
         touch, builder.clock, builder.expiryGrace,
         new SessionWriter.Durability(builder.durabilityReplicas, builder.durabilityTimeout),

@@ -103,6 +103,7 @@ final class SessionWriter {
     }
     String id = session.getId();
     long epoch = nearCache.epoch();
+    Instant accessedBefore = session.storedLastAccessedTime();
     Sent sent = send(id, session,
         request(SaveMode.UPDATE, session, principal, timeoutChanged, writes, removes));
     SaveResult result = sent.result();
@@ -122,8 +123,13 @@ final class SessionWriter {
     if (timeoutChanged) {
       expiry.schedule(id, session.storedLastAccessedTime(), session.getMaxInactiveInterval());
     }
+    Duration maxInactive = session.getMaxInactiveInterval();
+    String newPrincipal = session.storedPrincipal();
     if (!(principal instanceof PrincipalChange.Unchanged)) {
-      principals.move(id, oldPrincipal, id, session.storedPrincipal());
+      principals.move(id, oldPrincipal, id, newPrincipal, maxInactive);
+    } else if (newPrincipal != null && principals.keepAliveDue(accessedBefore,
+        session.storedLastAccessedTime(), maxInactive, timeoutChanged)) {
+      principals.keepAlive(newPrincipal, id, maxInactive);
     }
     requireReplicated(id, result);
   }
@@ -140,8 +146,9 @@ final class SessionWriter {
     // even if the connection drops right after the script ran (an entry without its hash is
     // harmless: the sweep and findByPrincipalName clean it up).
     String id = session.getId();
-    expiry.scheduleWrite(id, session.getLastAccessedTime(), session.getMaxInactiveInterval());
-    boolean principalAdded = newPrincipal != null && principals.add(newPrincipal, id);
+    Duration maxInactive = session.getMaxInactiveInterval();
+    expiry.scheduleWrite(id, session.getLastAccessedTime(), maxInactive);
+    boolean principalAdded = newPrincipal != null && principals.add(newPrincipal, id, maxInactive);
     long epoch = nearCache.epoch();
     SaveRequest request = request(SaveMode.CREATE, session, principal, true, writes, List.of());
     SaveResult result = write(id, request);
@@ -156,6 +163,11 @@ final class SessionWriter {
     boolean writtenSince = result.version() == 0;
     commit(session, result, writes, List.of(), true, newPrincipal, epoch, !writtenSince,
         request.packAfter(session.storedPack()));
+    if (newPrincipal != null && principals.expiringSets()) {
+      // No schedule tells a lookup that this write was in flight: an entry it removed as stale
+      // between the add above and the script comes back.
+      principals.keepAlive(newPrincipal, id, maxInactive);
+    }
     if (idChanged) {
       principals.remove(oldPrincipal, oldId);
     } else {

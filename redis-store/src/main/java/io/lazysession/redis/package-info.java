@@ -11,7 +11,8 @@
  * {@link org.springframework.session.events.SessionExpiredEvent} per expired session across all nodes.
  * The events carry a {@link org.springframework.session.MapSession} with the id, creation time, last
  * access time and max inactive interval, and no attributes. No Redis configuration (keyspace
- * notifications) is needed.
+ * notifications) is needed. {@code Builder.expiryEvents(false)} keeps no schedule and publishes no
+ * expiry events (deletes are still reported).
  *
  * <p>Failures: every method that talks to Redis throws {@link
  * io.lazysession.redis.SessionStoreUnavailableException} when Redis cannot be reached or does not

@@ -96,6 +96,22 @@ class BootAutoConfigurationIT {
   }
 
   @Test
+  void startup_expiryEventsFalse_savesWithoutTheExpirySchedule() {
+    String namespace = TestRedis.uniqueNamespace("boot-no-events");
+    try (ConfigurableApplicationContext context = start(WebApplicationType.SERVLET,
+        "spring.data.redis.url=" + redis.url(), "lazysession.namespace=" + namespace,
+        "lazysession.expiry-events=false")) {
+      LazyRedisSessionRepository repository = context.getBean(LazyRedisSessionRepository.class);
+      LazySession session = repository.createSession();
+      session.setAttribute("visits", 1);
+      repository.save(session);
+
+      assertThat(repository.findById(session.getId())).isNotNull();
+      assertThat(raw.exists((namespace + ":expirations").getBytes())).isZero();
+    }
+  }
+
+  @Test
   void startup_ownSessionRepositoryBean_backsOff() {
     try (ConfigurableApplicationContext context = new SpringApplicationBuilder(
         ShopApplication.class, OwnRepository.class).web(WebApplicationType.NONE)

@@ -18,6 +18,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * find on Redis 7 and later, EVALSHA otherwise) plus the commands the script ran inside Redis.
  */
 class CommandCountIT {
+  static final String PRINCIPAL =
+      org.springframework.session.FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME;
   @RegisterExtension
   static final RedisServerExtension redis = RedisServerExtension.standalone();
 
@@ -120,6 +122,30 @@ class CommandCountIT {
     Map<String, Long> delta = stats.during(() -> repository.save(session));
 
     assertThat(delta).isEqualTo(Map.of("evalsha", 1L, "hget", 1L, "hset", 1L, "pexpire", 1L));
+  }
+
+  @Test
+  void save_newSessionWithAPrincipal_withoutExpiryEvents_sendsNothingToTheSchedule() {
+    try (LazyRedisSessionRepository noEvents = LazyRedisSessionRepository.builder(client)
+        .serializer(TestRedis.serializer())
+        .namespace(repository.namespace())
+        .clock(clock)
+        .expiryEvents(false)
+        .build()) {
+      LazySession withEvents = repository.createSession();
+      withEvents.setAttribute(PRINCIPAL, "alice");
+      LazySession without = noEvents.createSession();
+      without.setAttribute(PRINCIPAL, "bob");
+
+      Map<String, Long> scheduled = stats.during(() -> repository.save(withEvents));
+      Map<String, Long> unscheduled = stats.during(() -> noEvents.save(without));
+
+      assertThat(scheduled).containsEntry("zadd", 1L).containsEntry("sadd", 1L);
+      // principal-add.lua before the save script and after it (EXISTS, SADD, PEXPIRE each time),
+      // and the create script as with events (EXISTS, HSETs, PEXPIRE): nothing on the schedule.
+      assertThat(unscheduled).isEqualTo(Map.of("evalsha", 3L, "exists", 3L, "sadd", 2L,
+          "pexpire", 3L, "hset", scheduled.get("hset")));
+    }
   }
 
   @Test

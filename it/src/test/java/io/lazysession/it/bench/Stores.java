@@ -120,7 +120,15 @@ final class Stores {
         + "reached costs no call", false, null,
         (spec, uri) -> lazy(spec, uri, AttributeSerializer.builder().codec(CodecKind.KRYO)
             .compression(Compression.zstd(3, 256)).allowList(ALLOW_LIST).build(), true, 0, false,
-            TRACKING_BOUND)));
+            TRACKING_BOUND, true)));
+    stores.add(new StoreSpec(NO_EVENTS, "lazysession's defaults (Kryo codec, zstd level 3 above "
+        + "256 bytes, near cache on, " + (NEAR_CACHE_BYTES >> 20) + " MB) with expiry events off "
+        + "(lazysession.expiry-events=false: no expiry schedule, no sweep): the configuration that "
+        + "matches Spring Session Data Redis's default repository, which publishes no expiry events",
+        false, null,
+        (spec, uri) -> lazy(spec, uri, AttributeSerializer.builder().codec(CodecKind.KRYO)
+            .compression(Compression.zstd(3, 256)).allowList(ALLOW_LIST).build(), true, 0, false,
+            null, false)));
     return stores;
   }
 
@@ -130,12 +138,17 @@ final class Stores {
   private static final String TRACKING_THREAD = "lazysession-tracking";
   /** lazysession's defaults with packing off: what the pack costs and saves. */
   static final String UNPACKED = "lazy-kryo-zstd-unpacked";
+  /**
+   * lazysession's defaults (as {@code lazy-kryo-zstd+near}) with expiry events off: what matches
+   * Spring Session Data Redis's default repository, which keeps no expiry index.
+   */
+  static final String NO_EVENTS = "lazy-kryo-zstd-noevents";
   /** Staleness bound of {@link #TRACKED}: lazysession's default. */
   static final Duration TRACKING_BOUND = Duration.ofMillis(500);
 
   /** Whether the store keeps a near cache (validated or tracked). */
   static boolean hasNearCache(String store) {
-    return store.endsWith("+near") || store.equals(TRACKED);
+    return store.endsWith("+near") || store.equals(TRACKED) || store.equals(NO_EVENTS);
   }
 
   /**
@@ -209,12 +222,16 @@ final class Stores {
 
   private static SessionStore lazy(StoreSpec spec, RedisURI uri, AttributeSerializer serializer,
       boolean nearCache, int durabilityReplicas, boolean reactive) {
-    return lazy(spec, uri, serializer, nearCache, durabilityReplicas, reactive, null);
+    return lazy(spec, uri, serializer, nearCache, durabilityReplicas, reactive, null, true);
   }
 
-  /** @param tracking the staleness bound of tracked reads; null: hits are confirmed by Redis */
+  /**
+   * @param tracking the staleness bound of tracked reads; null: hits are confirmed by Redis
+   * @param expiryEvents false: no expiry schedule is kept (lazysession.expiry-events=false)
+   */
   private static SessionStore lazy(StoreSpec spec, RedisURI uri, AttributeSerializer serializer,
-      boolean nearCache, int durabilityReplicas, boolean reactive, @Nullable Duration tracking) {
+      boolean nearCache, int durabilityReplicas, boolean reactive, @Nullable Duration tracking,
+      boolean expiryEvents) {
     LongAdder sent = new LongAdder();
     List<StoreNode<?>> nodes = new ArrayList<>();
     List<AutoCloseable> resources = new ArrayList<>();
@@ -230,7 +247,8 @@ final class Stores {
             .namespace(spec.namespace())
             .cleanupInterval(Duration.ZERO)
             .nearCacheMaxBytes(nearCache ? NEAR_CACHE_BYTES : 0)
-            .nearCacheTracking(tracking);
+            .nearCacheTracking(tracking)
+            .expiryEvents(expiryEvents);
         if (durabilityReplicas > 0) {
           builder.durability(durabilityReplicas, DURABILITY_TIMEOUT);
         }

@@ -35,6 +35,7 @@ final class AnnotationSettings {
       Map.entry("durabilityReplicas", "durability.replicas"),
       Map.entry("durabilityTimeout", "durability.timeout"),
       Map.entry("touchInterval", "touch-interval"), Map.entry("maxValueBytes", "max-value-bytes"),
+      Map.entry("expiryEvents", "expiry-events"),
       Map.entry("migrateFrom", "migrate-from"),
       Map.entry("migrateFromNamespace", "migrate-from-namespace"));
 

@@ -88,6 +88,12 @@ public @interface EnableLazyHttpSession {
   String maxValueBytes() default "";
 
   /**
+   * {@code true} or {@code false}: whether sessions that expire are reported
+   * ({@code lazysession.expiry-events}); empty: the default (true).
+   */
+  String expiryEvents() default "";
+
+  /**
    * Take over sessions stored by Spring Session Data Redis on their first request:
    * {@code spring-session-data-redis} ({@code lazysession.migrate-from}); empty: off.
    */

@@ -73,4 +73,10 @@ public @interface EnableLazyWebSession {
 
   /** The largest encoded attribute value, e.g. {@code 4MB} ({@code lazysession.max-value-bytes}). */
   String maxValueBytes() default "";
+
+  /**
+   * {@code true} or {@code false}: whether sessions that expire are reported
+   * ({@code lazysession.expiry-events}); empty: the default (true).
+   */
+  String expiryEvents() default "";
 }

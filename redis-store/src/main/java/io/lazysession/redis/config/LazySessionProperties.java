@@ -51,7 +51,13 @@ import org.springframework.util.unit.DataSize;
  *     timeout. Default: 1% of each session's timeout, at most 60s.
  * @param expiryGrace How long Redis keeps a session's hash after the session expired.
  * @param cleanupInterval How often each node sweeps for expired sessions (publishing expiry
- *     events); 0 turns the sweep off.
+ *     events); 0 turns the sweep off on that node. Keep it on for at least one node of a namespace,
+ *     or set expiry-events=false: else the expiry schedule keeps the ids of expired sessions
+ *     forever.
+ * @param expiryEvents Whether sessions that expire are reported (SessionExpiredEvent, one per
+ *     session across all nodes). false keeps no expiry schedule in Redis (less memory per session,
+ *     no command to schedule a new session) and runs no sweep, as Spring Session Data Redis's
+ *     default repository; deletes the application makes are still reported.
  * @param durability Replicas that must acknowledge each save.
  * @param maxValueBytes The largest encoded attribute value written or read; a bigger value fails
  *     its save with an error naming the attribute. Default: 16MB.
@@ -77,6 +83,7 @@ public record LazySessionProperties(
     @DurationUnit(ChronoUnit.SECONDS) @DefaultValue(DEFAULT_EXPIRY_GRACE) Duration expiryGrace,
     @DurationUnit(ChronoUnit.SECONDS) @DefaultValue(DEFAULT_CLEANUP_INTERVAL)
         Duration cleanupInterval,
+    @DefaultValue("true") boolean expiryEvents,
     @DefaultValue Durability durability,
     @Nullable DataSize maxValueBytes,
     @DefaultValue Pack pack,

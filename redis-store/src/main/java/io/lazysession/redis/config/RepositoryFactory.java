@@ -93,6 +93,7 @@ final class RepositoryFactory {
         .onDecodeFailure(properties.decodeFailurePolicy())
         .expiryGrace(properties.expiryGrace())
         .cleanupInterval(properties.cleanupInterval())
+        .expiryEvents(properties.expiryEvents())
         .nearCacheMaxBytes(properties.nearCache().maxBytes().toBytes())
         .nearCacheTracking(properties.nearCache().tracking())
         .durability(properties.durability().replicas(), properties.durability().timeout())

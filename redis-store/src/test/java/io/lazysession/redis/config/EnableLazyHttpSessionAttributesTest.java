@@ -18,7 +18,7 @@ class EnableLazyHttpSessionAttributesTest {
 
   @EnableLazyHttpSession(namespace = "shop", codec = "jdk", compression = "none",
       nearCacheMaxBytes = "0", durabilityReplicas = 1, durabilityTimeout = "250ms",
-      touchInterval = "5s", maxValueBytes = "2MB", compressionLevel = 7,
+      touchInterval = "5s", maxValueBytes = "2MB", compressionLevel = 7, expiryEvents = "false",
       onDecodeFailure = DecodeFailurePolicy.FAIL, allowedPackages = "com.example.shop")
   static class Everything {}
 
@@ -54,6 +54,7 @@ class EnableLazyHttpSessionAttributesTest {
     assertThat(properties.durability().timeout()).isEqualTo(Duration.ofMillis(250));
     assertThat(properties.touchInterval()).isEqualTo(Duration.ofSeconds(5));
     assertThat(properties.maxValueBytes()).isEqualTo(DataSize.ofMegabytes(2));
+    assertThat(properties.expiryEvents()).isFalse();
     assertThat(properties.decodeFailurePolicy()).isEqualTo(DecodeFailurePolicy.FAIL);
     assertThat(properties.allowedPackages()).containsExactly("com.example.shop");
   }

@@ -35,6 +35,7 @@ class LazySessionPropertiesTest {
     assertThat(properties.touchInterval()).isNull();
     assertThat(properties.expiryGrace()).isEqualTo(Duration.ofMinutes(5));
     assertThat(properties.cleanupInterval()).isEqualTo(Duration.ofSeconds(10));
+    assertThat(properties.expiryEvents()).isTrue();
     assertThat(properties.durability().replicas()).isZero();
     assertThat(properties.durability().timeout()).isEqualTo(Duration.ofSeconds(1));
     assertThat(properties.maxValueBytes()).isNull();
@@ -107,6 +108,7 @@ class LazySessionPropertiesTest {
         "lazysession.touch-interval", "5s",
         "lazysession.expiry-grace", "1m",
         "lazysession.cleanup-interval", "0s",
+        "lazysession.expiry-events", "false",
         "lazysession.max-value-bytes", "4MB");
 
     assertThat(properties.namespace()).isEqualTo("shop");
@@ -117,6 +119,7 @@ class LazySessionPropertiesTest {
     assertThat(properties.touchInterval()).isEqualTo(Duration.ofSeconds(5));
     assertThat(properties.expiryGrace()).isEqualTo(Duration.ofMinutes(1));
     assertThat(properties.cleanupInterval()).isZero();
+    assertThat(properties.expiryEvents()).isFalse();
     AttributeSerializer serializer = properties.serializer(List.of("com.example.app"), null);
     assertThat(serializer.codec()).isEqualTo(CodecKind.JDK);
     assertThat(serializer.maxPayloadBytes()).isEqualTo(4 * 1024 * 1024);

@@ -49,7 +49,7 @@ class PropertyTableTest {
         "lazysession.compression.level", "lazysession.compression.min-bytes",
         "lazysession.allowed-packages", "lazysession.on-decode-failure",
         "lazysession.near-cache.max-bytes", "lazysession.touch-interval",
-        "lazysession.expiry-grace", "lazysession.cleanup-interval",
+        "lazysession.expiry-grace", "lazysession.cleanup-interval", "lazysession.expiry-events",
         "lazysession.durability.replicas", "lazysession.durability.timeout",
         "lazysession.max-value-bytes", "lazysession.enabled");
     assertThat(properties).allSatisfy(p -> assertThat((String) p.get("description"))
