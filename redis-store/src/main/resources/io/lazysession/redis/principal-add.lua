@@ -16,6 +16,10 @@ if ttl < 0 then
 elseif fresh then
   redis.call('PEXPIRE', key, ttl)
 else
-  redis.call('PEXPIRE', key, ttl, 'GT')
+  -- What PEXPIRE's GT option does, which Redis 6.2 lacks: -1 (no TTL) counts as forever.
+  local current = redis.call('PTTL', key)
+  if current >= 0 and current < ttl then
+    redis.call('PEXPIRE', key, ttl)
+  end
 end
 return added
