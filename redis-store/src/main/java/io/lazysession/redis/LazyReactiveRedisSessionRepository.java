@@ -40,10 +40,11 @@ import reactor.core.scheduler.Schedulers;
  * The expiry sweep stays on the servlet repository's own background thread;
  * {@link #cleanUpExpiredSessions} runs it on {@link Schedulers#boundedElastic()}.
  *
- * <p>Session ids: the default ids are random UUIDs as in the servlet repository, drawn from a
- * generator that never blocks, since WebFlux changes a session's id on an event loop
- * ({@link LazySession#changeSessionId()} through Spring Session's {@code WebSession}). An
- * application's own {@code SessionIdGenerator} must not block either.
+ * <p>Session ids: the servlet repository's generator, which by default never blocks, since WebFlux
+ * changes a session's id on an event loop ({@link LazySession#changeSessionId()} through Spring
+ * Session's {@code WebSession}). Spring Session's {@code UuidSessionIdGenerator}, which may block,
+ * is replaced by one that makes the same UUIDs without blocking. An application's own
+ * {@code SessionIdGenerator} must not block either.
  *
  * <p>Failures: as the servlet repository, errors are {@link SessionStoreUnavailableException} or
  * {@link SessionStoreException}, signalled through the publisher.
@@ -64,8 +65,8 @@ public final class LazyReactiveRedisSessionRepository
   private final SessionContext context;
   private final PrincipalIndex principals;
   private final Duration defaultMaxInactiveInterval;
-  /** Whether ids come from the default generator, made non-blocking here. */
-  private final boolean defaultIds;
+  /** Whether ids come from a generator of lazysession's own, known not to block. */
+  private final boolean nonBlockingIds;
 
   private LazyReactiveRedisSessionRepository(LazyRedisSessionRepository repository,
       SharedCollaborators shared) {
@@ -75,11 +76,14 @@ public final class LazyReactiveRedisSessionRepository
         metrics);
     this.writer = new ReactiveSessionWriter(store, shared);
     this.nearCache = shared.nearCache();
-    // The default ids come from a generator that never blocks (see NonBlockingUuidGenerator);
-    // a generator of the application's own is used as it is, and trusted not to block.
-    this.defaultIds = shared.idGenerator() == UuidSessionIdGenerator.getInstance();
-    SessionIdGenerator ids = defaultIds ? new NonBlockingUuidGenerator() : shared.idGenerator();
-    this.context = withIds(shared.context(), ids);
+    // The default generator never blocks; Spring's UUIDs are made by one that never blocks either
+    // (see NonBlockingUuidGenerator); an application's own generator is used as it is, and
+    // trusted not to block.
+    SessionIdGenerator configured = shared.idGenerator();
+    boolean uuids = configured instanceof UuidSessionIdGenerator;
+    this.nonBlockingIds = uuids || configured instanceof CompactSessionIdGenerator;
+    this.context = uuids ? withIds(shared.context(), new NonBlockingUuidGenerator())
+        : shared.context();
     this.principals = shared.principals();
     this.defaultMaxInactiveInterval = shared.defaultMaxInactiveInterval();
   }
@@ -127,7 +131,7 @@ public final class LazyReactiveRedisSessionRepository
   public Mono<LazySession> createSession() {
     Mono<LazySession> created = Mono.fromSupplier(() -> new LazySession(context,
         context.newSessionId(), context.now(), defaultMaxInactiveInterval));
-    return defaultIds ? created : created.subscribeOn(Schedulers.boundedElastic());
+    return nonBlockingIds ? created : created.subscribeOn(Schedulers.boundedElastic());
   }
 
   /**

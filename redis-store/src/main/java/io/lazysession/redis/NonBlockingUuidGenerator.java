@@ -1,13 +1,13 @@
 package io.lazysession.redis;
 
-import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.UUID;
 import org.springframework.session.SessionIdGenerator;
 
 /**
- * Random (version 4) UUIDs, as Spring Session's default {@code UuidSessionIdGenerator} makes, from a
- * {@code DRBG} {@link SecureRandom} seeded once when this is created. {@link UUID#randomUUID()} draws
+ * Random (version 4) UUIDs, as Spring Session's {@code UuidSessionIdGenerator} makes, from a
+ * {@code DRBG} {@link SecureRandom} seeded once when this is created: what the reactive repository
+ * uses when an application asks for UUIDs by setting that generator. {@link UUID#randomUUID()} draws
  * from the platform's default {@code SecureRandom}, which on Linux may read {@code /dev/urandom} on
  * any call: a blocking read that must not happen on an event loop, where WebFlux changes a session's
  * id (Spring Session's {@code WebSession.changeSessionId} does not offload it). A DRBG reseeds only
@@ -18,12 +18,7 @@ final class NonBlockingUuidGenerator implements SessionIdGenerator {
 
   /** Seeds the generator (which may block once, on the calling thread). */
   NonBlockingUuidGenerator() {
-    try {
-      this.random = SecureRandom.getInstance("DRBG");
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("this JVM has no DRBG SecureRandom (Java 9 and later do)", e);
-    }
-    random.nextBytes(new byte[16]); // seeds now, not on the first request
+    this.random = CompactSessionIdGenerator.seededDrbg();
   }
 
   @Override

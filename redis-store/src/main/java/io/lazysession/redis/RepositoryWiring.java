@@ -3,6 +3,7 @@ package io.lazysession.redis;
 import io.lazysession.serializer.AttributeSerializer;
 import org.jspecify.annotations.Nullable;
 import org.springframework.session.FlushMode;
+import org.springframework.session.SessionIdGenerator;
 
 /**
  * The collaborators of one {@link LazyRedisSessionRepository}, built once from its builder's
@@ -49,7 +50,9 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
     RedisSessionStore store =
         new RedisSessionStore(connection, new SessionKeys(builder.namespace), metrics);
     store.loadScripts(!builder.expiryEvents);
-    SessionContext context = SessionContext.of(serializer, builder.idGenerator, builder.clock,
+    SessionIdGenerator ids =
+        builder.idGenerator != null ? builder.idGenerator : new CompactSessionIdGenerator();
+    SessionContext context = SessionContext.of(serializer, ids, builder.clock,
         new DecodeFailureHandler(builder.decodeFailurePolicy, metrics),
         builder.flushMode == FlushMode.IMMEDIATE ? repository::save : null);
     TouchPolicy touch = new TouchPolicy(builder.touchInterval, builder.defaultMaxInactiveInterval);
@@ -67,7 +70,7 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
         migration);
     SharedCollaborators shared = new SharedCollaborators(connection, store, nearCache, metrics,
         context, principals, expiry, events, touch, builder.defaultMaxInactiveInterval,
-        builder.expiryGrace, builder.durabilityReplicas, migration != null, builder.idGenerator,
+        builder.expiryGrace, builder.durabilityReplicas, migration != null, ids,
         tracking);
     return new RepositoryWiring(shared, reader, writer, migration);
   }

@@ -12,7 +12,8 @@ import org.springframework.session.SessionIdGenerator;
  *
  * @param durabilityReplicas the servlet repository's WAIT setting (0: off)
  * @param migrating whether the servlet repository takes over Spring Session Data Redis's sessions
- * @param idGenerator the configured session id generator (the context uses it too)
+ * @param idGenerator the session id generator, the configured one or the default (the context
+ *     uses it too)
  * @param tracking the connection of tracked reads; null when off
  */
 record SharedCollaborators(SessionConnection connection, RedisSessionStore store,

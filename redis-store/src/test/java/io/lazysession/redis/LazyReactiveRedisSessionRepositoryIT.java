@@ -10,9 +10,11 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.time.Duration;
 import java.util.Map;
+import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.session.FindByIndexNameSessionRepository;
+import org.springframework.session.UuidSessionIdGenerator;
 import org.springframework.session.events.SessionCreatedEvent;
 import org.springframework.session.events.SessionDeletedEvent;
 import org.springframework.session.events.SessionExpiredEvent;
@@ -48,6 +50,39 @@ class LazyReactiveRedisSessionRepositoryIT {
     ShopFixtures.attributes().forEach((name, value) ->
         assertThat((Object) read.getAttribute(name)).isEqualTo(value));
     assertThat(nodes.eventsB().ofType(SessionCreatedEvent.class)).hasSize(1);
+  }
+
+  @Test
+  void createSession_defaultGenerator_is22Base64urlCharactersAndSoIsAChangedId() {
+    LazyReactiveRedisSessionRepository b = reactive();
+    LazySession session = b.createSession().block();
+    session.setAttribute("cart", "two books");
+    b.save(session).block();
+    String created = session.getId();
+
+    String changed = session.changeSessionId();
+    b.save(session).block();
+
+    assertThat(created).matches("[A-Za-z0-9_-]{22}");
+    assertThat(changed).matches("[A-Za-z0-9_-]{22}").isNotEqualTo(created);
+    assertThat(nodes.a().findById(changed).<String>getAttribute("cart")).isEqualTo("two books");
+  }
+
+  @Test
+  void createSession_springsUuidGenerator_isAUuidAndSoIsAChangedId() {
+    nodes.configure(builder -> builder.sessionIdGenerator(UuidSessionIdGenerator.getInstance()));
+    LazyReactiveRedisSessionRepository b = reactive();
+    LazySession session = b.createSession().block();
+    session.setAttribute("cart", "two books");
+    b.save(session).block();
+    String created = session.getId();
+
+    String changed = session.changeSessionId();
+    b.save(session).block();
+
+    assertThat(UUID.fromString(created).toString()).isEqualTo(created);
+    assertThat(UUID.fromString(changed).toString()).isEqualTo(changed);
+    assertThat(nodes.a().findById(changed).<String>getAttribute("cart")).isEqualTo("two books");
   }
 
   @Test

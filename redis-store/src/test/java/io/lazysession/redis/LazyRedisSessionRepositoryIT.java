@@ -15,6 +15,7 @@ import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -23,6 +24,7 @@ import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.mock.web.MockHttpServletRequest;
 import org.springframework.session.FindByIndexNameSessionRepository;
+import org.springframework.session.UuidSessionIdGenerator;
 import org.springframework.session.events.SessionCreatedEvent;
 import org.springframework.session.events.SessionDeletedEvent;
 import org.springframework.web.context.request.RequestContextHolder;
@@ -314,6 +316,38 @@ class LazyRedisSessionRepositoryIT {
     } finally {
       RequestContextHolder.resetRequestAttributes();
     }
+  }
+
+  @Test
+  void createSession_defaultGenerator_is22Base64urlCharactersInTheKeyAndTheSchedule() {
+    LazySession created = savedSession(nodes.a(), Map.of("cart", "two books"));
+
+    String id = created.getId();
+    assertThat(id).matches("[A-Za-z0-9_-]{22}");
+    assertThat(nodes.raw().exists((nodes.namespace() + ":s:{" + id + "}").getBytes(UTF_8)))
+        .isEqualTo(1);
+    assertThat(nodes.raw().zscore((nodes.namespace() + ":expirations").getBytes(UTF_8),
+        id.getBytes(UTF_8))).isNotNull();
+    assertThat(nodes.b().findById(id).<String>getAttribute("cart")).isEqualTo("two books");
+  }
+
+  @Test
+  void createSession_springsUuidGenerator_isAUuidThatDefaultNodesReadAndMoveToTheirIds() {
+    LazySession created;
+    try (LazyRedisSessionRepository uuidNode = nodes.another(nodes.clientA(), nodes.eventsA(),
+        builder -> builder.sessionIdGenerator(UuidSessionIdGenerator.getInstance()))) {
+      created = savedSession(uuidNode, Map.of("cart", "two books"));
+    }
+    assertThat(UUID.fromString(created.getId()).toString()).isEqualTo(created.getId());
+
+    // A session of an older build or another node keeps its UUID until its id changes.
+    LazySession read = nodes.b().findById(created.getId());
+    String newId = read.changeSessionId();
+    nodes.b().save(read);
+
+    assertThat(newId).matches("[A-Za-z0-9_-]{22}");
+    assertThat(nodes.a().findById(created.getId())).isNull();
+    assertThat(nodes.a().findById(newId).<String>getAttribute("cart")).isEqualTo("two books");
   }
 
   /** A node whose every new session gets the id {@code fixed}, standing for a re-sent create. */

@@ -13,8 +13,11 @@ import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.session.FindByIndexNameSessionRepository;
+import org.springframework.session.UuidSessionIdGenerator;
 import reactor.blockhound.BlockHound;
 import reactor.blockhound.BlockingOperationError;
 import reactor.core.publisher.Mono;
@@ -90,6 +93,29 @@ class ReactiveNonBlockingIT {
     assertThat((Object) found.get(newId).getAttribute("items")).isEqualTo(List.of("book", "pen"));
     assertThat(gone).isSameAs(warmUp);
     assertThat(nodes.a().findById(session.getId())).isNull();
+  }
+
+  /**
+   * Ids by the thousand on a non-blocking thread, as WebFlux makes them: the platform's default
+   * {@code SecureRandom} reads {@code /dev/urandom} again whenever its small buffer runs out, so a
+   * generator drawing from it ({@code UUID.randomUUID()}) is reported here. With the default ids
+   * and with Spring's UUID generator configured.
+   */
+  @ParameterizedTest(name = "springUuids={0}")
+  @ValueSource(booleans = {false, true})
+  void createSessionAndChangeSessionId_thousandsOfIds_neverBlock(boolean springUuids) {
+    if (springUuids) {
+      nodes.configure(builder -> builder.sessionIdGenerator(UuidSessionIdGenerator.getInstance()));
+    }
+    LazyReactiveRedisSessionRepository b = LazyReactiveRedisSessionRepository.of(nodes.b());
+    b.createSession().block().changeSessionId(); // class loading, on the test thread
+
+    List<String> ids = onNonBlockingThread(b.createSession()
+        .flatMapIterable(session -> List.of(session.getId(), session.changeSessionId()))
+        .repeat(1_999).collectList());
+
+    assertThat(ids).hasSize(4_000).doesNotHaveDuplicates();
+    assertThat(ids.get(0)).hasSize(springUuids ? 36 : 22);
   }
 
   @Test

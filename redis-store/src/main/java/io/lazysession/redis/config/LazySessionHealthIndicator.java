@@ -11,8 +11,11 @@ import org.springframework.boot.health.contributor.Health;
  * connection. Thread-safe.
  */
 class LazySessionHealthIndicator extends AbstractHealthIndicator {
-  /** Not a UUID, so never a real session's id. */
-  static final String PROBE_ID = "lazysession-health-probe";
+  /**
+   * Never a real session's id, neither a UUID nor a default id (22 base64url characters): the
+   * {@code ':'} is in neither alphabet.
+   */
+  static final String PROBE_ID = "lazysession:health-probe";
 
   private final LazyRedisSessionRepository repository;
   private final String where;
