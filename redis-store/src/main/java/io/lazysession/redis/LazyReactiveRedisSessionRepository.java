@@ -326,6 +326,7 @@ public final class LazyReactiveRedisSessionRepository
     return store.removeFromPrincipal(principal, id)
         .then(store.metadata(id))
         .flatMap(metadata -> principal.equals(metadata.principal())
+            && metadata.maxInactiveSeconds() != null
             ? store.addToPrincipal(principal, id, principals.setTtl(metadata.maxInactiveSeconds()))
                 .then()
             : Mono.empty());

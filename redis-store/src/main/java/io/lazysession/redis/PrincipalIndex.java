@@ -62,9 +62,9 @@ final class PrincipalIndex {
     return maxInactive.isNegative() ? -1L : 2 * maxInactive.toMillis() + expiryGrace.toMillis();
   }
 
-  /** {@link #setTtl} for a timeout in seconds as stored (null: unknown, taken as never ending). */
-  @Nullable Long setTtl(@Nullable Long maxInactiveSeconds) {
-    return setTtl(Duration.ofSeconds(maxInactiveSeconds == null ? -1 : maxInactiveSeconds));
+  /** {@link #setTtl} for a timeout in seconds as stored. */
+  @Nullable Long setTtl(long maxInactiveSeconds) {
+    return setTtl(Duration.ofSeconds(maxInactiveSeconds));
   }
 
   /**
@@ -184,7 +184,9 @@ final class PrincipalIndex {
   private void removeStale(String principal, String id) {
     store.removeFromPrincipal(principal, id);
     SessionMetadata metadata = store.metadata(id);
-    if (principal.equals(metadata.principal())) {
+    // A hash without a readable timeout is incomplete, so missing: its entry stays removed (a set
+    // given no TTL for it would outlive every session in it).
+    if (principal.equals(metadata.principal()) && metadata.maxInactiveSeconds() != null) {
       store.addToPrincipal(principal, id, setTtl(metadata.maxInactiveSeconds()));
     }
   }

@@ -98,9 +98,12 @@ final class ReactiveSessionWriter {
             Mono<Void> index;
             if (!(principal instanceof PrincipalChange.Unchanged)) {
               index = move(id, oldPrincipal, id, newPrincipal, maxInactive);
-            } else if (newPrincipal != null && principals.keepAliveDue(accessedBefore,
-                session.storedLastAccessedTime(), maxInactive, timeoutChanged)) {
-              index = add(newPrincipal, id, maxInactive).then(); // as PrincipalIndex.keepAlive
+            } else if (principals.keepAliveDue(accessedBefore, session.storedLastAccessedTime(),
+                maxInactive, timeoutChanged)) {
+              // As SessionWriter.writeChanges: the principal Redis holds unless this copy is exact.
+              Mono<String> current = exact ? Mono.justOrEmpty(newPrincipal)
+                  : store.metadata(id).mapNotNull(SessionMetadata::principal);
+              index = current.flatMap(name -> add(name, id, maxInactive)).then();
             } else {
               index = Mono.empty();
             }
@@ -194,13 +197,16 @@ final class ReactiveSessionWriter {
       ExpirySweeper.Deleted deleted = new ExpirySweeper.Deleted(metadata, claim.claimed());
       Mono<Void> unindex = metadata.principal() == null ? Mono.empty()
           : store.removeFromPrincipal(metadata.principal(), id);
-      return unindex.then(Mono.fromSupplier(() -> {
+      // As ExpirySweeper.delete: an id that is not on the schedule is reported here.
+      Mono<Boolean> report = deleted.reportedBySweep()
+          ? store.scheduledExpiry(id).map(due -> false).defaultIfEmpty(true) : Mono.just(true);
+      return unindex.then(report).map(unreported -> {
         metrics.sessionsDeleted.increment();
-        if (!deleted.reportedBySweep()) {
+        if (unreported) {
           events.deleted(id, metadata);
         }
         return true;
-      }));
+      });
     });
   }
 

@@ -127,9 +127,14 @@ final class SessionWriter {
     String newPrincipal = session.storedPrincipal();
     if (!(principal instanceof PrincipalChange.Unchanged)) {
       principals.move(id, oldPrincipal, id, newPrincipal, maxInactive);
-    } else if (newPrincipal != null && principals.keepAliveDue(accessedBefore,
-        session.storedLastAccessedTime(), maxInactive, timeoutChanged)) {
-      principals.keepAlive(newPrincipal, id, maxInactive);
+    } else if (principals.keepAliveDue(accessedBefore, session.storedLastAccessedTime(),
+        maxInactive, timeoutChanged)) {
+      // Another node may have set or changed the principal since this copy was loaded: then the
+      // set that must live on is that of the principal Redis holds.
+      String current = exact ? newPrincipal : store.metadata(id).principal();
+      if (current != null) {
+        principals.keepAlive(current, id, maxInactive);
+      }
     }
     requireReplicated(id, result);
   }
@@ -163,15 +168,15 @@ final class SessionWriter {
     boolean writtenSince = result.version() == 0;
     commit(session, result, writes, List.of(), true, newPrincipal, epoch, !writtenSince,
         request.packAfter(session.storedPack()));
-    if (newPrincipal != null && principals.expiringSets()) {
-      // No schedule tells a lookup that this write was in flight: an entry it removed as stale
-      // between the add above and the script comes back.
-      principals.keepAlive(newPrincipal, id, maxInactive);
-    }
     if (idChanged) {
       principals.remove(oldPrincipal, oldId);
     } else {
       events.created(session);
+    }
+    if (newPrincipal != null && principals.expiringSets()) {
+      // No schedule tells a lookup that this write was in flight: an entry it removed as stale
+      // between the add above and the script comes back.
+      principals.keepAlive(newPrincipal, id, maxInactive);
     }
     if (!writtenSince) {
       requireReplicated(id, result);

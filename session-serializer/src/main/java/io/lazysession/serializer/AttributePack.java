@@ -60,7 +60,7 @@ final class AttributePack {
   private AttributePack() {}
 
   /** Writes a pack of {@code envelopes} (name to envelope), compressed as {@code compression} says. */
-  static byte[] write(Map<String, byte[]> envelopes, Compression compression) {
+  static byte[] write(Map<String, byte[]> envelopes, Compression compression, int maxBodyBytes) {
     ByteArrayOutputStream body = new ByteArrayOutputStream(64 + 16 * envelopes.size());
     int codec = 0;
     for (byte[] envelope : envelopes.values()) {
@@ -72,7 +72,7 @@ final class AttributePack {
     body.write(codec);
     writeVarint(body, envelopes.size());
     for (Map.Entry<String, byte[]> entry : envelopes.entrySet()) {
-      byte[] name = entry.getKey().getBytes(UTF_8);
+      byte[] name = utf8(entry.getKey());
       byte[] envelope = entry.getValue();
       boolean whole = !bare(envelope) || (envelope[1] & 0xFF) != codec;
       writeVarint(body, (name.length << 1) | (whole ? 1 : 0));
@@ -82,6 +82,10 @@ final class AttributePack {
       body.write(envelope, skip, envelope.length - skip);
     }
     byte[] raw = body.toByteArray();
+    if (raw.length > maxBodyBytes) {
+      // What every reader refuses: the caller keeps its entries within the limit (entryBytes).
+      throw new ValueTooLargeException("the attribute pack", raw.length, maxBodyBytes);
+    }
     if (compression.enabled()) {
       ZstdDictionary dictionary = compression.dictionary();
       byte[] frame = ZstdCompressor.compress(raw, 0, raw.length, compression.level(), dictionary);
@@ -228,6 +232,21 @@ final class AttributePack {
       throw new CorruptDataException("pack has " + (to - in.position) + " trailing bytes");
     }
     return entries;
+  }
+
+  /** The UTF-8 bytes of a name; one that is not a valid string (a lone surrogate) is refused. */
+  private static byte[] utf8(String name) {
+    for (int i = 0; i < name.length(); i++) {
+      char c = name.charAt(i);
+      if (Character.isHighSurrogate(c) && i + 1 < name.length()
+          && Character.isLowSurrogate(name.charAt(i + 1))) {
+        i++;
+      } else if (Character.isSurrogate(c)) {
+        throw new IllegalArgumentException("attribute name with a lone surrogate at index " + i
+            + " cannot be packed: it has no UTF-8 form");
+      }
+    }
+    return name.getBytes(UTF_8);
   }
 
   /** Whether an envelope can be stored bare: uncompressed, so its header is 3 fixed bytes. */

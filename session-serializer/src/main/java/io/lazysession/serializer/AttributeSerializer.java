@@ -255,9 +255,13 @@ public final class AttributeSerializer {
   /**
    * Writes the envelopes of several attributes (name to envelope) as one pack, compressed as one
    * unit with this serializer's compression (and dictionary); format in docs/envelope-format.md.
+   *
+   * @throws ValueTooLargeException if the body would be larger than {@link #maxPayloadBytes()},
+   *     which no reader accepts (keep the entries within it with {@link #packEntryBytes})
+   * @throws IllegalArgumentException if a name holds a lone surrogate (it has no UTF-8 form)
    */
   public byte[] pack(Map<String, byte[]> envelopes) {
-    return AttributePack.write(envelopes, compression);
+    return AttributePack.write(envelopes, compression, maxPayloadBytes);
   }
 
   /**
@@ -295,7 +299,7 @@ public final class AttributeSerializer {
       }
     });
     if (!packed.isEmpty()) {
-      byte[] pack = AttributePack.write(packed, Compression.none());
+      byte[] pack = AttributePack.write(packed, Compression.none(), Integer.MAX_VALUE);
       samples.add(0, Arrays.copyOfRange(pack, 2, pack.length)); // the body, without its header
     }
     return samples;

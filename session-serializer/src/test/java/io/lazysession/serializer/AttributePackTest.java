@@ -343,4 +343,24 @@ class AttributePackTest {
     }
     return bytes;
   }
+
+  @Test
+  void pack_bodyOverTheLimit_refusedNamingTheSetting() {
+    AttributeSerializer small = RAW.toBuilder().maxPayloadBytes(1024).build();
+    Map<String, byte[]> entries = Map.of("a", RAW.serialize("x".repeat(600)),
+        "b", RAW.serialize("y".repeat(600)));
+
+    assertThatThrownBy(() -> small.pack(entries)).isInstanceOf(ValueTooLargeException.class)
+        .hasMessageContaining(ValueTooLargeException.PROPERTY);
+  }
+
+  @Test
+  void pack_loneSurrogateName_refused() {
+    Map<String, byte[]> entries = Map.of("a\uD800", RAW.serialize("x"));
+
+    assertThatThrownBy(() -> RAW.pack(entries)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("lone surrogate");
+    assertThat(RAW.unpack(RAW.pack(Map.of("\uD83D\uDE00", RAW.serialize("x")))).keySet())
+        .containsExactly("\uD83D\uDE00");
+  }
 }
