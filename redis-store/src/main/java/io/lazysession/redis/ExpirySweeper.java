@@ -120,7 +120,7 @@ final class ExpirySweeper implements AutoCloseable {
     }
     principals.remove(deleted.metadata().principal(), id);
     metrics.sessionsDeleted.increment();
-    if (!deleted.reportedBySweep() || store.scheduledExpiry(id) == null) {
+    if (!deleted.reportedBySweep()) {
       events.deleted(id, deleted.metadata());
     }
     return true;
@@ -133,12 +133,11 @@ final class ExpirySweeper implements AutoCloseable {
    */
   record Deleted(SessionMetadata metadata, boolean claimed) {
     /**
-     * Whether a sweep may have claimed the id first: it then finds the hash gone and reports the
-     * session, so the caller must not report it again. A failed claim may also mean that the id was
-     * never scheduled (the session was written by a node without expiry events): then nobody else
-     * reports it, and the caller does when the id is not on the schedule after its delete (a sweep
-     * that claimed it at that very moment may then report it too, as expired: a duplicate only in
-     * that race, where the alternative would lose the event of every such session).
+     * Whether a sweep claimed the id first: it finds the hash gone and reports the session, so the
+     * caller must not report it again. (A failed claim may also mean that the id was never
+     * scheduled, written by a node without expiry events: then nobody reports the delete; reporting
+     * it here would report twice a session that a sweep claimed at that moment. See "Without expiry
+     * events" in docs/redis-layout.md.)
      */
     boolean reportedBySweep() {
       return !claimed && metadata.maxInactiveSeconds() != null

@@ -197,16 +197,13 @@ final class ReactiveSessionWriter {
       ExpirySweeper.Deleted deleted = new ExpirySweeper.Deleted(metadata, claim.claimed());
       Mono<Void> unindex = metadata.principal() == null ? Mono.empty()
           : store.removeFromPrincipal(metadata.principal(), id);
-      // As ExpirySweeper.delete: an id that is not on the schedule is reported here.
-      Mono<Boolean> report = deleted.reportedBySweep()
-          ? store.scheduledExpiry(id).map(due -> false).defaultIfEmpty(true) : Mono.just(true);
-      return unindex.then(report).map(unreported -> {
+      return unindex.then(Mono.fromSupplier(() -> {
         metrics.sessionsDeleted.increment();
-        if (unreported) {
+        if (!deleted.reportedBySweep()) {
           events.deleted(id, metadata);
         }
         return true;
-      });
+      }));
     });
   }
 

@@ -11,8 +11,9 @@ import org.springframework.session.FindByIndexNameSessionRepository;
 
 /**
  * Expiry events off, across nodes: a save from a copy loaded before another node set the principal
- * still keeps the principal's set alive; a node with events on reports the delete of a session that
- * a node without them created; a hash without a readable timeout never leaves a set without a TTL.
+ * still keeps the principal's set alive; what a node with events on does with the delete of a
+ * session that a node without them created; a hash without a readable timeout never leaves a set
+ * without a TTL.
  */
 class ExpiryEventsOffNodesIT {
   static final String PRINCIPAL = FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME;
@@ -69,9 +70,13 @@ class ExpiryEventsOffNodesIT {
     assertThat(nodes.b().findByPrincipalName("alice")).containsOnlyKeys(id);
   }
 
-  /** A session created with events off, deleted (a logout) by a node with events on. */
+  /**
+   * A session created with events off and deleted (a logout) by a node with events on: deleted, but
+   * reported by nobody (documented; reporting it would break exactly-once reporting of a delete
+   * racing a sweep, ExpiryIT).
+   */
   @Test
-  void delete_onANodeWithEvents_ofASessionCreatedWithout_isReportedOnce() {
+  void delete_onANodeWithEvents_ofASessionCreatedWithout_deletesItUnreported() {
     LazySession created = nodes.b().createSession(); // b: events off
     created.setAttribute("cart", "two books");
     nodes.b().save(created);
@@ -81,7 +86,7 @@ class ExpiryEventsOffNodesIT {
     on.cleanUpExpiredSessions();
 
     assertThat(nodes.raw().exists(nodes.sessionKey(created.getId()))).isZero();
-    assertThat(nodes.destroyed()).hasSize(1);
+    assertThat(nodes.destroyed()).isEmpty();
   }
 
   @Test
