@@ -6,7 +6,6 @@ import io.lazysession.serializer.codec.DecodeLimitException;
 import io.lazysession.serializer.compress.Compression;
 import io.lazysession.serializer.compress.ZstdCompressor;
 import io.lazysession.serializer.compress.ZstdDictionary;
-import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -46,37 +45,44 @@ final class AttributePack {
 
   private AttributePack() {}
 
-  /** Writes a pack of {@code envelopes} (name to envelope), compressed as {@code compression} says. */
+  /**
+   * Writes a pack of {@code envelopes} (name to envelope), compressed as {@code compression} says.
+   * The body is written once, into an array of its exact length after room for the uncompressed
+   * header (which then is the pack), and a frame is compressed after room for its header: no
+   * buffer grows, and nothing is copied again.
+   */
   static byte[] write(Map<String, byte[]> envelopes, Compression compression) {
-    ByteArrayOutputStream body = new ByteArrayOutputStream(64 + 16 * envelopes.size());
-    writeVarint(body, envelopes.size());
+    int bodyLength = varintBytes(envelopes.size());
     for (Map.Entry<String, byte[]> entry : envelopes.entrySet()) {
-      byte[] name = entry.getKey().getBytes(UTF_8);
-      writeVarint(body, name.length);
-      body.write(name, 0, name.length);
-      writeVarint(body, entry.getValue().length);
-      body.write(entry.getValue(), 0, entry.getValue().length);
+      bodyLength = Math.addExact(bodyLength, entryBytes(entry.getKey(), entry.getValue()));
     }
-    byte[] raw = body.toByteArray();
+    byte[] raw = new byte[Math.addExact(2, bodyLength)];
+    raw[0] = (byte) FORMAT_BYTE;
+    int position = writeVarint(raw, 2, envelopes.size());
+    for (Map.Entry<String, byte[]> entry : envelopes.entrySet()) {
+      String name = entry.getKey();
+      byte[] envelope = entry.getValue();
+      position = writeName(raw, writeVarint(raw, position, utf8Length(name)), name);
+      position = writeVarint(raw, position, envelope.length);
+      System.arraycopy(envelope, 0, raw, position, envelope.length);
+      position += envelope.length;
+    }
     if (compression.enabled()) {
       ZstdDictionary dictionary = compression.dictionary();
-      byte[] frame = ZstdCompressor.compress(raw, 0, raw.length, compression.level(), dictionary);
-      ByteArrayOutputStream pack = new ByteArrayOutputStream(frame.length + 12);
-      pack.write(FORMAT_BYTE);
-      pack.write(dictionary == null ? 1 : 2);
-      if (dictionary != null) {
-        writeVarint(pack, dictionary.id());
-      }
-      writeVarint(pack, raw.length);
-      pack.write(frame, 0, frame.length);
-      if (pack.size() < raw.length + 2 && ZstdCompressor.withinRatio(raw.length, frame.length)) {
-        return pack.toByteArray();
+      int header = 2 + (dictionary == null ? 0 : varintBytes(dictionary.id()))
+          + varintBytes(bodyLength);
+      // Kept only when shorter than the uncompressed pack (2 header bytes and the body).
+      byte[] pack = ZstdCompressor.compress(raw, 2, bodyLength, compression.level(), dictionary,
+          header, bodyLength + 1 - header);
+      if (pack != null && ZstdCompressor.withinRatio(bodyLength, pack.length - header)) {
+        pack[0] = (byte) FORMAT_BYTE;
+        pack[1] = (byte) (dictionary == null ? 1 : 2);
+        int at = dictionary == null ? 2 : writeVarint(pack, 2, dictionary.id());
+        writeVarint(pack, at, bodyLength);
+        return pack;
       }
     }
-    byte[] pack = new byte[raw.length + 2];
-    pack[0] = (byte) FORMAT_BYTE;
-    System.arraycopy(raw, 0, pack, 2, raw.length);
-    return pack;
+    return raw;
   }
 
   /**
@@ -125,9 +131,10 @@ final class AttributePack {
     }
     int decoded = header.varint();
     checkBody(decoded, maxBodyBytes);
-    byte[] body = ZstdCompressor.decompress(pack, header.position, pack.length - header.position,
-        decoded, dictionary);
-    return body(body, 0, body.length);
+    // The body is only read here (names and envelopes are copied out): decoded in this thread's
+    // scratch buffer, not in an array of its own.
+    return ZstdCompressor.decompress(pack, header.position, pack.length - header.position,
+        decoded, dictionary, (body, offset, length) -> body(body, offset, offset + length));
   }
 
   private static void checkBody(long length, int maxBodyBytes) {
@@ -168,8 +175,50 @@ final class AttributePack {
 
   /** Bytes the entry of {@code name} and {@code envelope} takes in a pack's body. */
   static int entryBytes(String name, byte[] envelope) {
-    int nameBytes = name.getBytes(UTF_8).length;
+    int nameBytes = utf8Length(name);
     return varintBytes(nameBytes) + nameBytes + varintBytes(envelope.length) + envelope.length;
+  }
+
+  /**
+   * The length of {@code name} in UTF-8, as {@code name.getBytes(UTF_8)} would make it (a lone
+   * surrogate, which has no UTF-8 form, counts as the one '?' byte that it becomes there).
+   */
+  static int utf8Length(String name) {
+    int length = name.length();
+    int bytes = length;
+    for (int i = 0; i < length; i++) {
+      char c = name.charAt(i);
+      if (c >= 0x80) {
+        if (c < 0x800) {
+          bytes++;
+        } else if (Character.isHighSurrogate(c) && i + 1 < length
+            && Character.isLowSurrogate(name.charAt(i + 1))) {
+          bytes += 2; // the pair: 4 bytes for 2 chars
+          i++;
+        } else if (Character.isSurrogate(c)) {
+          // a lone surrogate: encoded as '?'
+        } else {
+          bytes += 2;
+        }
+      }
+    }
+    return bytes;
+  }
+
+  /** Writes {@code name} in UTF-8 at {@code position}; returns the position after it. */
+  private static int writeName(byte[] out, int position, String name) {
+    int length = name.length();
+    for (int i = 0; i < length; i++) {
+      char c = name.charAt(i);
+      if (c >= 0x80) {
+        // Not ASCII: the JDK's encoder (rare; names are nearly always ASCII).
+        byte[] encoded = name.substring(i).getBytes(UTF_8);
+        System.arraycopy(encoded, 0, out, position, encoded.length);
+        return position + encoded.length;
+      }
+      out[position++] = (byte) c;
+    }
+    return position;
   }
 
   private static int varintBytes(int value) {
@@ -180,13 +229,15 @@ final class AttributePack {
     return bytes;
   }
 
-  private static void writeVarint(ByteArrayOutputStream out, int value) {
+  /** Writes {@code value} as a varint at {@code position}; returns the position after it. */
+  private static int writeVarint(byte[] out, int position, int value) {
     long v = value & 0xFFFFFFFFL;
     while (v >= 0x80) {
-      out.write((int) (v | 0x80));
+      out[position++] = (byte) (v | 0x80);
       v >>>= 7;
     }
-    out.write((int) v);
+    out[position++] = (byte) v;
+    return position;
   }
 
   /** Reads varints, names and byte runs of a range, refusing anything past its end. */

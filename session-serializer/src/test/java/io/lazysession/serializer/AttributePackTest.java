@@ -245,4 +245,95 @@ class AttributePackTest {
     assertThat(AttributeSerializer.packEntryBytes("ab", new byte[5])).isEqualTo(9);
     assertThat(RAW.pack(entries)).hasSize(2 + sum);
   }
+
+  @Test
+  void utf8Length_names_isTheLengthOfTheirUtf8Bytes() {
+    String[] names = {"", "cart", "préférence→", "emoji\uD83D\uDE00x", "lone\uD800", "\uDC00lone",
+        "\u07FF\u0800\uFFFF", "end\uD83D"};
+    for (String name : names) {
+      assertThat(AttributePack.utf8Length(name)).as(name)
+          .isEqualTo(name.getBytes(java.nio.charset.StandardCharsets.UTF_8).length);
+    }
+  }
+
+  /**
+   * The writer against the format written out the plain way (docs/envelope-format.md): the same
+   * bytes for entries of every size (one- and two-byte varints), non-ASCII names, compressible and
+   * incompressible bodies, with and without a dictionary.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"none", "zstd", "dictionary"})
+  void pack_randomEntries_sameBytesAsThePlainEncoding(String kind) {
+    Compression compression = switch (kind) {
+      case "none" -> Compression.none();
+      case "zstd" -> Compression.zstd(3, 256);
+      default -> DICTIONARY.compression();
+    };
+    java.util.SplittableRandom random = new java.util.SplittableRandom(3);
+    for (int i = 0; i < 300; i++) {
+      Map<String, byte[]> entries = new LinkedHashMap<>();
+      int count = 1 + random.nextInt(20);
+      for (int e = 0; e < count; e++) {
+        String name = (random.nextInt(5) == 0 ? "n\u00e9\u2192" : "attr") + e + "x".repeat(
+            random.nextInt(140));
+        byte[] envelope = new byte[3 + random.nextInt(random.nextBoolean() ? 100 : 400)];
+        if (random.nextBoolean()) {
+          random.nextBytes(envelope); // incompressible
+        } else {
+          java.util.Arrays.fill(envelope, (byte) ('a' + random.nextInt(3)));
+        }
+        envelope[0] = (byte) 0xA1;
+        entries.put(name, envelope);
+      }
+
+      byte[] pack = AttributePack.write(entries, compression);
+
+      assertThat(pack).isEqualTo(plainPack(entries, compression));
+      Map<String, byte[]> read = DICTIONARY.unpack(pack);
+      assertThat(read.keySet()).containsExactlyElementsOf(entries.keySet());
+    }
+  }
+
+  /** The pack format written with streams, one step after another. */
+  private static byte[] plainPack(Map<String, byte[]> envelopes, Compression compression) {
+    java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
+    varint(body, envelopes.size());
+    envelopes.forEach((name, envelope) -> {
+      byte[] bytes = name.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      varint(body, bytes.length);
+      body.writeBytes(bytes);
+      varint(body, envelope.length);
+      body.writeBytes(envelope);
+    });
+    byte[] raw = body.toByteArray();
+    if (compression.enabled()) {
+      ZstdDictionary dictionary = compression.dictionary();
+      byte[] frame = ZstdCompressor.compress(raw, 0, raw.length, compression.level(), dictionary);
+      java.io.ByteArrayOutputStream pack = new java.io.ByteArrayOutputStream();
+      pack.write(0xB1);
+      pack.write(dictionary == null ? 1 : 2);
+      if (dictionary != null) {
+        varint(pack, dictionary.id());
+      }
+      varint(pack, raw.length);
+      pack.writeBytes(frame);
+      if (pack.size() < raw.length + 2 && ZstdCompressor.withinRatio(raw.length, frame.length)) {
+        return pack.toByteArray();
+      }
+    }
+    java.io.ByteArrayOutputStream pack = new java.io.ByteArrayOutputStream();
+    pack.write(0xB1);
+    pack.write(0);
+    pack.writeBytes(raw);
+    return pack.toByteArray();
+  }
+
+  private static void varint(java.io.ByteArrayOutputStream out, int value) {
+    long v = value & 0xFFFFFFFFL;
+    while (v >= 0x80) {
+      out.write((int) (v | 0x80));
+      v >>>= 7;
+    }
+    out.write((int) v);
+  }
 }
