@@ -42,22 +42,31 @@ final class AttributePack {
   static final int FORMAT_BYTE = 0xB1;
   /** Most entries one pack may hold (the store packs only small attributes of one session). */
   static final int MAX_ENTRIES = 10_000;
+  /** Largest body written in a thread's reused buffer; larger ones get an array of their own. */
+  private static final int RETAINED_BODY_BYTES = 64 * 1024;
+  /** Per thread: the body of a pack being written, the input of its compression. */
+  private static final ThreadLocal<byte[]> BODY_BUFFER = ThreadLocal.withInitial(() -> new byte[0]);
 
   private AttributePack() {}
 
   /**
    * Writes a pack of {@code envelopes} (name to envelope), compressed as {@code compression} says.
-   * The body is written once, into an array of its exact length after room for the uncompressed
-   * header (which then is the pack), and a frame is compressed after room for its header: no
-   * buffer grows, and nothing is copied again.
+   * The body is written once, after room for the uncompressed header: into this thread's buffer
+   * when it is to be compressed (the frame is then compressed after room for its header, into the
+   * array returned), else into an array of its exact length, which is the pack. No buffer grows
+   * while it is written.
    */
   static byte[] write(Map<String, byte[]> envelopes, Compression compression) {
     int bodyLength = varintBytes(envelopes.size());
     for (Map.Entry<String, byte[]> entry : envelopes.entrySet()) {
       bodyLength = Math.addExact(bodyLength, entryBytes(entry.getKey(), entry.getValue()));
     }
-    byte[] raw = new byte[Math.addExact(2, bodyLength)];
+    int packLength = Math.addExact(2, bodyLength);
+    // Compressed (the usual case), the body is only zstd's input: written in this thread's buffer.
+    boolean buffered = compression.enabled() && packLength <= RETAINED_BODY_BYTES;
+    byte[] raw = buffered ? bodyBuffer(packLength) : new byte[packLength];
     raw[0] = (byte) FORMAT_BYTE;
+    raw[1] = 0;
     int position = writeVarint(raw, 2, envelopes.size());
     for (Map.Entry<String, byte[]> entry : envelopes.entrySet()) {
       String name = entry.getKey();
@@ -82,7 +91,17 @@ final class AttributePack {
         return pack;
       }
     }
-    return raw;
+    return buffered ? java.util.Arrays.copyOf(raw, packLength) : raw;
+  }
+
+  /** This thread's body buffer, at least {@code length} long ({@code <= RETAINED_BODY_BYTES}). */
+  private static byte[] bodyBuffer(int length) {
+    byte[] buffer = BODY_BUFFER.get();
+    if (buffer.length < length) {
+      buffer = new byte[Math.min(RETAINED_BODY_BYTES, Math.max(length, 2 * buffer.length))];
+      BODY_BUFFER.set(buffer);
+    }
+    return buffer;
   }
 
   /**

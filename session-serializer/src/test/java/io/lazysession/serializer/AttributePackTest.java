@@ -270,6 +270,8 @@ class AttributePackTest {
       default -> DICTIONARY.compression();
     };
     java.util.SplittableRandom random = new java.util.SplittableRandom(3);
+    List<byte[]> packs = new java.util.ArrayList<>();
+    List<byte[]> expected = new java.util.ArrayList<>();
     for (int i = 0; i < 300; i++) {
       Map<String, byte[]> entries = new LinkedHashMap<>();
       int count = 1 + random.nextInt(20);
@@ -291,6 +293,12 @@ class AttributePackTest {
       assertThat(pack).isEqualTo(plainPack(entries, compression));
       Map<String, byte[]> read = DICTIONARY.unpack(pack);
       assertThat(read.keySet()).containsExactlyElementsOf(entries.keySet());
+      packs.add(pack);
+      expected.add(pack.clone());
+    }
+    // No pack shares an array with a later write.
+    for (int i = 0; i < packs.size(); i++) {
+      assertThat(packs.get(i)).isEqualTo(expected.get(i));
     }
   }
 
