@@ -98,7 +98,7 @@ final class RedisSessionStore {
     if (cached == null) {
       return NO_COPY;
     }
-    byte[] version = decimal(cached.version());
+    byte[] version = SaveRequest.decimal(cached.version());
     return cached.metadata() == null ? new byte[][] {version, WITH_METADATA}
         : new byte[][] {version};
   }
@@ -444,27 +444,5 @@ final class RedisSessionStore {
 
   static byte[] utf8(String text) {
     return text.getBytes(UTF_8);
-  }
-
-  /** {@code value} in ASCII decimal, as {@link Long#toString(long)} writes it, without the string. */
-  static byte[] decimal(long value) {
-    if (value == Long.MIN_VALUE) {
-      return utf8(Long.toString(value));
-    }
-    long rest = Math.abs(value);
-    int digits = 1;
-    for (long v = rest; v >= 10; v /= 10) {
-      digits++;
-    }
-    int length = value < 0 ? digits + 1 : digits;
-    byte[] bytes = new byte[length];
-    for (int i = length - 1; i >= length - digits; i--) {
-      bytes[i] = (byte) ('0' + rest % 10);
-      rest /= 10;
-    }
-    if (value < 0) {
-      bytes[0] = '-';
-    }
-    return bytes;
   }
 }
