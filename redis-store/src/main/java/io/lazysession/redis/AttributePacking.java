@@ -74,17 +74,34 @@ final class AttributePacking {
   static Expanded expand(AttributeSerializer serializer, String id, Map<String, byte[]> ownFields,
       byte @Nullable [] packBytes) {
     StoredPack pack = read(serializer, id, packBytes);
-    if (pack.members().isEmpty()) {
+    Map<String, byte[]> members = pack.members();
+    if (members.isEmpty()) {
       return new Expanded(ownFields, pack);
     }
-    Map<String, byte[]> members = new LinkedHashMap<>(pack.members());
-    Set<String> shadowed = new LinkedHashSet<>(members.keySet());
-    shadowed.retainAll(ownFields.keySet());
-    members.keySet().removeAll(shadowed);
-    Map<String, byte[]> attributes = new LinkedHashMap<>(ownFields);
+    // Neither map is ever modified, so the pack's own map serves as is when no field shadows it
+    // (the usual case) and there are no own fields to join.
+    Set<String> shadowed = null;
+    for (String name : ownFields.keySet()) {
+      if (members.containsKey(name)) {
+        if (shadowed == null) {
+          shadowed = new LinkedHashSet<>();
+        }
+        shadowed.add(name);
+      }
+    }
+    if (shadowed != null) {
+      members = new LinkedHashMap<>(members);
+      members.keySet().removeAll(shadowed);
+      pack = new StoredPack(packBytes, members, null, Set.copyOf(shadowed));
+    }
+    if (ownFields.isEmpty()) {
+      return new Expanded(members, pack);
+    }
+    Map<String, byte[]> attributes =
+        new LinkedHashMap<>((int) ((ownFields.size() + members.size()) / 0.75f) + 1);
+    attributes.putAll(ownFields);
     attributes.putAll(members);
-    return new Expanded(attributes, new StoredPack(packBytes, members, null,
-        shadowed.isEmpty() ? Set.of() : Set.copyOf(shadowed)));
+    return new Expanded(attributes, pack);
   }
 
   /** Reads a stored pack; one this node cannot read is kept as its bytes, with the reason. */

@@ -52,6 +52,11 @@ public final class LazySession implements Session {
   private @Nullable SsdrSession migratingFrom;
   /** The pack field Redis holds for this session (see {@link AttributePacking}). */
   private StoredPack storedPack = StoredPack.NONE;
+  /**
+   * The last access, timeout and principal Redis holds at {@link #version}, when this instance knows
+   * them exactly (loaded with them, or saved with nobody writing in between); else null.
+   */
+  private NearCache.@Nullable Metadata storedMetadata;
 
   /** A new session, not yet stored. */
   LazySession(SessionContext context, String id, Instant now, Duration maxInactive) {
@@ -354,6 +359,15 @@ public final class LazySession implements Session {
 
   void storedPack(StoredPack pack) {
     this.storedPack = pack;
+  }
+
+  /** What Redis holds of the metadata at {@link #version()}, when known exactly; else null. */
+  NearCache.@Nullable Metadata storedMetadata() {
+    return storedMetadata;
+  }
+
+  void storedMetadata(NearCache.@Nullable Metadata metadata) {
+    this.storedMetadata = metadata;
   }
 
   io.lazysession.serializer.AttributeSerializer serializer() {

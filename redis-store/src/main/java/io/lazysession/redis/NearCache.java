@@ -37,9 +37,10 @@ final class NearCache {
    * and its metadata when known. The map and arrays are shared with sessions in flight and never
    * modified.
    *
-   * @param metadata the last access, timeout and principal at {@code version}; null when the copy
-   *     was made from a session this node saved (the find script then sends them once, and the copy
-   *     is completed: see find.lua)
+   * @param metadata the last access, timeout and principal at {@code version}; null when this node
+   *     does not know them exactly (a copy made by a reactive save, or by a save of a session whose
+   *     stored metadata it never read): the find script then sends them once, and the copy is
+   *     completed (see find.lua)
    * @param pack the pack field at {@code version} and which attributes live in it
    * @param stamp the tracking stamp read before the command this copy came from was sent
    *     ({@link NearCacheTracking#UNTRUSTED} when tracking is off or the copy came from a save)
@@ -144,14 +145,16 @@ final class NearCache {
 
   /**
    * After a save of {@code session} in {@code epoch}: keeps its copy when {@code exact} (nobody wrote
-   * in between, so it is what Redis holds), else drops it. With tracking on, the id's stamp moves
-   * first ({@link #written}).
+   * in between, so it is what Redis holds), else drops it. The copy holds the session's {@linkplain
+   * LazySession#storedMetadata() stored metadata} when it knows them, so that the next read is
+   * confirmed by the bare answer; without them the find script sends them once. With tracking on,
+   * the id's stamp moves first ({@link #written}).
    */
   void afterSave(LazySession session, long epoch, boolean exact) {
     written(session.getId());
     if (exact && enabled()) {
       put(session.getId(), new Snapshot(session.version(), session.getCreationTime().toEpochMilli(),
-          session.storedAttributes(), epoch, null, session.storedPack()));
+          session.storedAttributes(), epoch, session.storedMetadata(), session.storedPack()));
     } else {
       invalidate(session.getId());
     }

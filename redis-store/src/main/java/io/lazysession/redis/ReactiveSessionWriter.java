@@ -263,6 +263,7 @@ final class ReactiveSessionWriter {
     metrics.saves.increment();
     session.committed(version, writes, removes, full, principal, epoch);
     session.storedPack(pack);
+    session.storedMetadata(null); // not worked out here: the copy asks Redis for them once
     nearCache.afterSave(session, epoch, exact);
   }
 

@@ -6,16 +6,19 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 
 /** A Lua script read from the class path, with the SHA-1 Redis knows it by. Immutable. */
 final class RedisScript {
   private static final String INCLUDE = "-- #include ";
   /**
    * Looked up once, when this class is first used (when the scripts load, not on an event loop: the
-   * first lookup of a provider may read files); each use takes a copy.
+   * first lookup of a provider may read files); each thread uses a copy of its own.
    */
   private static final MessageDigest SHA1 = sha1Digest();
+  /** A copy of {@link #SHA1} per thread, reset before each use. */
+  private static final ThreadLocal<MessageDigest> THREAD_SHA1 =
+      ThreadLocal.withInitial(RedisScript::copyOfSha1);
+  private static final byte[] HEX_DIGITS = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
 
   static final RedisScript FIND = load("find");
   static final RedisScript SAVE = load("save");
@@ -89,6 +92,14 @@ final class RedisScript {
     return result.toString().getBytes(StandardCharsets.UTF_8);
   }
 
+  private static MessageDigest copyOfSha1() {
+    try {
+      return (MessageDigest) SHA1.clone();
+    } catch (CloneNotSupportedException e) {
+      return sha1Digest();
+    }
+  }
+
   private static MessageDigest sha1Digest() {
     try {
       return MessageDigest.getInstance("SHA-1");
@@ -102,13 +113,27 @@ final class RedisScript {
    * {@code redis.sha1hex} writes it (save.lua compares a stored pack's with it).
    */
   static String sha1Hex(byte[] bytes) {
-    MessageDigest digest;
-    try {
-      digest = (MessageDigest) SHA1.clone();
-    } catch (CloneNotSupportedException e) {
-      digest = sha1Digest();
+    byte[] hex = prefixedSha1Hex((byte) 0, bytes);
+    return new String(hex, 1, hex.length - 1, StandardCharsets.ISO_8859_1);
+  }
+
+  /**
+   * {@code prefix} followed by {@link #sha1Hex(byte[])} of {@code bytes}, as ASCII bytes: a script
+   * argument made without a string in between. The digest is this thread's own, reset before use,
+   * so that a save copies none.
+   */
+  static byte[] prefixedSha1Hex(byte prefix, byte[] bytes) {
+    MessageDigest digest = THREAD_SHA1.get();
+    digest.reset();
+    byte[] hash = digest.digest(bytes);
+    byte[] hex = new byte[1 + 2 * hash.length];
+    hex[0] = prefix;
+    int at = 1;
+    for (byte b : hash) {
+      hex[at++] = HEX_DIGITS[(b >> 4) & 0xF];
+      hex[at++] = HEX_DIGITS[b & 0xF];
     }
-    return HexFormat.of().formatHex(digest.digest(bytes));
+    return hex;
   }
 
   @Override

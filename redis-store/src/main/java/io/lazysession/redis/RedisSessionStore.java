@@ -102,7 +102,7 @@ final class RedisSessionStore {
     if (cached == null) {
       return NO_COPY;
     }
-    byte[] version = utf8(Long.toString(cached.version()));
+    byte[] version = SaveRequest.decimal(cached.version());
     return cached.metadata() == null ? new byte[][] {version, WITH_METADATA}
         : new byte[][] {version};
   }

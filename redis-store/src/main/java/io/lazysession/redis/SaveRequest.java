@@ -68,24 +68,26 @@ record SaveRequest(SaveMode mode, long nowMillis, long creationMillis, long last
     }
   }
 
+  private static final byte[] EMPTY = {};
+  private static final byte[] NO_PACK_LOADED = {'='};
+  private static final byte[] PRINCIPAL_REMOVED = {'-'};
+
   /** The save script's arguments, as save.lua reads them. */
   byte[][] arguments() {
     int size = 10 + writes().size() * 2 + removes().size();
     byte[][] arguments = new byte[size][];
     int i = 0;
     arguments[i++] = mode.argument;
-    arguments[i++] = RedisSessionStore.utf8(Long.toString(nowMillis()));
-    arguments[i++] = RedisSessionStore.utf8(Long.toString(creationMillis()));
-    arguments[i++] = RedisSessionStore.utf8(Long.toString(lastAccessMillis()));
-    arguments[i++] = maxInactiveSeconds() == null ? new byte[0]
-        : RedisSessionStore.utf8(Long.toString(maxInactiveSeconds()));
-    arguments[i++] = RedisSessionStore.utf8(Long.toString(graceMillis()));
+    arguments[i++] = decimal(nowMillis());
+    arguments[i++] = decimal(creationMillis());
+    arguments[i++] = decimal(lastAccessMillis());
+    arguments[i++] = maxInactiveSeconds() == null ? EMPTY : decimal(maxInactiveSeconds());
+    arguments[i++] = decimal(graceMillis());
     arguments[i++] = principalArgument(principal());
-    arguments[i++] = pack == null ? new byte[0]
-        : RedisSessionStore.utf8("=" + (pack.expected() == null ? ""
-            : RedisScript.sha1Hex(pack.expected())));
-    arguments[i++] = pack == null ? new byte[0] : pack.bytes();
-    arguments[i++] = RedisSessionStore.utf8(Integer.toString(writes().size()));
+    arguments[i++] = pack == null ? EMPTY : pack.expected() == null ? NO_PACK_LOADED
+        : RedisScript.prefixedSha1Hex((byte) '=', pack.expected());
+    arguments[i++] = pack == null ? EMPTY : pack.bytes();
+    arguments[i++] = decimal(writes().size());
     for (Map.Entry<String, byte[]> write : writes().entrySet()) {
       arguments[i++] = RedisSessionStore.utf8(SessionKeys.attributeField(write.getKey()));
       arguments[i++] = write.getValue();
@@ -101,6 +103,31 @@ record SaveRequest(SaveMode mode, long nowMillis, long creationMillis, long last
     if (change instanceof PrincipalChange.SetTo set) {
       return RedisSessionStore.utf8("=" + set.name());
     }
-    return RedisSessionStore.utf8(change instanceof PrincipalChange.Removed ? "-" : "");
+    return change instanceof PrincipalChange.Removed ? PRINCIPAL_REMOVED : EMPTY;
+  }
+
+  /**
+   * {@code value} in ASCII decimal, as {@link Long#toString(long)} writes it, without the string:
+   * every number the scripts read (the find script's cached version too).
+   */
+  static byte[] decimal(long value) {
+    if (value == Long.MIN_VALUE) {
+      return RedisSessionStore.utf8(Long.toString(value));
+    }
+    long rest = Math.abs(value);
+    int digits = 1;
+    for (long v = rest; v >= 10; v /= 10) {
+      digits++;
+    }
+    int length = value < 0 ? digits + 1 : digits;
+    byte[] bytes = new byte[length];
+    for (int i = length - 1; i >= length - digits; i--) {
+      bytes[i] = (byte) ('0' + rest % 10);
+      rest /= 10;
+    }
+    if (value < 0) {
+      bytes[0] = '-';
+    }
+    return bytes;
   }
 }

@@ -185,14 +185,20 @@ final class ScriptReplies {
    * #MISSING} when it is not a number.
    */
   private static long decimal(byte[] bytes) {
-    if (bytes.length > 0 && bytes.length <= 18 && bytes[0] != '+') {
-      boolean negative = bytes[0] == '-';
-      int i = negative ? 1 : 0;
-      if (i == bytes.length) {
+    return decimal(bytes, 0, bytes.length);
+  }
+
+  /** As {@link #decimal(byte[])}, for the bytes of {@code bytes} from {@code from} to {@code to}. */
+  private static long decimal(byte[] bytes, int from, int to) {
+    int length = to - from;
+    if (length > 0 && length <= 18 && bytes[from] != '+') {
+      boolean negative = bytes[from] == '-';
+      int i = negative ? from + 1 : from;
+      if (i == to) {
         return MISSING;
       }
       long result = 0;
-      for (; i < bytes.length; i++) {
+      for (; i < to; i++) {
         int digit = bytes[i] - '0';
         if (digit < 0 || digit > 9) {
           return MISSING;
@@ -202,7 +208,8 @@ final class ScriptReplies {
       return negative ? -result : result;
     }
     // The scripts read only an optional '-' and digits ('+' is not a metadata number there either).
-    Long parsed = bytes.length == 0 || bytes[0] == '+' ? null : number(bytes);
+    Long parsed = length <= 0 || bytes[from] == '+' ? null
+        : number(java.util.Arrays.copyOfRange(bytes, from, to));
     return parsed == null ? MISSING : parsed;
   }
 
@@ -221,7 +228,7 @@ final class ScriptReplies {
       if ((end == value.length) != (i == 3)) {
         return null;
       }
-      numbers[i] = decimal(java.util.Arrays.copyOfRange(value, start, end));
+      numbers[i] = decimal(value, start, end);
       if (numbers[i] == MISSING) {
         return null;
       }

@@ -19,9 +19,9 @@ import org.jspecify.annotations.Nullable;
  * save must write and delete; {@link #committed} records what it wrote. Not thread-safe, like its
  * session.
  *
- * <p>Design: a read-only request's session is loaded from a map shared with the near cache, which is
- * never modified; entries are made only for the names the request asks for, until the first change
- * or full walk makes them all ({@link #entries()}).
+ * <p>Design: a request's session is loaded from a map shared with the near cache, which is never
+ * modified; entries are made only for the names the request asks for or sets, until a removal, a
+ * new name, a hidden attribute or a full walk makes them all ({@link #entries()}).
  */
 final class SessionAttributes {
   private final AttributeSerializer serializer;
@@ -32,8 +32,9 @@ final class SessionAttributes {
    */
   private Map<String, AttributeEntry> attributes = new LinkedHashMap<>();
   /**
-   * The map a read-only request's session was loaded from, shared with the near cache (never
-   * modified), until the first change or full walk of the attributes makes every entry; null after.
+   * The map the session was loaded from, shared with the near cache (never modified), until a
+   * removal, a new name, a hidden attribute or a full walk of the attributes makes every entry; null
+   * after. Setting a loaded name keeps it: only that name's entry is made.
    */
   private @Nullable Map<String, byte[]> loadedBytes;
   /**
@@ -126,6 +127,15 @@ final class SessionAttributes {
   }
 
   void set(String name, LazyValue value) {
+    Map<String, byte[]> loaded = loadedBytes;
+    if (loaded != null && loaded.containsKey(name)) {
+      // A loaded name set anew: its entry joins those asked for, the others stay as loaded (the
+      // names, their order and what Redis holds of them do not change).
+      AttributeEntry previous = attributes.get(name);
+      attributes.put(name, AttributeEntry.set(value,
+          previous != null ? previous.stored() : loaded.get(name)));
+      return;
+    }
     AttributeEntry previous = entries().get(name);
     attributes.put(name, AttributeEntry.set(value, previous == null ? null : previous.stored()));
     hidden.remove(name);
@@ -187,7 +197,7 @@ final class SessionAttributes {
    */
   Set<String> removedNames() {
     if (loadedBytes != null) {
-      return Set.of(); // nothing changed since the load
+      return Set.of(); // nothing removed since the load
     }
     Set<String> removedNames = null;
     for (String name : storedNames) {
@@ -240,6 +250,20 @@ final class SessionAttributes {
 
   /** The bytes Redis holds for each attribute, hidden ones included: what the near cache keeps. */
   Map<String, byte[]> stored() {
+    Map<String, byte[]> loaded = loadedBytes;
+    if (loaded != null) {
+      // Every entry made stands for a loaded name (nothing is hidden, nothing new): no need to
+      // make the others.
+      Map<String, byte[]> stored = new LinkedHashMap<>((int) (loaded.size() / 0.75f) + 1);
+      loaded.forEach((name, bytes) -> {
+        AttributeEntry entry = attributes.get(name);
+        byte[] held = entry == null ? bytes : entry.stored();
+        if (held != null) {
+          stored.put(name, held);
+        }
+      });
+      return stored;
+    }
     Map<String, byte[]> stored = new LinkedHashMap<>();
     entries().forEach((name, entry) -> {
       if (entry.stored() != null) {
@@ -274,14 +298,16 @@ final class SessionAttributes {
    * {@code full}, exactly {@code written}.
    */
   void committed(Map<String, byte[]> written, Collection<String> deleted, boolean full) {
+    // What was written has an entry already: set, or read and changed (a full write made them all).
     for (Map.Entry<String, byte[]> write : written.entrySet()) {
-      AttributeEntry entry = entries().get(write.getKey());
+      AttributeEntry entry = attributes.get(write.getKey());
       if (entry != null) {
         entry.committed(write.getValue());
       }
     }
-    // A touch leaves the stored names as they are (and shared, if they were).
-    if (full || !deleted.isEmpty() || !written.isEmpty()) {
+    // A touch, or a write of names Redis held already, leaves the stored names as they are (and
+    // shared, if they were).
+    if (full || !deleted.isEmpty() || !storedNames.containsAll(written.keySet())) {
       Set<String> names = ownStoredNames();
       if (full) {
         names.clear();

@@ -26,6 +26,8 @@ final class SessionKeys {
 
   private final String namespace;
   private final byte[] expirations;
+  /** {@code <namespace>:s:{}, ASCII (a namespace is checked to be). */
+  private final byte[] sessionPrefix;
 
   /** A namespace, checked: letters, digits and {@code -_.:} only (no spaces, no braces). */
   static String checkNamespace(String namespace) {
@@ -40,6 +42,7 @@ final class SessionKeys {
   SessionKeys(String namespace) {
     this.namespace = namespace;
     this.expirations = (namespace + ":expirations").getBytes(UTF_8);
+    this.sessionPrefix = (namespace + ":s:{").getBytes(UTF_8);
   }
 
   String namespace() {
@@ -48,7 +51,21 @@ final class SessionKeys {
 
   /** {@code <namespace>:s:{<id>}}: the hash tag keeps every key of one session in one Cluster slot. */
   byte[] session(String id) {
-    return (namespace + ":s:{" + id + "}").getBytes(UTF_8);
+    // Every command of a request names it: an ASCII id (any id this library makes) is copied in
+    // as it is, without a string in between.
+    int length = id.length();
+    byte[] key = new byte[sessionPrefix.length + length + 1];
+    System.arraycopy(sessionPrefix, 0, key, 0, sessionPrefix.length);
+    int at = sessionPrefix.length;
+    for (int i = 0; i < length; i++) {
+      char c = id.charAt(i);
+      if (c >= 0x80) {
+        return (namespace + ":s:{" + id + "}").getBytes(UTF_8);
+      }
+      key[at++] = (byte) c;
+    }
+    key[at] = '}';
+    return key;
   }
 
   /** {@code <namespace>:principal:<name>}: a set of session ids. */

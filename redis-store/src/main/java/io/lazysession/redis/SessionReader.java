@@ -110,6 +110,7 @@ final class SessionReader {
     // A near-cache map is shared, never copied: the session reads it and copies on change.
     session.loaded(stored.attributes());
     session.storedPack(stored.pack());
+    session.storedMetadata(metadata(stored));
     return session;
   }
 

@@ -119,7 +119,7 @@ final class SessionWriter {
     boolean exact = result.version() == session.version() + 1 && session.nearCacheEpoch() == epoch
         && !sent.retried();
     commit(session, result, writes, removes, false, principal.applyTo(oldPrincipal), epoch, exact,
-        sent.request().packAfter(session.storedPack()));
+        sent.request());
     if (timeoutChanged) {
       expiry.schedule(id, session.storedLastAccessedTime(), session.getMaxInactiveInterval());
     }
@@ -166,8 +166,7 @@ final class SessionWriter {
     }
     // 0: an earlier attempt of this very write was applied and other writes followed it.
     boolean writtenSince = result.version() == 0;
-    commit(session, result, writes, List.of(), true, newPrincipal, epoch, !writtenSince,
-        request.packAfter(session.storedPack()));
+    commit(session, result, writes, List.of(), true, newPrincipal, epoch, !writtenSince, request);
     if (idChanged) {
       principals.remove(oldPrincipal, oldId);
     } else {
@@ -269,11 +268,34 @@ final class SessionWriter {
    */
   private void commit(LazySession session, SaveResult result, Map<String, byte[]> writes,
       Collection<String> removes, boolean full, @Nullable String principal, long epoch,
-      boolean exact, StoredPack pack) {
+      boolean exact, SaveRequest request) {
     metrics.saves.increment();
+    NearCache.Metadata metadata = exact
+        ? metadataAfter(session.storedMetadata(), request, full, principal) : null;
+    StoredPack pack = request.packAfter(session.storedPack());
     session.committed(result.version(), writes, removes, full, principal, epoch);
     session.storedPack(pack);
+    session.storedMetadata(metadata);
     nearCache.afterSave(session, epoch, exact && replicated(result));
+  }
+
+  /**
+   * The metadata save.lua stored for {@code request} when nobody wrote in between: a create stores
+   * what it sends; an update keeps the later of the stored and the sent access time, and the stored
+   * timeout unless it sends one. Null when an update's stored metadata ({@code before}) is unknown.
+   */
+  static NearCache.@Nullable Metadata metadataAfter(NearCache.@Nullable Metadata before,
+      SaveRequest request, boolean full, @Nullable String principal) {
+    Long maxInactive = request.maxInactiveSeconds();
+    if (full) {
+      return maxInactive == null ? null
+          : new NearCache.Metadata(request.lastAccessMillis(), maxInactive, principal);
+    }
+    if (before == null) {
+      return null;
+    }
+    return new NearCache.Metadata(Math.max(before.lastAccess(), request.lastAccessMillis()),
+        maxInactive != null ? maxInactive : before.maxInactiveSeconds(), principal);
   }
 
   /** A save as finally sent, and whether its pack had to be rebased onto another one first. */

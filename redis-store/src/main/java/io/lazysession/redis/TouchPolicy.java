@@ -9,6 +9,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class TouchPolicy {
   private final @Nullable Duration configured;
+  private final Duration defaultMaxInactive;
   private final Duration defaultInterval;
 
   /**
@@ -30,6 +31,7 @@ final class TouchPolicy {
 
   TouchPolicy(@Nullable Duration configured, Duration defaultMaxInactive) {
     this.configured = configured;
+    this.defaultMaxInactive = defaultMaxInactive;
     this.defaultInterval = intervalFor(configured, defaultMaxInactive);
   }
 
@@ -40,7 +42,10 @@ final class TouchPolicy {
 
   /** Whether a save of {@code session} must write its last-access time although nothing changed. */
   boolean isDue(LazySession session) {
-    Duration interval = intervalFor(configured, session.getMaxInactiveInterval());
+    Duration maxInactive = session.getMaxInactiveInterval();
+    // Nearly every session has the default timeout: its interval is worked out once.
+    Duration interval = maxInactive.equals(defaultMaxInactive) ? defaultInterval
+        : intervalFor(configured, maxInactive);
     return !session.getLastAccessedTime()
         .isBefore(session.storedLastAccessedTime().plus(interval))
         && session.getLastAccessedTime().isAfter(session.storedLastAccessedTime());
@@ -50,7 +55,7 @@ final class TouchPolicy {
     if (maxInactive.isNegative() || maxInactive.isZero()) {
       return LazyRedisSessionRepository.MAX_DEFAULT_TOUCH_INTERVAL;
     }
-    Duration onePercent = maxInactive.dividedBy(100);
+    Duration onePercent = dividedBy(maxInactive, 100);
     return onePercent.compareTo(LazyRedisSessionRepository.MAX_DEFAULT_TOUCH_INTERVAL) > 0
         ? LazyRedisSessionRepository.MAX_DEFAULT_TOUCH_INTERVAL : onePercent;
   }
@@ -68,7 +73,19 @@ final class TouchPolicy {
     if (maxInactive.isNegative() || maxInactive.isZero()) {
       return configured;
     }
-    Duration cap = maxInactive.dividedBy(10);
+    Duration cap = dividedBy(maxInactive, 10);
     return configured.compareTo(cap) > 0 ? cap : configured;
+  }
+
+  /**
+   * {@code duration.dividedBy(divisor)} for a positive duration and divisor, in long arithmetic when
+   * its nanoseconds fit a long (about 292 years), where {@link Duration#dividedBy(long)} goes
+   * through {@code BigDecimal}.
+   */
+  static Duration dividedBy(Duration duration, long divisor) {
+    if (duration.getSeconds() < Long.MAX_VALUE / 1_000_000_000L) {
+      return Duration.ofNanos(duration.toNanos() / divisor);
+    }
+    return duration.dividedBy(divisor);
   }
 }

@@ -104,4 +104,43 @@ class LazySessionLoadTest {
 
     assertThat(session.removedNames()).containsExactly("currency");
   }
+
+  @Test
+  void loaded_setOfALoadedNameCommitted_storesTheNewBytesInStoredOrderWithoutCopyingTheNames() {
+    Map<String, byte[]> stored = stored();
+    LazySession session = loaded(stored);
+    assertThat(session.<List<String>>getAttribute("cart")).containsExactly("apple", "pear");
+    session.setAttribute("cart", List.of("apple", "pear", "plum"));
+
+    Map<String, byte[]> writes = session.changedAttributes(false);
+    session.committed(4, writes, session.removedNames(), false, null, 0);
+
+    assertThat(writes).containsOnlyKeys("cart");
+    assertThat(session.storedAttributes()).containsExactly(
+        Map.entry("cart", writes.get("cart")), Map.entry("visits", stored.get("visits")),
+        Map.entry("currency", stored.get("currency")));
+    assertThat(session.inflation()).isEqualTo(new LazySession.Inflation(1, 2));
+    assertThat(session.changedAttributes(false)).isEmpty();
+    assertThat(session.removedNames()).isEmpty();
+    session.removeAttribute("visits");
+    assertThat(session.removedNames()).containsExactly("visits");
+    assertThat(session.getAttributeNames()).containsExactly("cart", "currency");
+    assertThat(session.<List<String>>getAttribute("cart")).containsExactly("apple", "pear", "plum");
+    assertThat(stored).containsOnlyKeys("cart", "visits", "currency");
+  }
+
+  @Test
+  void loaded_setOfALoadedNameTwiceWithASaveBetween_secondWriteKnowsTheFirst() {
+    LazySession session = loaded(stored());
+    session.setAttribute("visits", 43);
+    Map<String, byte[]> first = session.changedAttributes(false);
+    session.committed(4, first, session.removedNames(), false, null, 0);
+
+    session.setAttribute("visits", 43);
+
+    assertThat(session.changedAttributes(false)).containsOnlyKeys("visits");
+    assertThat(session.attributeInfo()).extracting(AttributeInfo::name)
+        .containsExactly("cart", "visits", "currency");
+    assertThat(session.storedAttributes().get("visits")).isEqualTo(first.get("visits"));
+  }
 }

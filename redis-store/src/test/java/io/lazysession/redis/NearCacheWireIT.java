@@ -12,6 +12,7 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.protocol.ProtocolVersion;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.session.FindByIndexNameSessionRepository;
 
 /**
  * The bytes a near-cache hit moves, counted by Redis ({@code INFO stats total_net_input_bytes} and
@@ -151,19 +153,47 @@ class NearCacheWireIT {
   }
 
   @Test
-  void findById_copyMadeBySave_isConfirmedOnceWithMetadataThenBare() {
-    try (LazyRedisSessionRepository repository = repository()) {
-      String id = TestRedis.storeShopSession(repository); // cached by the save, without metadata
+  void findById_copyMadeBySave_isConfirmedBareWithTheMetadataRedisHolds() {
+    try (LazyRedisSessionRepository repository = repository();
+        LazyRedisSessionRepository uncached = LazyRedisSessionRepository.builder(client)
+            .serializer(TestRedis.serializer()).cleanupInterval(Duration.ZERO)
+            .nearCacheMaxBytes(0).build()) {
+      String id = TestRedis.storeShopSession(repository); // cached by the create
 
-      long first = traffic(() -> repository.findById(id))[1];
-      long second = traffic(() -> repository.findById(id))[1];
-
-      assertThat(first).isGreaterThan(4); // {'#=', '1', '#a', a, '#m', m, '#v', v}
-      assertThat(second).isEqualTo(4); // :1
-      assertThat(repository.metrics().nearCacheHits()).isEqualTo(2);
-      LazySession session = repository.findById(id);
-      assertThat(session.<Integer>getAttribute("visits")).isEqualTo(42);
+      assertThat(traffic(() -> repository.findById(id))[1]).isEqualTo(4); // :1
+      // An update that sends an access time before the stored one (the script keeps the stored
+      // one), a new timeout and a principal.
+      LazySession first = repository.findById(id);
+      Instant stored = first.getLastAccessedTime();
+      first.setLastAccessedTime(stored.minusSeconds(5));
+      first.setMaxInactiveInterval(Duration.ofMinutes(7));
+      first.setAttribute(FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME, "alice");
+      repository.save(first);
+      assertThatHitMatchesRedis(repository, uncached, id, stored, 42);
+      // An update that sends a later access time and keeps the stored timeout.
+      LazySession second = repository.findById(id);
+      second.setLastAccessedTime(stored.plusSeconds(9));
+      second.setAttribute("visits", 43);
+      repository.save(second);
+      assertThatHitMatchesRedis(repository, uncached, id, stored.plusSeconds(9), 43);
+      assertThat(repository.metrics().nearCacheHits()).isEqualTo(5);
     }
+  }
+
+  /** The next read of {@code id} is a bare hit whose session is the one a full load reads. */
+  private static void assertThatHitMatchesRedis(LazyRedisSessionRepository repository,
+      LazyRedisSessionRepository uncached, String id, Instant lastAccess, int visits) {
+    LazySession[] hit = new LazySession[1];
+    long out = traffic(() -> hit[0] = repository.findById(id))[1];
+
+    assertThat(out).isEqualTo(4); // :1
+    LazySession loaded = uncached.findById(id);
+    assertThat(hit[0].getLastAccessedTime()).isEqualTo(loaded.getLastAccessedTime())
+        .isEqualTo(lastAccess);
+    assertThat(hit[0].getMaxInactiveInterval()).isEqualTo(loaded.getMaxInactiveInterval())
+        .isEqualTo(Duration.ofMinutes(7));
+    assertThat(hit[0].storedPrincipal()).isEqualTo(loaded.storedPrincipal()).isEqualTo("alice");
+    assertThat(hit[0].<Integer>getAttribute("visits")).isEqualTo(visits);
   }
 
   @Test

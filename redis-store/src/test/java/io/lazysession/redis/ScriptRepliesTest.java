@@ -96,6 +96,8 @@ class ScriptRepliesTest {
     assertThat(stored.version()).isEqualTo(1234567890123456789L);
     assertThat(ScriptReplies.find(fields("#", "-:2:3:4"), null))
         .isNull();
+    assertThat(ScriptReplies.find(fields("#", "1::3:4"), null)).isNull();
+    assertThat(ScriptReplies.find(fields("#", "1:-2:3:4"), null).lastAccess()).isEqualTo(-2);
     // The scripts read an optional '-' and digits only: a '+' makes the field unreadable there too.
     assertThat(ScriptReplies.find(fields("#", "+1:2:3:4"), null)).isNull();
     assertThat(ScriptReplies.find(fields("#", "+1234567890123456789:2:3:4"), null)).isNull();

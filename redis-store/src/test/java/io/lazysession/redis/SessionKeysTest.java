@@ -15,6 +15,15 @@ class SessionKeysTest {
     assertThat(new String(keys.session("abc-123"), UTF_8)).isEqualTo("shop:s:{abc-123}");
   }
 
+  @ParameterizedTest
+  @ValueSource(strings = {"", "3f2b8c1e-54a7-4d0b-9e61-1c0b7a9d2e44", "caf\u00e9", "\u2192id",
+      "a\uD83D\uDE00b", "lone\uD800", "~\u007f"})
+  void session_anyId_isTheUtf8OfTheKeyText(String id) {
+    SessionKeys keys = new SessionKeys("app:ns");
+
+    assertThat(keys.session(id)).isEqualTo(("app:ns:s:{" + id + "}").getBytes(UTF_8));
+  }
+
   @Test
   void indexKeys_namespace_areSeparateFromSessionHashes() {
     assertThat(new String(keys.principal("ada"), UTF_8)).isEqualTo("shop:principal:ada");

@@ -8,7 +8,6 @@ import io.lazysession.serializer.compress.ZstdCompressor;
 import io.lazysession.serializer.compress.ZstdDictionary;
 import io.lazysession.serializer.envelope.EnvelopeCompression;
 import io.lazysession.serializer.envelope.EnvelopeHeader;
-import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -56,55 +55,82 @@ final class AttributePack {
   static final int MAX_ENTRIES = 10_000;
   /** The header of an uncompressed envelope, which a bare entry leaves out. */
   private static final int BARE_HEADER = 3;
+  /** Largest body written in a thread's reused buffer; larger ones get an array of their own. */
+  private static final int RETAINED_BODY_BYTES = 64 * 1024;
+  /** Per thread: the body of a pack being written, the input of its compression. */
+  private static final ThreadLocal<byte[]> BODY_BUFFER = ThreadLocal.withInitial(() -> new byte[0]);
 
   private AttributePack() {}
 
-  /** Writes a pack of {@code envelopes} (name to envelope), compressed as {@code compression} says. */
+  /**
+   * Writes a pack of {@code envelopes} (name to envelope), compressed as {@code compression} says.
+   * The body is written once, after room for the uncompressed header: into this thread's buffer
+   * when it is to be compressed (the frame is then compressed after room for its header, into the
+   * array returned), else into an array of its exact length, which is the pack. No buffer grows
+   * while it is written.
+   */
   static byte[] write(Map<String, byte[]> envelopes, Compression compression, int maxBodyBytes) {
-    ByteArrayOutputStream body = new ByteArrayOutputStream(64 + 16 * envelopes.size());
     int codec = 0;
     for (byte[] envelope : envelopes.values()) {
-      if (bare(envelope)) {
+      if (bare(envelope, envelope[1] & 0xFF)) {
         codec = envelope[1] & 0xFF;
         break;
       }
     }
-    body.write(codec);
-    writeVarint(body, envelopes.size());
+    int bodyLength = 1 + varintBytes(envelopes.size());
     for (Map.Entry<String, byte[]> entry : envelopes.entrySet()) {
-      byte[] name = utf8(entry.getKey());
-      byte[] envelope = entry.getValue();
-      boolean whole = !bare(envelope) || (envelope[1] & 0xFF) != codec;
-      writeVarint(body, (name.length << 1) | (whole ? 1 : 0));
-      body.write(name, 0, name.length);
-      int skip = whole ? 0 : BARE_HEADER;
-      writeVarint(body, envelope.length - skip);
-      body.write(envelope, skip, envelope.length - skip);
+      requireUtf8(entry.getKey());
+      bodyLength = Math.addExact(bodyLength, entryLength(entry.getKey(), entry.getValue(), codec));
     }
-    byte[] raw = body.toByteArray();
-    if (raw.length > maxBodyBytes) {
+    if (bodyLength > maxBodyBytes) {
       // What every reader refuses: the caller keeps its entries within the limit (entryBytes).
-      throw new ValueTooLargeException("the attribute pack", raw.length, maxBodyBytes);
+      throw new ValueTooLargeException("the attribute pack", bodyLength, maxBodyBytes);
+    }
+    int packLength = Math.addExact(2, bodyLength);
+    // Compressed (the usual case), the body is only zstd's input: written in this thread's buffer.
+    boolean buffered = compression.enabled() && packLength <= RETAINED_BODY_BYTES;
+    byte[] raw = buffered ? bodyBuffer(packLength) : new byte[packLength];
+    raw[0] = (byte) FORMAT_BYTE;
+    raw[1] = 0;
+    raw[2] = (byte) codec;
+    int position = writeVarint(raw, 3, envelopes.size());
+    for (Map.Entry<String, byte[]> entry : envelopes.entrySet()) {
+      String name = entry.getKey();
+      byte[] envelope = entry.getValue();
+      boolean whole = !bare(envelope, codec);
+      position = writeVarint(raw, position, (utf8Length(name) << 1) | (whole ? 1 : 0));
+      position = writeName(raw, position, name);
+      int skip = whole ? 0 : BARE_HEADER;
+      position = writeVarint(raw, position, envelope.length - skip);
+      System.arraycopy(envelope, skip, raw, position, envelope.length - skip);
+      position += envelope.length - skip;
     }
     if (compression.enabled()) {
       ZstdDictionary dictionary = compression.dictionary();
-      byte[] frame = ZstdCompressor.compress(raw, 0, raw.length, compression.level(), dictionary);
-      ByteArrayOutputStream pack = new ByteArrayOutputStream(frame.length + 12);
-      pack.write(FORMAT_BYTE);
-      pack.write(dictionary == null ? 1 : 2);
-      if (dictionary != null) {
-        writeVarint(pack, dictionary.id());
-      }
-      writeVarint(pack, raw.length);
-      pack.write(frame, 0, frame.length);
-      if (pack.size() < raw.length + 2 && ZstdCompressor.withinRatio(raw.length, frame.length)) {
-        return pack.toByteArray();
+      int header = 2 + (dictionary == null ? 0 : varintBytes(dictionary.id()))
+          + varintBytes(bodyLength);
+      // Kept only when shorter than the uncompressed pack (2 header bytes and the body).
+      byte[] pack = ZstdCompressor.compress(raw, 2, bodyLength, compression.level(), dictionary,
+          header, bodyLength + 1 - header);
+      if (pack != null && ZstdCompressor.withinRatio(bodyLength, pack.length - header)) {
+        pack[0] = (byte) FORMAT_BYTE;
+        pack[1] = (byte) (dictionary == null ? 1 : 2);
+        int at = dictionary == null ? 2 : writeVarint(pack, 2, dictionary.id());
+        writeVarint(pack, at, bodyLength);
+        return pack;
       }
     }
-    byte[] pack = new byte[raw.length + 2];
-    pack[0] = (byte) FORMAT_BYTE;
-    System.arraycopy(raw, 0, pack, 2, raw.length);
-    return pack;
+    return buffered ? java.util.Arrays.copyOf(raw, packLength) : raw;
+  }
+
+  /** This thread's body buffer, at least {@code length} long ({@code <= RETAINED_BODY_BYTES}). */
+  private static byte[] bodyBuffer(int length) {
+    byte[] buffer = BODY_BUFFER.get();
+    if (buffer.length < length) {
+      buffer = new byte[Math.min(RETAINED_BODY_BYTES, Math.max(length, 2 * buffer.length))];
+      BODY_BUFFER.set(buffer);
+    }
+    return buffer;
   }
 
   /**
@@ -156,9 +182,11 @@ final class AttributePack {
     }
     int decoded = header.varint();
     checkBody(decoded, maxBodyBytes);
-    byte[] body = ZstdCompressor.decompress(pack, header.position, pack.length - header.position,
-        decoded, dictionary);
-    return v1 ? bodyV1(body, 0, body.length) : body(body, 0, body.length);
+    // The body is only read here (names and envelopes are copied out): decoded in this thread's
+    // scratch buffer, not in an array of its own.
+    return ZstdCompressor.decompress(pack, header.position, pack.length - header.position,
+        decoded, dictionary, (body, offset, length) -> v1 ? bodyV1(body, offset, offset + length)
+            : body(body, offset, offset + length));
   }
 
   private static void checkBody(long length, int maxBodyBytes) {
@@ -234,8 +262,23 @@ final class AttributePack {
     return entries;
   }
 
-  /** The UTF-8 bytes of a name; one that is not a valid string (a lone surrogate) is refused. */
-  private static byte[] utf8(String name) {
+  /**
+   * Bytes the entry of {@code name} and {@code envelope} takes in a pack's body at most (as a whole
+   * envelope; a bare one takes 3 bytes less).
+   */
+  static int entryBytes(String name, byte[] envelope) {
+    return entryLength(name, envelope, -1);
+  }
+
+  /** Bytes the entry takes in a body whose bare entries are of {@code codec}. */
+  private static int entryLength(String name, byte[] envelope, int codec) {
+    int nameBytes = utf8Length(name);
+    int length = bare(envelope, codec) ? envelope.length - BARE_HEADER : envelope.length;
+    return varintBytes((nameBytes << 1) | 1) + nameBytes + varintBytes(length) + length;
+  }
+
+  /** Refuses a name that is not a valid string (a lone surrogate): it has no UTF-8 form. */
+  private static void requireUtf8(String name) {
     for (int i = 0; i < name.length(); i++) {
       char c = name.charAt(i);
       if (Character.isHighSurrogate(c) && i + 1 < name.length()
@@ -246,23 +289,58 @@ final class AttributePack {
             + " cannot be packed: it has no UTF-8 form");
       }
     }
-    return name.getBytes(UTF_8);
-  }
-
-  /** Whether an envelope can be stored bare: uncompressed, so its header is 3 fixed bytes. */
-  private static boolean bare(byte[] envelope) {
-    return envelope.length >= BARE_HEADER && (envelope[0] & 0xFF) == EnvelopeHeader.FORMAT_BYTE
-        && envelope[2] == EnvelopeCompression.NONE.id() && envelope[1] != 0;
   }
 
   /**
-   * Bytes the entry of {@code name} and {@code envelope} takes in a pack's body at most (as a whole
-   * envelope; a bare one takes 3 bytes less).
+   * Whether an envelope is stored bare in a body of {@code codec}: uncompressed (so its header is 3
+   * fixed bytes) and of that codec.
    */
-  static int entryBytes(String name, byte[] envelope) {
-    int nameBytes = name.getBytes(UTF_8).length;
-    return varintBytes((nameBytes << 1) | 1) + nameBytes + varintBytes(envelope.length)
-        + envelope.length;
+  private static boolean bare(byte[] envelope, int codec) {
+    return envelope.length >= BARE_HEADER && (envelope[0] & 0xFF) == EnvelopeHeader.FORMAT_BYTE
+        && envelope[2] == EnvelopeCompression.NONE.id() && envelope[1] != 0
+        && (envelope[1] & 0xFF) == codec;
+  }
+
+  /**
+   * The length of {@code name} in UTF-8, as {@code name.getBytes(UTF_8)} would make it (a lone
+   * surrogate, which has no UTF-8 form, counts as the one '?' byte that it becomes there).
+   */
+  static int utf8Length(String name) {
+    int length = name.length();
+    int bytes = length;
+    for (int i = 0; i < length; i++) {
+      char c = name.charAt(i);
+      if (c >= 0x80) {
+        if (c < 0x800) {
+          bytes++;
+        } else if (Character.isHighSurrogate(c) && i + 1 < length
+            && Character.isLowSurrogate(name.charAt(i + 1))) {
+          bytes += 2; // the pair: 4 bytes for 2 chars
+          i++;
+        } else if (Character.isSurrogate(c)) {
+          // a lone surrogate: encoded as '?'
+        } else {
+          bytes += 2;
+        }
+      }
+    }
+    return bytes;
+  }
+
+  /** Writes {@code name} in UTF-8 at {@code position}; returns the position after it. */
+  private static int writeName(byte[] out, int position, String name) {
+    int length = name.length();
+    for (int i = 0; i < length; i++) {
+      char c = name.charAt(i);
+      if (c >= 0x80) {
+        // Not ASCII: the JDK's encoder (rare; names are nearly always ASCII).
+        byte[] encoded = name.substring(i).getBytes(UTF_8);
+        System.arraycopy(encoded, 0, out, position, encoded.length);
+        return position + encoded.length;
+      }
+      out[position++] = (byte) c;
+    }
+    return position;
   }
 
   private static int varintBytes(int value) {
@@ -273,13 +351,15 @@ final class AttributePack {
     return bytes;
   }
 
-  private static void writeVarint(ByteArrayOutputStream out, int value) {
+  /** Writes {@code value} as a varint at {@code position}; returns the position after it. */
+  private static int writeVarint(byte[] out, int position, int value) {
     long v = value & 0xFFFFFFFFL;
     while (v >= 0x80) {
-      out.write((int) (v | 0x80));
+      out[position++] = (byte) (v | 0x80);
       v >>>= 7;
     }
-    out.write((int) v);
+    out[position++] = (byte) v;
+    return position;
   }
 
   /** Reads varints, names and byte runs of a range, refusing anything past its end. */

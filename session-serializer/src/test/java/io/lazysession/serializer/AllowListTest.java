@@ -86,6 +86,21 @@ class AllowListTest {
         .hasMessageContaining(GADGET);
   }
 
+  @ParameterizedTest
+  @MethodSource("codecs")
+  void serialize_disallowedClassAfterAllowedOnes_refusedEveryTime(CodecKind codec) {
+    AttributeSerializer serializer =
+        AttributeSerializer.builder().codec(codec).allowList(FIXTURES_ONLY).build();
+    Node allowed = new Node("n");
+
+    for (int i = 0; i < 3; i++) {
+      assertThat(serializer.deserialize(serializer.serialize(allowed))).isInstanceOf(Node.class);
+      assertThatThrownBy(() -> serializer.serialize(new ArrayList<>(List.of(new Gadget()))))
+          .isInstanceOf(ClassNotAllowedException.class)
+          .hasMessageContaining(GADGET);
+    }
+  }
+
   static Stream<CodecKind> codecs() {
     return Stream.of(CodecKind.values());
   }

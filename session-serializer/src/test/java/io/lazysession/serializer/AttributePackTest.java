@@ -363,4 +363,109 @@ class AttributePackTest {
     assertThat(RAW.unpack(RAW.pack(Map.of("\uD83D\uDE00", RAW.serialize("x")))).keySet())
         .containsExactly("\uD83D\uDE00");
   }
+
+  @Test
+  void utf8Length_names_isTheLengthOfTheirUtf8Bytes() {
+    String[] names = {"", "cart", "préférence→", "emoji\uD83D\uDE00x", "lone\uD800", "\uDC00lone",
+        "\u07FF\u0800\uFFFF", "end\uD83D"};
+    for (String name : names) {
+      assertThat(AttributePack.utf8Length(name)).as(name)
+          .isEqualTo(name.getBytes(java.nio.charset.StandardCharsets.UTF_8).length);
+    }
+  }
+
+  /**
+   * The writer against the format written out the plain way (docs/envelope-format.md): the same
+   * bytes for entries of every size (one- and two-byte varints), non-ASCII names, compressible and
+   * incompressible bodies, with and without a dictionary.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"none", "zstd", "dictionary"})
+  void pack_randomEntries_sameBytesAsThePlainEncoding(String kind) {
+    Compression compression = switch (kind) {
+      case "none" -> Compression.none();
+      case "zstd" -> Compression.zstd(3, 256);
+      default -> DICTIONARY.compression();
+    };
+    java.util.SplittableRandom random = new java.util.SplittableRandom(3);
+    List<byte[]> packs = new java.util.ArrayList<>();
+    List<byte[]> expected = new java.util.ArrayList<>();
+    for (int i = 0; i < 300; i++) {
+      Map<String, byte[]> entries = new LinkedHashMap<>();
+      int count = 1 + random.nextInt(20);
+      for (int e = 0; e < count; e++) {
+        String name = (random.nextInt(5) == 0 ? "n\u00e9\u2192" : "attr") + e + "x".repeat(
+            random.nextInt(140));
+        byte[] envelope = new byte[3 + random.nextInt(random.nextBoolean() ? 100 : 400)];
+        if (random.nextBoolean()) {
+          random.nextBytes(envelope); // incompressible
+        } else {
+          java.util.Arrays.fill(envelope, (byte) ('a' + random.nextInt(3)));
+        }
+        envelope[0] = (byte) 0xA1;
+        entries.put(name, envelope);
+      }
+
+      byte[] pack = AttributePack.write(entries, compression, Integer.MAX_VALUE);
+
+      assertThat(pack).isEqualTo(plainPack(entries, compression));
+      Map<String, byte[]> read = DICTIONARY.unpack(pack);
+      assertThat(read.keySet()).containsExactlyElementsOf(entries.keySet());
+      packs.add(pack);
+      expected.add(pack.clone());
+    }
+    // No pack shares an array with a later write.
+    for (int i = 0; i < packs.size(); i++) {
+      assertThat(packs.get(i)).isEqualTo(expected.get(i));
+    }
+  }
+
+  /** The pack format (version 2) written with streams, one step after another. */
+  private static byte[] plainPack(Map<String, byte[]> envelopes, Compression compression) {
+    java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
+    int codec = envelopes.values().stream().filter(e -> e.length >= 3 && (e[0] & 0xFF) == 0xA1
+        && e[2] == 0 && e[1] != 0).mapToInt(e -> e[1] & 0xFF).findFirst().orElse(0);
+    body.write(codec);
+    varint(body, envelopes.size());
+    envelopes.forEach((name, envelope) -> {
+      byte[] bytes = name.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      boolean bare = envelope.length >= 3 && (envelope[0] & 0xFF) == 0xA1 && envelope[2] == 0
+          && envelope[1] != 0 && (envelope[1] & 0xFF) == codec;
+      varint(body, bytes.length << 1 | (bare ? 0 : 1));
+      body.writeBytes(bytes);
+      int skip = bare ? 3 : 0;
+      varint(body, envelope.length - skip);
+      body.write(envelope, skip, envelope.length - skip);
+    });
+    byte[] raw = body.toByteArray();
+    if (compression.enabled()) {
+      ZstdDictionary dictionary = compression.dictionary();
+      byte[] frame = ZstdCompressor.compress(raw, 0, raw.length, compression.level(), dictionary);
+      java.io.ByteArrayOutputStream pack = new java.io.ByteArrayOutputStream();
+      pack.write(0xB2);
+      pack.write(dictionary == null ? 1 : 2);
+      if (dictionary != null) {
+        varint(pack, dictionary.id());
+      }
+      varint(pack, raw.length);
+      pack.writeBytes(frame);
+      if (pack.size() < raw.length + 2 && ZstdCompressor.withinRatio(raw.length, frame.length)) {
+        return pack.toByteArray();
+      }
+    }
+    java.io.ByteArrayOutputStream pack = new java.io.ByteArrayOutputStream();
+    pack.write(0xB2);
+    pack.write(0);
+    pack.writeBytes(raw);
+    return pack.toByteArray();
+  }
+
+  private static void varint(java.io.ByteArrayOutputStream out, int value) {
+    long v = value & 0xFFFFFFFFL;
+    while (v >= 0x80) {
+      out.write((int) (v | 0x80));
+      v >>>= 7;
+    }
+    out.write((int) v);
+  }
 }

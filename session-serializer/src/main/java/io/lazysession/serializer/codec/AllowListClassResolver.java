@@ -8,6 +8,7 @@ import com.esotericsoftware.kryo.kryo5.util.IntMap;
 import io.lazysession.serializer.ClassAllowList;
 import io.lazysession.serializer.ClassNotAllowedException;
 import io.lazysession.serializer.SerializationException;
+import java.util.IdentityHashMap;
 
 /**
  * A Kryo class resolver that refuses, by name and before {@code Class.forName}, any class outside the
@@ -21,6 +22,11 @@ final class AllowListClassResolver extends DefaultClassResolver {
   private final ClassAllowList allowList;
   private final CollectionCopies copies = new CollectionCopies();
   private final KnownClassNames known = new KnownClassNames();
+  /**
+   * Classes that passed {@link #writeName}'s checks: the allow-list never changes, so each class is
+   * checked once per instance rather than at every value of it written.
+   */
+  private final IdentityHashMap<Class<?>, Boolean> writable = new IdentityHashMap<>();
 
   AllowListClassResolver(ClassAllowList allowList) {
     this.allowList = allowList;
@@ -103,13 +109,16 @@ final class AllowListClassResolver extends DefaultClassResolver {
 
   @Override
   protected void writeName(Output output, Class type, Registration registration) {
-    if (type.isHidden() || type.isSynthetic()) {
-      throw new SerializationException("cannot store an instance of " + type.getName()
-          + ": a lambda or hidden class cannot be found by name when read back; use a named class"
-          + " (for a comparator, a class implementing Comparator)");
-    }
-    if (!allowList.isAllowed(type)) {
-      throw new ClassNotAllowedException(type.getName());
+    if (writable.get(type) == null) {
+      if (type.isHidden() || type.isSynthetic()) {
+        throw new SerializationException("cannot store an instance of " + type.getName()
+            + ": a lambda or hidden class cannot be found by name when read back; use a named "
+            + "class (for a comparator, a class implementing Comparator)");
+      }
+      if (!allowList.isAllowed(type)) {
+        throw new ClassNotAllowedException(type.getName());
+      }
+      writable.put(type, Boolean.TRUE);
     }
     super.writeName(output, type, registration);
   }
