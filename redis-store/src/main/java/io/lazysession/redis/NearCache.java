@@ -75,6 +75,9 @@ final class NearCache {
    */
   record Metadata(long lastAccess, long maxInactiveSeconds, @Nullable String principal) {}
 
+  /** An epoch the near cache never has (it counts up from 0): a copy that must never be cached. */
+  static final long NO_EPOCH = Long.MIN_VALUE;
+
   private final @Nullable Cache<String, Snapshot> cache;
   private final AtomicLong epoch = new AtomicLong();
   private final @Nullable NearCacheTracking tracking;

@@ -261,7 +261,9 @@ final class ReactiveSessionWriter {
       Collection<String> removes, boolean full, @Nullable String principal, long epoch,
       boolean exact, StoredPack pack) {
     metrics.saves.increment();
-    session.committed(version, writes, removes, full, principal, epoch);
+    // As SessionWriter.commit: a copy not known exactly never counts as exact again.
+    session.committed(version, writes, removes, full, principal,
+        exact ? epoch : NearCache.NO_EPOCH);
     session.storedPack(pack);
     session.storedMetadata(null); // not worked out here: the copy asks Redis for them once
     nearCache.afterSave(session, epoch, exact);

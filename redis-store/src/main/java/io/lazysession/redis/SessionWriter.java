@@ -273,7 +273,11 @@ final class SessionWriter {
     NearCache.Metadata metadata = exact
         ? metadataAfter(session.storedMetadata(), request, full, principal) : null;
     StoredPack pack = request.packAfter(session.storedPack());
-    session.committed(result.version(), writes, removes, full, principal, epoch);
+    // A copy not known exactly (another write came in between) never counts as exact again: a later
+    // save of this same session object would otherwise put its incomplete attributes in the near
+    // cache under a version Redis confirms.
+    session.committed(result.version(), writes, removes, full, principal,
+        exact ? epoch : NearCache.NO_EPOCH);
     session.storedPack(pack);
     session.storedMetadata(metadata);
     nearCache.afterSave(session, epoch, exact && replicated(result));
