@@ -243,6 +243,11 @@ class AttributePackTest {
     }
 
     assertThat(AttributeSerializer.packEntryBytes("ab", new byte[5])).isEqualTo(9);
+    // Varints of 1, 2 and 3 bytes around their bounds.
+    assertThat(AttributeSerializer.packEntryBytes("", new byte[127])).isEqualTo(1 + 1 + 127);
+    assertThat(AttributeSerializer.packEntryBytes("", new byte[128])).isEqualTo(1 + 2 + 128);
+    assertThat(AttributeSerializer.packEntryBytes("", new byte[16383])).isEqualTo(1 + 2 + 16383);
+    assertThat(AttributeSerializer.packEntryBytes("", new byte[16384])).isEqualTo(1 + 3 + 16384);
     assertThat(RAW.pack(entries)).hasSize(2 + sum);
   }
 
