@@ -344,11 +344,8 @@ final class AttributePack {
   }
 
   private static int varintBytes(int value) {
-    int bytes = 1;
-    for (long v = value & 0xFFFFFFFFL; v >= 0x80; v >>>= 7) {
-      bytes++;
-    }
-    return bytes;
+    long v = value & 0xFFFFFFFFL;
+    return v < 1L << 7 ? 1 : v < 1L << 14 ? 2 : v < 1L << 21 ? 3 : v < 1L << 28 ? 4 : 5;
   }
 
   /** Writes {@code value} as a varint at {@code position}; returns the position after it. */

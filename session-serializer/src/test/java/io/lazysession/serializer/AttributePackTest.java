@@ -296,6 +296,11 @@ class AttributePackTest {
     // varint(2 << 1 | 1), "ab", varint(5), 5 bytes; the three bare entries take 3 bytes less each,
     // and the codec and count take 2 of the 6 header bytes
     assertThat(AttributeSerializer.packEntryBytes("ab", new byte[5])).isEqualTo(9);
+    // Varints of 1, 2 and 3 bytes around their bounds.
+    assertThat(AttributeSerializer.packEntryBytes("", new byte[127])).isEqualTo(1 + 1 + 127);
+    assertThat(AttributeSerializer.packEntryBytes("", new byte[128])).isEqualTo(1 + 2 + 128);
+    assertThat(AttributeSerializer.packEntryBytes("", new byte[16383])).isEqualTo(1 + 2 + 16383);
+    assertThat(AttributeSerializer.packEntryBytes("", new byte[16384])).isEqualTo(1 + 3 + 16384);
     assertThat(RAW.pack(entries)).hasSize(2 + sum - 3 * 3 - 4);
   }
 
