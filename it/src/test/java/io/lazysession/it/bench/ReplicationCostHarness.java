@@ -140,8 +140,8 @@ final class ReplicationCostHarness {
           results.addAll(runStore(spec, size, meter));
         }
       }
+      floor.addAll(floorRounds(stores, meter)); // bench.floorRounds=0 skips them
       if (config.extras()) {
-        floor.addAll(floorRounds(stores, meter));
         memory.addAll(memory(stores, meter));
         results.addAll(largeValues(stores, meter));
         huge.addAll(hugeValue(stores));
