@@ -70,6 +70,32 @@ class ExpiryEventsOffNodesIT {
     assertThat(nodes.b().findByPrincipalName("alice")).containsOnlyKeys(id);
   }
 
+  /** As above, the stale copy saved through the reactive repository. */
+  @Test
+  void reactiveSave_copyLoadedBeforeTheSignIn_crossesAPeriod_addsToThePrincipalRedisHolds() {
+    LazyReactiveRedisSessionRepository reactiveA = LazyReactiveRedisSessionRepository.of(nodes.a());
+    toNextPeriod();
+    nodes.clock().advance(Duration.ofMinutes(1));
+    LazySession created = reactiveA.createSession().block();
+    created.setAttribute("cart", "two books");
+    reactiveA.save(created).block();
+    String id = created.getId();
+    LazySession staleOnA = reactiveA.findById(id).block(); // loaded before the sign-in
+    LazySession onB = nodes.b().findById(id);
+    onB.setAttribute(PRINCIPAL, "carol");
+    nodes.b().save(onB);
+    nodes.raw().del(principalKey("carol"));
+
+    toNextPeriod();
+    staleOnA.setLastAccessedTime(nodes.clock().instant());
+    staleOnA.setAttribute("cart", "three books");
+    reactiveA.save(staleOnA).block();
+
+    assertThat(nodes.raw().smembers(principalKey("carol")))
+        .containsExactly(id.getBytes(UTF_8));
+    assertThat(nodes.raw().pttl(principalKey("carol"))).isGreaterThan(2 * T.toMillis());
+  }
+
   /**
    * A session created with events off and deleted (a logout) by a node with events on: deleted, but
    * reported by nobody (documented; reporting it would break exactly-once reporting of a delete
