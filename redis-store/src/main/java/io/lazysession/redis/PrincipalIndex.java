@@ -25,7 +25,7 @@ import org.springframework.session.PrincipalNameIndexResolver;
  * expires by itself: every add (principal-add.lua) makes its TTL at least {@link #setTtl} (twice
  * the session's timeout plus the expiry grace; none for a session that never expires), and a save
  * that moves a session's stored last access into a new period of its timeout adds it again
- * ({@link #keepAlive}). Each period is one timeout long, so a set outlives every session in it with
+ * ({@link #add} again). Each period is one timeout long, so a set outlives every session in it with
  * one command per session and timeout, not one per touch; lookups remove what expired meanwhile.
  */
 final class PrincipalIndex {
@@ -88,11 +88,6 @@ final class PrincipalIndex {
     long period = maxInactive.toMillis();
     return Math.floorDiv(storedBefore.toEpochMilli(), period)
         != Math.floorDiv(lastAccess.toEpochMilli(), period);
-  }
-
-  /** Adds {@code id} to its principal's set again, renewing the set's TTL (see the class doc). */
-  void keepAlive(String principal, String id, Duration maxInactive) {
-    store.addToPrincipal(principal, id, setTtl(maxInactive));
   }
 
   /**

@@ -133,7 +133,7 @@ final class SessionWriter {
       // set that must live on is that of the principal Redis holds.
       String current = exact ? newPrincipal : store.metadata(id).principal();
       if (current != null) {
-        principals.keepAlive(current, id, maxInactive);
+        principals.add(current, id, maxInactive); // renews the set's TTL
       }
     }
     requireReplicated(id, result);
@@ -175,7 +175,7 @@ final class SessionWriter {
     if (newPrincipal != null && principals.expiringSets()) {
       // No schedule tells a lookup that this write was in flight: an entry it removed as stale
       // between the add above and the script comes back.
-      principals.keepAlive(newPrincipal, id, maxInactive);
+      principals.add(newPrincipal, id, maxInactive);
     }
     if (!writtenSince) {
       requireReplicated(id, result);

@@ -52,16 +52,22 @@ class LazyReactiveRedisSessionRepositoryIT {
     assertThat(nodes.eventsB().ofType(SessionCreatedEvent.class)).hasSize(1);
   }
 
-  @Test
-  void createSession_defaultGenerator_is22Base64urlCharactersAndSoIsAChangedId() {
-    LazyReactiveRedisSessionRepository b = reactive();
+  /** A session created and saved with a cart, then its id changed and saved: the two ids. */
+  private static String[] createdAndChangedIds(LazyReactiveRedisSessionRepository b) {
     LazySession session = b.createSession().block();
     session.setAttribute("cart", "two books");
     b.save(session).block();
     String created = session.getId();
-
     String changed = session.changeSessionId();
     b.save(session).block();
+    return new String[] {created, changed};
+  }
+
+  @Test
+  void createSession_defaultGenerator_is22Base64urlCharactersAndSoIsAChangedId() {
+    String[] ids = createdAndChangedIds(reactive());
+    String created = ids[0];
+    String changed = ids[1];
 
     assertThat(created).matches("[A-Za-z0-9_-]{22}");
     assertThat(changed).matches("[A-Za-z0-9_-]{22}").isNotEqualTo(created);
@@ -71,14 +77,9 @@ class LazyReactiveRedisSessionRepositoryIT {
   @Test
   void createSession_springsUuidGenerator_isAUuidAndSoIsAChangedId() {
     nodes.configure(builder -> builder.sessionIdGenerator(UuidSessionIdGenerator.getInstance()));
-    LazyReactiveRedisSessionRepository b = reactive();
-    LazySession session = b.createSession().block();
-    session.setAttribute("cart", "two books");
-    b.save(session).block();
-    String created = session.getId();
-
-    String changed = session.changeSessionId();
-    b.save(session).block();
+    String[] ids = createdAndChangedIds(reactive());
+    String created = ids[0];
+    String changed = ids[1];
 
     assertThat(UUID.fromString(created).toString()).isEqualTo(created);
     assertThat(UUID.fromString(changed).toString()).isEqualTo(changed);

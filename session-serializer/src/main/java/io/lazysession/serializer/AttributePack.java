@@ -72,7 +72,7 @@ final class AttributePack {
   static byte[] write(Map<String, byte[]> envelopes, Compression compression, int maxBodyBytes) {
     int codec = 0;
     for (byte[] envelope : envelopes.values()) {
-      if (bare(envelope, envelope[1] & 0xFF)) {
+      if (uncompressed(envelope)) {
         codec = envelope[1] & 0xFF;
         break;
       }
@@ -296,9 +296,13 @@ final class AttributePack {
    * fixed bytes) and of that codec.
    */
   private static boolean bare(byte[] envelope, int codec) {
+    return uncompressed(envelope) && (envelope[1] & 0xFF) == codec;
+  }
+
+  /** Whether an envelope is uncompressed, so that its header is 3 fixed bytes with a codec id. */
+  private static boolean uncompressed(byte[] envelope) {
     return envelope.length >= BARE_HEADER && (envelope[0] & 0xFF) == EnvelopeHeader.FORMAT_BYTE
-        && envelope[2] == EnvelopeCompression.NONE.id() && envelope[1] != 0
-        && (envelope[1] & 0xFF) == codec;
+        && envelope[2] == EnvelopeCompression.NONE.id() && envelope[1] != 0;
   }
 
   /**

@@ -8,7 +8,9 @@ import com.esotericsoftware.kryo.kryo5.util.IntMap;
 import io.lazysession.serializer.ClassAllowList;
 import io.lazysession.serializer.ClassNotAllowedException;
 import io.lazysession.serializer.SerializationException;
+import java.util.Collections;
 import java.util.IdentityHashMap;
+import java.util.Set;
 
 /**
  * A Kryo class resolver that refuses, by name and before {@code Class.forName}, any class outside the
@@ -26,7 +28,7 @@ final class AllowListClassResolver extends DefaultClassResolver {
    * Classes that passed {@link #writeName}'s checks: the allow-list never changes, so each class is
    * checked once per instance rather than at every value of it written.
    */
-  private final IdentityHashMap<Class<?>, Boolean> writable = new IdentityHashMap<>();
+  private final Set<Class<?>> writable = Collections.newSetFromMap(new IdentityHashMap<>());
 
   AllowListClassResolver(ClassAllowList allowList) {
     this.allowList = allowList;
@@ -109,7 +111,7 @@ final class AllowListClassResolver extends DefaultClassResolver {
 
   @Override
   protected void writeName(Output output, Class type, Registration registration) {
-    if (writable.get(type) == null) {
+    if (!writable.contains(type)) {
       if (type.isHidden() || type.isSynthetic()) {
         throw new SerializationException("cannot store an instance of " + type.getName()
             + ": a lambda or hidden class cannot be found by name when read back; use a named "
@@ -118,7 +120,7 @@ final class AllowListClassResolver extends DefaultClassResolver {
       if (!allowList.isAllowed(type)) {
         throw new ClassNotAllowedException(type.getName());
       }
-      writable.put(type, Boolean.TRUE);
+      writable.add(type);
     }
     super.writeName(output, type, registration);
   }
