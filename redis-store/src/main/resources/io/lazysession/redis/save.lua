@@ -10,10 +10,10 @@
 --          stored one, so a request that did not change it never undoes another node's change
 -- ARGV[6]: grace, milliseconds, kept on top of the inactive interval before Redis drops the hash
 -- ARGV[7]: principal: '' unchanged, '-' none, '=' followed by the name to store
--- ARGV[8]: the pack (field #s, small attributes together): '' leaves it as it is; else '=' followed
---          by the SHA-1 (hex) of the pack this request loaded ('=' alone: none). An update writes
---          only when the hash still holds exactly that pack
--- ARGV[9]: the new pack ('' deletes the field), when ARGV[8] is not ''
+-- ARGV[8]: the pack (the small attributes together; stored whole or in chunks, see pack.lua): ''
+--          leaves it as it is; else '=' followed by the SHA-1 (hex) of the pack this request loaded
+--          ('=' alone: none). An update writes only when the hash still holds exactly that pack
+-- ARGV[9]: the new pack ('' deletes it), when ARGV[8] is not ''
 -- ARGV[10]: number N of fields to set; then N field/value pairs; then the fields to delete
 -- Returns the new version; 0 when an update finds the session missing, partial or expired (nothing
 -- is written, so a session deleted meanwhile is not resurrected); -1 when creating over an existing key
@@ -22,6 +22,7 @@
 -- another pack than the one it was made from (nothing is written; {-2} when the hash has none): the
 -- caller applies its changes to that pack and sends the save again.
 -- #include metadata.lua
+-- #include pack.lua
 local key = KEYS[1]
 local now = tonumber(ARGV[2])
 -- Numbers are written back as the strings they came in: Lua would print large ones in %.14g.
@@ -50,7 +51,7 @@ if ARGV[1] == 'u' then
     maxInactiveText = m
   end
   if ARGV[8] ~= '' then
-    local pack = redis.call('HGET', key, '#s')
+    local pack = packRead(key)
     if ARGV[8] ~= '=' .. (pack and redis.sha1hex(pack) or '') then
       if pack then
         return {-2, pack}
@@ -85,11 +86,7 @@ end
 -- value pairs stay together.
 local chunk = 1000
 if ARGV[8] ~= '' then
-  if ARGV[9] == '' then
-    redis.call('HDEL', key, '#s')
-  else
-    redis.call('HSET', key, '#s', ARGV[9])
-  end
+  packWrite(key, ARGV[9])
 end
 local setEnd = 10 + tonumber(ARGV[10]) * 2
 local i = 11
@@ -103,6 +100,7 @@ while i <= #ARGV do
   redis.call('HDEL', key, unpack(ARGV, i, last))
   i = last + 1
 end
+packSettle(key)
 redis.call('HSET', key, '#', creationText .. ':' .. lastAccessText .. ':' .. maxInactiveText .. ':'
   .. string.format('%d', version))
 if maxInactive < 0 then

@@ -35,7 +35,7 @@ class AttributePackIT {
   }
 
   Map<String, byte[]> packed(String id) {
-    byte[] pack = nodes.raw().hget(key(id), PACK);
+    byte[] pack = TestRedis.pack(nodes.raw(), key(id));
     return pack == null ? Map.of() : TestRedis.serializer().unpack(pack);
   }
 
@@ -200,7 +200,7 @@ class AttributePackIT {
     assertThat(again.<Integer>getAttribute("visits")).isEqualTo(1);
     String newId = again.changeSessionId();
     nodes.a().save(again);
-    assertThat(raw.hget(key(newId), PACK)).isEqualTo(planted);
+    assertThat(TestRedis.pack(raw, key(newId))).isEqualTo(planted);
     assertThat(nodes.b().findById(newId).<Integer>getAttribute("visits")).isEqualTo(1);
   }
 

@@ -241,7 +241,7 @@ class DecodeFailureIT {
       byte[] newKey = (namespace + ":s:{" + newId + "}").getBytes(UTF_8);
       assertThat(raw.hget(newKey, "cart".getBytes(UTF_8))).isNull();
       assertThat(AttributeSerializer.builder().build()
-          .unpack(raw.hget(newKey, StoredPack.FIELD.getBytes(UTF_8))).get("cart"))
+          .unpack(TestRedis.pack(raw, newKey)).get("cart"))
           .isEqualTo(plantedBytes);
     }
   }

@@ -432,7 +432,7 @@ class LazyRedisSessionRepositoryIT {
     Map<String, String> metadata = new java.util.TreeMap<>();
     hash.forEach((field, value) -> {
       String name = new String(field, UTF_8);
-      if (name.startsWith("#") && !name.equals(StoredPack.FIELD)) {
+      if (name.startsWith("#") && !name.startsWith(StoredPack.FIELD)) {
         metadata.put(name, new String(value, UTF_8));
       }
     });

@@ -49,21 +49,39 @@ final class TestRedis {
   static java.util.Map<String, byte[]> storedAttributes(RedisCommands<byte[], byte[]> raw,
       byte[] key) {
     java.util.Map<String, byte[]> own = new java.util.LinkedHashMap<>();
-    byte[] pack = null;
     for (java.util.Map.Entry<byte[], byte[]> field : raw.hgetall(key).entrySet()) {
       String name = new String(field.getKey(), java.nio.charset.StandardCharsets.UTF_8);
-      if (name.equals(StoredPack.FIELD)) {
-        pack = field.getValue();
-      } else if (SessionKeys.attributeName(name) != null) {
+      if (SessionKeys.attributeName(name) != null) {
         own.put(SessionKeys.attributeName(name), field.getValue());
       }
     }
+    byte[] pack = pack(raw, key);
     java.util.Map<String, byte[]> all = new java.util.LinkedHashMap<>();
     if (pack != null) {
       all.putAll(serializer().unpack(pack));
     }
     all.putAll(own);
     return all;
+  }
+
+  /**
+   * The pack of a session hash as the scripts read it (pack.lua): the field {@code #s}, or else its
+   * chunks {@code #s0}, {@code #s1}, ... joined up to the first missing one; null when there is none.
+   */
+  static byte[] pack(RedisCommands<byte[], byte[]> raw, byte[] key) {
+    byte[] whole = raw.hget(key, StoredPack.FIELD.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    if (whole != null) {
+      return whole;
+    }
+    java.io.ByteArrayOutputStream joined = new java.io.ByteArrayOutputStream();
+    for (int i = 0; ; i++) {
+      byte[] chunk = raw.hget(key,
+          (StoredPack.FIELD + i).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      if (chunk == null) {
+        return i == 0 ? null : joined.toByteArray();
+      }
+      joined.writeBytes(chunk);
+    }
   }
 
   /**
