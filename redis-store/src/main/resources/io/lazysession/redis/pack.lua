@@ -21,25 +21,34 @@ local function packChunkFields()
   return fields
 end
 
--- Whether Redis keeps the hash in its compact encoding (true for a missing key).
+-- Whether Redis keeps the hash in its compact encoding (true for a missing key). False when the
+-- server refuses OBJECT (an ACL that does not grant it): the pack is then simply stored whole.
 local function packCompact(key)
-  local encoding = redis.call('OBJECT', 'ENCODING', key)
+  local encoding = redis.pcall('OBJECT', 'ENCODING', key)
+  if type(encoding) == 'table' then
+    return false
+  end
   return not encoding or encoding == 'listpack' or encoding == 'ziplist'
 end
 
--- The pack as the scripts return it: the whole field, or the chunks joined; nil when there is none.
-local function packRead(key)
-  local whole = redis.call('HGET', key, '#s')
-  if whole then
-    return whole
+-- The chunks present ('#s0'... as HMGET gives them, false when missing) and the whole field.
+local function packStored(key)
+  local fields = packChunkFields()
+  fields[PACK_CHUNK_COUNT + 1] = '#s'
+  return redis.call('HMGET', key, unpack(fields))
+end
+
+-- The pack of what packStored read: the whole field, or the chunks joined up to the first missing.
+local function packJoined(stored)
+  if stored[PACK_CHUNK_COUNT + 1] then
+    return stored[PACK_CHUNK_COUNT + 1]
   end
-  local chunks = redis.call('HMGET', key, unpack(packChunkFields()))
   local parts = {}
   for i = 1, PACK_CHUNK_COUNT do
-    if not chunks[i] then
+    if not stored[i] then
       break
     end
-    parts[i] = chunks[i]
+    parts[i] = stored[i]
   end
   if #parts == 0 then
     return nil
@@ -47,52 +56,90 @@ local function packRead(key)
   return table.concat(parts)
 end
 
--- HGETALL, with the pack's chunks (if any) given back as one field '#s'.
+-- The pack as the scripts return it: the whole field, or the chunks joined; nil when there is none.
+local function packRead(key)
+  return packJoined(packStored(key))
+end
+
+-- HGETALL, with the pack's chunks (if any) given back as one field '#s': the same bytes as packRead.
 local function packFields(key)
   local fields = redis.call('HGETALL', key)
-  if redis.call('HEXISTS', key, '#s0') == 0 then
-    return fields
+  local stored
+  for i = 1, #fields, 2 do
+    local name = fields[i]
+    if string.byte(name, 1) == 35 and string.byte(name, 2) == 115 then -- '#s...'
+      local index = name == '#s' and PACK_CHUNK_COUNT or tonumber(string.match(name, '^#s(%d%d?)$'))
+      if index and index <= PACK_CHUNK_COUNT and name == (index == PACK_CHUNK_COUNT and '#s'
+          or '#s' .. index) then
+        stored = stored or {}
+        stored[index + 1] = fields[i + 1]
+      end
+    end
   end
-  local pack = packRead(key)
+  if not stored or (stored[PACK_CHUNK_COUNT + 1] and not stored[1]) then
+    return fields -- no chunk: as stored (a whole '#s' included)
+  end
   local answer = {}
   for i = 1, #fields, 2 do
     local name = fields[i]
-    if name ~= '#s' and not string.match(name, '^#s%d+$') then
+    if string.byte(name, 1) ~= 35 or string.byte(name, 2) ~= 115
+        or not (name == '#s' or string.match(name, '^#s%d+$')) then
       answer[#answer + 1] = name
       answer[#answer + 1] = fields[i + 1]
     end
   end
-  answer[#answer + 1] = '#s'
-  answer[#answer + 1] = pack
+  local pack = packJoined(stored)
+  if pack then
+    answer[#answer + 1] = '#s'
+    answer[#answer + 1] = pack
+  end
   return answer
 end
 
--- Replaces the pack ('' deletes it), in chunks while the hash is compact.
+-- Replaces the pack ('' deletes it): in chunks while the hash is compact, else whole. Deletes only
+-- the names that exist and the new pack does not overwrite. Called after the save's other fields are
+-- written, so the encoding it checks is the one the hash keeps.
 local function packWrite(key, pack)
-  local fields = packChunkFields()
-  redis.call('HDEL', key, '#s', unpack(fields))
-  if pack == '' then
-    return
-  end
+  local stored = packStored(key)
+  local names = packChunkFields()
   local count = math.ceil(#pack / PACK_CHUNK_BYTES)
-  if count > PACK_CHUNK_COUNT or not packCompact(key) then
+  local chunked = pack ~= '' and count <= PACK_CHUNK_COUNT and packCompact(key)
+  if not chunked then
+    count = 0
+  end
+  local stale = {}
+  for i = count + 1, PACK_CHUNK_COUNT do
+    if stored[i] then
+      stale[#stale + 1] = names[i]
+    end
+  end
+  if chunked and stored[PACK_CHUNK_COUNT + 1] then
+    stale[#stale + 1] = '#s'
+  end
+  if #stale > 0 then
+    redis.call('HDEL', key, unpack(stale))
+  end
+  if pack == '' then
+    if not chunked and stored[PACK_CHUNK_COUNT + 1] then
+      redis.call('HDEL', key, '#s')
+    end
+  elseif chunked then
+    local args = {}
+    for i = 1, count do
+      args[2 * i - 1] = names[i]
+      args[2 * i] = string.sub(pack, (i - 1) * PACK_CHUNK_BYTES + 1, i * PACK_CHUNK_BYTES)
+    end
+    redis.call('HSET', key, unpack(args))
+  else
     redis.call('HSET', key, '#s', pack)
-    return
   end
-  local args = {}
-  for i = 1, count do
-    args[2 * i - 1] = fields[i]
-    args[2 * i] = string.sub(pack, (i - 1) * PACK_CHUNK_BYTES + 1, i * PACK_CHUNK_BYTES)
-  end
-  redis.call('HSET', key, unpack(args))
 end
 
--- After a write that may have turned the hash into a hashtable (a long value): a chunked pack is
--- joined into one field again, where chunks would only cost a field each.
+-- After a save that left the pack as it was but may have turned the hash into a hashtable (an
+-- attribute of its own): chunks are joined into one field again, where they would only cost a field
+-- each.
 local function packSettle(key)
   if redis.call('HEXISTS', key, '#s0') == 1 and not packCompact(key) then
-    local pack = packRead(key)
-    redis.call('HDEL', key, unpack(packChunkFields()))
-    redis.call('HSET', key, '#s', pack)
+    packWrite(key, packRead(key))
   end
 end

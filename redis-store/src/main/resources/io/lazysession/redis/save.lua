@@ -23,6 +23,9 @@
 -- caller applies its changes to that pack and sends the save again.
 -- #include metadata.lua
 -- #include pack.lua
+-- Writes are replicated as their effects (the default since Redis 5, the only way since 7): the
+-- pack's placement reads OBJECT ENCODING, which a verbatim-replicated script may not do before writing.
+redis.replicate_commands()
 local key = KEYS[1]
 local now = tonumber(ARGV[2])
 -- Numbers are written back as the strings they came in: Lua would print large ones in %.14g.
@@ -85,9 +88,6 @@ end
 -- session may hold thousands of attributes. A chunk is an even number of arguments, so the field /
 -- value pairs stay together.
 local chunk = 1000
-if ARGV[8] ~= '' then
-  packWrite(key, ARGV[9])
-end
 local setEnd = 10 + tonumber(ARGV[10]) * 2
 local i = 11
 while i <= setEnd do
@@ -100,7 +100,12 @@ while i <= #ARGV do
   redis.call('HDEL', key, unpack(ARGV, i, last))
   i = last + 1
 end
-packSettle(key)
+-- The pack last: whether it goes in chunks depends on what the hash holds once the rest is written.
+if ARGV[8] ~= '' then
+  packWrite(key, ARGV[9])
+else
+  packSettle(key)
+end
 redis.call('HSET', key, '#', creationText .. ':' .. lastAccessText .. ':' .. maxInactiveText .. ':'
   .. string.format('%d', version))
 if maxInactive < 0 then

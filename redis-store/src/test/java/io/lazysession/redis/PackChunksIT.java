@@ -239,4 +239,49 @@ class PackChunksIT {
     assertThat(fields(id)).containsExactlyInAnyOrder("#", "#s", "document");
     assertThat(nodes.a().findById(id).<Integer>getAttribute("visits")).isEqualTo(44);
   }
+
+  @Test
+  void save_userWithoutTheObjectCommand_storesThePackWhole() {
+    redis.sync(redis.primary(), c -> c.aclSetuser("lazysession-no-object",
+        io.lettuce.core.AclSetuserArgs.Builder.on().addPassword("secret").allKeys().allChannels()
+            .allCommands().removeCommand(io.lettuce.core.protocol.CommandType.OBJECT)));
+    io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create(
+        io.lettuce.core.RedisURI.builder(redis.uri())
+            .withAuthentication("lazysession-no-object", "secret").build());
+    try {
+      LazyRedisSessionRepository restricted = nodes.open(nodes.builder(client, nodes.eventsA()));
+      Map<String, Object> attributes = smallAttributes(10);
+      LazySession session = restricted.createSession();
+      attributes.forEach(session::setAttribute);
+      restricted.save(session);
+
+      assertThat(fields(session.getId())).containsExactlyInAnyOrder("#", "#s");
+      LazySession loaded = nodes.b().findById(session.getId());
+      attributes.forEach((name, value) -> assertThat(loaded.<Object>getAttribute(name))
+          .isEqualTo(value));
+    } finally {
+      client.shutdown();
+      redis.sync(redis.primary(), c -> c.aclDeluser("lazysession-no-object"));
+    }
+  }
+
+  @Test
+  void save_verbatimScriptReplicationConfigured_stillSaves() {
+    Map<String, String> setting =
+        redis.sync(redis.primary(), c -> c.configGet("lua-replicate-commands"));
+    org.junit.jupiter.api.Assumptions.assumeFalse(setting.isEmpty(),
+        "lua-replicate-commands exists before Redis 7 only");
+    redis.sync(redis.primary(), c -> c.configSet("lua-replicate-commands", "no"));
+    try {
+      Map<String, Object> attributes = smallAttributes(11);
+      String id = saved(attributes);
+
+      assertChunked(id);
+      assertThat(nodes.b().findById(id).<Object>getAttribute("note2"))
+          .isEqualTo(attributes.get("note2"));
+    } finally {
+      redis.sync(redis.primary(), c -> c.configSet("lua-replicate-commands",
+          setting.values().iterator().next()));
+    }
+  }
 }
