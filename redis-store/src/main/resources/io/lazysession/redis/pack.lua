@@ -98,9 +98,10 @@ end
 
 -- Replaces the pack ('' deletes it): in chunks while the hash is compact, else whole. Deletes only
 -- the names that exist and the new pack does not overwrite. Called after the save's other fields are
--- written, so the encoding it checks is the one the hash keeps.
-local function packWrite(key, pack)
-  local stored = packStored(key)
+-- written, so the encoding it checks is the one the hash keeps. stored: what packStored read in the
+-- same call (no write of the pack since), or nil to read it.
+local function packWrite(key, pack, stored)
+  stored = stored or packStored(key)
   local names = packChunkFields()
   local count = math.ceil(#pack / PACK_CHUNK_BYTES)
   local chunked = pack ~= '' and count <= PACK_CHUNK_COUNT and packCompact(key)
@@ -140,6 +141,7 @@ end
 -- each.
 local function packSettle(key)
   if redis.call('HEXISTS', key, '#s0') == 1 and not packCompact(key) then
-    packWrite(key, packRead(key))
+    local stored = packStored(key)
+    packWrite(key, packJoined(stored), stored)
   end
 end

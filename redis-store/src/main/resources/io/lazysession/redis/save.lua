@@ -34,6 +34,7 @@ local lastAccess = tonumber(lastAccessText)
 local maxInactiveText = ARGV[5]
 local creationText = ARGV[3]
 local version = 1
+local packBefore -- the pack's fields as the update's check read them
 if ARGV[1] == 'u' then
   local c, a, m, v = metadata(redis.call('HGET', key, '#'))
   if not v then
@@ -54,7 +55,8 @@ if ARGV[1] == 'u' then
     maxInactiveText = m
   end
   if ARGV[8] ~= '' then
-    local pack = packRead(key)
+    packBefore = packStored(key)
+    local pack = packJoined(packBefore)
     if ARGV[8] ~= '=' .. (pack and redis.sha1hex(pack) or '') then
       if pack then
         return {-2, pack}
@@ -76,6 +78,7 @@ else
     end
     return -1
   end
+  packBefore = {} -- a new key: no pack field
 end
 local maxInactive = tonumber(maxInactiveText)
 local principal = ARGV[7]
@@ -101,9 +104,10 @@ while i <= #ARGV do
   i = last + 1
 end
 -- The pack last: whether it goes in chunks depends on what the hash holds once the rest is written.
+-- A save that leaves it but writes other fields may have made the hash a hashtable: chunks are joined.
 if ARGV[8] ~= '' then
-  packWrite(key, ARGV[9])
-else
+  packWrite(key, ARGV[9], packBefore)
+elseif ARGV[10] ~= '0' or ARGV[7] ~= '' then
   packSettle(key)
 end
 redis.call('HSET', key, '#', creationText .. ':' .. lastAccessText .. ':' .. maxInactiveText .. ':'
