@@ -47,19 +47,19 @@ final class ScriptReplies {
   /** {c, a, m, p}, then the hash's fields and values: metadata and attributes. */
   static DeletedHash deletedHash(List<byte @Nullable []> answer) {
     Map<String, byte[]> attributes = new LinkedHashMap<>();
-    byte[] pack = null;
+    PackFields pack = new PackFields();
     for (int i = 4; i + 1 < answer.size(); i += 2) {
       byte[] name = answer.get(i);
       byte[] value = answer.get(i + 1);
-      String field = name == null ? null : new String(name, UTF_8);
-      String attribute = field == null ? null : SessionKeys.attributeName(field);
-      if (StoredPack.FIELD.equals(field)) {
-        pack = value;
-      } else if (attribute != null && value != null) {
+      if (name == null || value == null || pack.offer(name, value)) {
+        continue;
+      }
+      String attribute = SessionKeys.attributeName(new String(name, UTF_8));
+      if (attribute != null) {
         attributes.put(attribute, value);
       }
     }
-    return new DeletedHash(metadata(answer, 0), attributes, pack);
+    return new DeletedHash(metadata(answer, 0), attributes, pack.pack());
   }
 
   /** save.lua's answer: the new version, or -2 and the pack the hash holds now (a conflict). */
@@ -85,7 +85,7 @@ final class ScriptReplies {
     long maxInactive = MISSING;
     long version = MISSING;
     String principal = null;
-    byte[] pack = null;
+    PackFields pack = new PackFields();
     boolean unchanged = false;
     Map<String, byte[]> attributes = new LinkedHashMap<>(capacity(fields.size() / 2));
     for (int i = 0; i + 1 < fields.size(); i += 2) {
@@ -113,7 +113,8 @@ final class ScriptReplies {
         continue;
       }
       if (name.length != 2) {
-        continue; // metadata written by a later version: ignored
+        pack.offer(name, value); // a chunk of the pack; any other: written by a later version
+        continue;
       }
       switch (name[1]) {
         case 'c' -> creation = decimal(value);
@@ -121,7 +122,7 @@ final class ScriptReplies {
         case 'm' -> maxInactive = decimal(value);
         case 'v' -> version = decimal(value);
         case 'p' -> principal = new String(value, UTF_8);
-        case 's' -> pack = value;
+        case 's' -> pack.offer(name, value);
         case '=' -> unchanged = true;
         default -> { } // metadata written by a later version: ignored
       }
@@ -133,7 +134,8 @@ final class ScriptReplies {
       creation = cached.creation();
       attributes = cached.attributes();
     }
-    StoredPack stored = unchanged && cached != null ? cached.pack() : StoredPack.unread(pack);
+    StoredPack stored =
+        unchanged && cached != null ? cached.pack() : StoredPack.unread(pack.pack());
     if (creation == MISSING || lastAccess == MISSING || maxInactive == MISSING
         || version == MISSING) {
       return null;
@@ -169,6 +171,70 @@ final class ScriptReplies {
     return new StoredSession(cached.creation(), metadata.lastAccess(),
         metadata.maxInactiveSeconds(), cached.version(), metadata.principal(), true,
         cached.attributes(), cached.pack());
+  }
+
+  /**
+   * The pack as a find or delete answer carries the hash's fields: whole in {@code #s}, or in chunks
+   * {@code #s0} to {@code #s11} (pack.lua); read exactly as pack.lua's {@code packJoined} reads it, so
+   * that the SHA-1 a save sends of the pack it loaded is the one save.lua computes: {@code #s} when
+   * present, else the chunks joined in order up to the first missing one. Other names are ignored.
+   */
+  static final class PackFields {
+    private byte @Nullable [] whole;
+    private final byte[][] chunks = new byte[StoredPack.CHUNKS][];
+
+    /** Takes {@code value} when {@code name} is {@code #s} or a chunk's name; false otherwise. */
+    boolean offer(byte[] name, byte[] value) {
+      if (name.length < 2 || name.length > 4 || name[0] != '#' || name[1] != 's') {
+        return false;
+      }
+      if (name.length == 2) {
+        whole = value;
+        return true;
+      }
+      int index = chunkIndex(name);
+      if (index < 0) {
+        return false;
+      }
+      chunks[index] = value;
+      return true;
+    }
+
+    /** The pack, or null when the fields held none. */
+    byte @Nullable [] pack() {
+      if (whole != null || chunks[0] == null) {
+        return whole;
+      }
+      int count = 0;
+      int length = 0;
+      while (count < chunks.length && chunks[count] != null) {
+        length += chunks[count].length;
+        count++;
+      }
+      if (count == 1) {
+        return chunks[0];
+      }
+      byte[] joined = new byte[length];
+      int at = 0;
+      for (int i = 0; i < count; i++) {
+        System.arraycopy(chunks[i], 0, joined, at, chunks[i].length);
+        at += chunks[i].length;
+      }
+      return joined;
+    }
+
+    /** 0 to {@code CHUNKS - 1} for {@code #s0} to {@code #s11} (no leading zero); else -1. */
+    private static int chunkIndex(byte[] name) {
+      int index = 0;
+      for (int i = 2; i < name.length; i++) {
+        int digit = name[i] - '0';
+        if (digit < 0 || digit > 9 || (i == 2 && digit == 0 && name.length > 3)) {
+          return -1;
+        }
+        index = index * 10 + digit;
+      }
+      return index < StoredPack.CHUNKS ? index : -1;
+    }
   }
 
   /** Marks a missing or unreadable number. */

@@ -19,8 +19,10 @@ import org.jspecify.annotations.Nullable;
  */
 record StoredPack(byte @Nullable [] bytes, @Nullable Map<String, byte[]> entries,
     @Nullable String unreadable, Set<String> shadowed) {
-  /** The hash field that holds the pack. */
+  /** The hash field that holds the pack whole; its chunks are this name and 0 to 11 (pack.lua). */
   static final String FIELD = "#s";
+  /** How many chunk fields a pack may have ({@code #s0} to {@code #s11}); pack.lua's count. */
+  static final int CHUNKS = 12;
   /** No pack. */
   static final StoredPack NONE = new StoredPack(null, Map.of(), null);
 

@@ -4,12 +4,11 @@
 -- ARGV[2] (optional): 'all' to also return every field of the deleted hash (an id change carries
 --          them over to the new id)
 -- Returns {c, a, m, p} of the deleted session (p may be nil), followed with 'all' by its fields and
--- values as HGETALL gives them (the pack as one field '#s', see pack.lua); nil when there was nothing
--- live to delete. An expired session is left for the expiry sweep, so that it is reported once, as
--- expired.
+-- values as HGETALL gives them (a pack in chunks is joined by the caller, see pack.lua); nil when
+-- there was nothing live to delete. An expired session is left for the expiry sweep, so that it is
+-- reported once, as expired.
 -- The metadata field '#' holds 'creation:lastAccess:maxInactive:version'.
 -- #include metadata.lua
--- #include pack.lua
 local key = KEYS[1]
 local meta = redis.call('HMGET', key, '#', '#p')
 local c, a, m, v = metadata(meta[1])
@@ -24,7 +23,7 @@ end
 local answer = {c, a, m, meta[2]}
 if ARGV[2] == 'all' then
   -- A loop, not unpack: a session may hold more fields than Lua's stack takes.
-  local fields = packFields(key)
+  local fields = redis.call('HGETALL', key)
   for i = 1, #fields do
     answer[4 + i] = fields[i]
   end

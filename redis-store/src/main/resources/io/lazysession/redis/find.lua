@@ -9,9 +9,8 @@
 -- Returns nil when the hash is missing or has no readable metadata (a partial hash counts as missing);
 -- when ARGV[1] is the stored version (the caller's copy is current): the bare integer 1 (4 bytes on
 -- the wire), or with ARGV[2] {'#=', '1', '#a', a, '#m', m, '#v', v[, '#p', p]};
--- otherwise every field and value (HGETALL), the pack as one field '#s' however it is stored.
+-- otherwise every field and value (HGETALL; a pack in chunks is joined by the caller, see pack.lua).
 -- #include metadata.lua
--- #include pack.lua
 local _, lastAccess, maxInactive, version = metadata(redis.call('HGET', KEYS[1], '#'))
 if not version then
   return nil
@@ -28,4 +27,4 @@ if ARGV[1] ~= '' and ARGV[1] == version then
   end
   return answer
 end
-return packFields(KEYS[1])
+return redis.call('HGETALL', KEYS[1])

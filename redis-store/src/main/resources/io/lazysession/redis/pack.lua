@@ -6,8 +6,10 @@
 -- way. Whole when the hash is a hashtable anyway (an attribute of its own, a long principal name, a
 -- server configured otherwise), or when the pack is over 12 chunks (756 bytes): past that, the
 -- listpack's own size class costs more than the fields it saves (docs/redis-layout.md).
--- Included (see RedisScript) by every script that reads or writes the pack; they all read '#s' first,
--- so a whole pack wins over stray chunks, and chunks are read up to the first one missing.
+-- Included (see RedisScript) by save.lua, the one script that writes the pack or compares it. The
+-- loads (find.lua, delete.lua) answer the fields as stored, and the store's Java side joins them
+-- exactly as packJoined does (ScriptReplies.PackFields): '#s' first, so a whole pack wins over stray
+-- chunks, and chunks in order up to the first one missing.
 local PACK_CHUNK_BYTES = 63
 local PACK_CHUNK_COUNT = 12
 
@@ -59,41 +61,6 @@ end
 -- The pack as the scripts return it: the whole field, or the chunks joined; nil when there is none.
 local function packRead(key)
   return packJoined(packStored(key))
-end
-
--- HGETALL, with the pack's chunks (if any) given back as one field '#s': the same bytes as packRead.
-local function packFields(key)
-  local fields = redis.call('HGETALL', key)
-  local stored
-  for i = 1, #fields, 2 do
-    local name = fields[i]
-    if string.byte(name, 1) == 35 and string.byte(name, 2) == 115 then -- '#s...'
-      local index = name == '#s' and PACK_CHUNK_COUNT or tonumber(string.match(name, '^#s(%d%d?)$'))
-      if index and index <= PACK_CHUNK_COUNT and name == (index == PACK_CHUNK_COUNT and '#s'
-          or '#s' .. index) then
-        stored = stored or {}
-        stored[index + 1] = fields[i + 1]
-      end
-    end
-  end
-  if not stored or (stored[PACK_CHUNK_COUNT + 1] and not stored[1]) then
-    return fields -- no chunk: as stored (a whole '#s' included)
-  end
-  local answer = {}
-  for i = 1, #fields, 2 do
-    local name = fields[i]
-    if string.byte(name, 1) ~= 35 or string.byte(name, 2) ~= 115
-        or not (name == '#s' or string.match(name, '^#s%d+$')) then
-      answer[#answer + 1] = name
-      answer[#answer + 1] = fields[i + 1]
-    end
-  end
-  local pack = packJoined(stored)
-  if pack then
-    answer[#answer + 1] = '#s'
-    answer[#answer + 1] = pack
-  end
-  return answer
 end
 
 -- Replaces the pack ('' deletes it): in chunks while the hash is compact, else whole. Deletes only

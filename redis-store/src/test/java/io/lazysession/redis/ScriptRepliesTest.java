@@ -127,6 +127,70 @@ class ScriptRepliesTest {
   }
 
   @Test
+  void find_packInChunks_joinedInOrderWhateverTheFieldOrder() {
+    StoredSession stored = ScriptReplies.find(fields("#s2", "CC", "#", "1:2:3:4", "#s0", "AA",
+        "cart", "x", "#s1", "BB", "##s3", "y"), null);
+
+    assertThat(new String(stored.pack().bytes(), UTF_8)).isEqualTo("AABBCC");
+    assertThat(stored.attributes().keySet()).containsExactly("cart", "#s3");
+  }
+
+  @Test
+  void find_packInChunksWithAGap_joinsUpToTheFirstMissingOne() {
+    StoredSession stored = ScriptReplies.find(fields("#", "1:2:3:4", "#s0", "AA", "#s1", "BB",
+        "#s3", "DD"), null);
+
+    assertThat(new String(stored.pack().bytes(), UTF_8)).isEqualTo("AABB");
+  }
+
+  @Test
+  void find_wholePackBesideChunks_theWholeOneWins() {
+    StoredSession stored = ScriptReplies.find(fields("#s0", "AA", "#", "1:2:3:4", "#s", "WHOLE",
+        "#s1", "BB"), null);
+
+    assertThat(new String(stored.pack().bytes(), UTF_8)).isEqualTo("WHOLE");
+  }
+
+  @Test
+  void find_chunkNamesOutOfForm_areNoPack() {
+    // no #s0; a leading zero; past #s11; not digits: as pack.lua, which reads #s0 to #s11 only
+    StoredSession stored = ScriptReplies.find(fields("#", "1:2:3:4", "#s1", "BB", "#s00", "Z",
+        "#s12", "M", "#sx", "X"), null);
+
+    assertThat(stored.pack().bytes()).isNull();
+    assertThat(stored.attributes()).isEmpty();
+  }
+
+  @Test
+  void find_twelveChunks_allJoined() {
+    List<String> answer = new ArrayList<>(List.of("#", "1:2:3:4"));
+    StringBuilder expected = new StringBuilder();
+    for (int i = StoredPack.CHUNKS - 1; i >= 0; i--) {
+      answer.add("#s" + i);
+      answer.add(Integer.toString(i, 36));
+    }
+    for (int i = 0; i < StoredPack.CHUNKS; i++) {
+      expected.append(Integer.toString(i, 36));
+    }
+
+    StoredSession stored = ScriptReplies.find(fields(answer.toArray(String[]::new)), null);
+
+    assertThat(new String(stored.pack().bytes(), UTF_8)).isEqualTo(expected.toString());
+  }
+
+  @Test
+  void deletedHash_packInChunks_joinedAndKeptApartFromAttributes() {
+    List<byte @Nullable []> answer = new ArrayList<>(fields("1", "2", "3"));
+    answer.add(null); // no principal
+    answer.addAll(fields("#", "1:2:3:4", "#s1", "BB", "cart", "x", "#s0", "AA"));
+
+    ScriptReplies.DeletedHash deleted = ScriptReplies.deletedHash(answer);
+
+    assertThat(new String(deleted.pack(), UTF_8)).isEqualTo("AABB");
+    assertThat(deleted.attributes()).containsOnlyKeys("cart");
+  }
+
+  @Test
   void save_conflict_carriesTheCurrentPack() {
     RedisSessionStore.SaveResult conflict =
         ScriptReplies.save(java.util.List.of(-2L, new byte[] {9}));
