@@ -64,8 +64,9 @@ local function packRead(key)
 end
 
 -- Replaces the pack ('' deletes it): in chunks while the hash is compact, else whole. Deletes only
--- the names that exist and the new pack does not overwrite. Called after the save's other fields are
--- written, so the encoding it checks is the one the hash keeps. stored: what packStored read in the
+-- the names that exist and the new pack does not overwrite. Called after the save's other fields and
+-- the metadata are written, so the encoding it checks is the one the hash keeps (checked again after
+-- the chunks, which may take it past hash-max-listpack-entries). stored: what packStored read in the
 -- same call (no write of the pack since), or nil to read it.
 local function packWrite(key, pack, stored)
   stored = stored or packStored(key)
@@ -98,6 +99,11 @@ local function packWrite(key, pack, stored)
       args[2 * i] = string.sub(pack, (i - 1) * PACK_CHUNK_BYTES + 1, i * PACK_CHUNK_BYTES)
     end
     redis.call('HSET', key, unpack(args))
+    if not packCompact(key) then
+      -- The chunks themselves took the hash past a limit (hash-max-listpack-entries set low): whole.
+      redis.call('HDEL', key, unpack(names, 1, count))
+      redis.call('HSET', key, '#s', pack)
+    end
   else
     redis.call('HSET', key, '#s', pack)
   end

@@ -103,15 +103,16 @@ while i <= #ARGV do
   redis.call('HDEL', key, unpack(ARGV, i, last))
   i = last + 1
 end
--- The pack last: whether it goes in chunks depends on what the hash holds once the rest is written.
--- A save that leaves it but writes other fields may have made the hash a hashtable: chunks are joined.
-if ARGV[8] ~= '' then
-  packWrite(key, ARGV[9], packBefore)
-elseif ARGV[10] ~= '0' or ARGV[7] ~= '' then
-  packSettle(key)
-end
 redis.call('HSET', key, '#', creationText .. ':' .. lastAccessText .. ':' .. maxInactiveText .. ':'
   .. string.format('%d', version))
+-- The pack last: whether it goes in chunks depends on what the hash holds once the rest is written.
+-- An update that leaves it but sets fields or a principal may have made the hash a hashtable: its
+-- chunks are then joined.
+if ARGV[8] ~= '' then
+  packWrite(key, ARGV[9], packBefore)
+elseif ARGV[1] == 'u' and (ARGV[10] ~= '0' or string.sub(principal, 1, 1) == '=') then
+  packSettle(key)
+end
 if maxInactive < 0 then
   redis.call('PERSIST', key)
 else

@@ -284,4 +284,23 @@ class PackChunksIT {
           setting.values().iterator().next()));
     }
   }
+
+  @Test
+  void save_chunksWouldPassTheServersEntryLimit_packStoredWhole() {
+    Map<String, String> setting =
+        redis.sync(redis.primary(), c -> c.configGet("hash-max-ziplist-entries"));
+    String limit = setting.values().iterator().next();
+    redis.sync(redis.primary(), c -> c.configSet("hash-max-ziplist-entries", "4"));
+    try {
+      Map<String, Object> attributes = smallAttributes(12); // 5 chunks or more: past 4 entries
+      String id = saved(attributes);
+
+      assertThat(fields(id)).containsExactlyInAnyOrder("#", "#s");
+      LazySession loaded = nodes.b().findById(id);
+      attributes.forEach((name, value) -> assertThat(loaded.<Object>getAttribute(name))
+          .isEqualTo(value));
+    } finally {
+      redis.sync(redis.primary(), c -> c.configSet("hash-max-ziplist-entries", limit));
+    }
+  }
 }

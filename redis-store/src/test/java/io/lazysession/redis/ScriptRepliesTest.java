@@ -162,6 +162,30 @@ class ScriptRepliesTest {
   }
 
   @Test
+  void find_chunkNamesOfTwoDigits_onlyTenAndElevenAreChunks() {
+    List<String> answer = new ArrayList<>(List.of("#", "1:2:3:4", "#s01", "bad", "#s12", "bad"));
+    for (int i = 0; i < StoredPack.CHUNKS; i++) {
+      answer.add("#s" + i);
+      answer.add(i == 10 ? "T" : i == 11 ? "E" : "-");
+    }
+
+    StoredSession stored = ScriptReplies.find(fields(answer.toArray(String[]::new)), null);
+
+    assertThat(new String(stored.pack().bytes(), UTF_8)).isEqualTo("----------TE");
+  }
+
+  @Test
+  void find_emptyValues_areKeptAsLuaKeepsThem() {
+    StoredSession emptyWhole = ScriptReplies.find(fields("#", "1:2:3:4", "#s", "", "#s0", "AA"),
+        null);
+    StoredSession emptyChunk = ScriptReplies.find(fields("#", "1:2:3:4", "#s0", "", "#s1", "BB"),
+        null);
+
+    assertThat(emptyWhole.pack().bytes()).isEmpty();
+    assertThat(new String(emptyChunk.pack().bytes(), UTF_8)).isEqualTo("BB");
+  }
+
+  @Test
   void find_twelveChunks_allJoined() {
     List<String> answer = new ArrayList<>(List.of("#", "1:2:3:4"));
     StringBuilder expected = new StringBuilder();
