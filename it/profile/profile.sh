@@ -23,7 +23,7 @@ for store in "$@"; do
   ./mvnw -q -pl it -am -Pbench -DskipTests verify \
     -Dbench.stores="$store" -Dbench.sizes=reference -Dbench.workloads=read,write -Dbench.threads=1 \
     -Dbench.globalWarmupMillis=0 -Dbench.warmupMillis=3000 -Dbench.measureMillis=20000 \
-    -Dbench.extras=false -Dbench.outputDir="$file" \
+    -Dbench.extras=false -Dbench.floorRounds=0 -Dbench.outputDir="$file" \
     -Dbench.jvmArgs="-XX:StartFlightRecording=filename=$file.jfr,settings=$jfc" \
     | grep -e "^redis-ping" -e "^$store " || true
   python3 it/profile/jfr-summary.py "$file.jfr" 25 | tee "$file.txt"
