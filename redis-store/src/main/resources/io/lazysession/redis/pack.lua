@@ -13,8 +13,7 @@
 local PACK_CHUNK_BYTES = 63
 local PACK_CHUNK_COUNT = 12
 
--- The names of the chunk fields, '#s0' to '#s11' (made only by the calls that need them: every find
--- includes this file, and a near-cache hit reads no pack).
+-- The names of the chunk fields, '#s0' to '#s11'.
 local function packChunkFields()
   local fields = {}
   for i = 1, PACK_CHUNK_COUNT do
@@ -58,11 +57,6 @@ local function packJoined(stored)
   return table.concat(parts)
 end
 
--- The pack as the scripts return it: the whole field, or the chunks joined; nil when there is none.
-local function packRead(key)
-  return packJoined(packStored(key))
-end
-
 -- Replaces the pack ('' deletes it): in chunks while the hash is compact, else whole. Deletes only
 -- the names that exist and the new pack does not overwrite. Called after the save's other fields and
 -- the metadata are written, so the encoding it checks is the one the hash keeps (checked again after
@@ -82,17 +76,13 @@ local function packWrite(key, pack, stored)
       stale[#stale + 1] = names[i]
     end
   end
-  if chunked and stored[PACK_CHUNK_COUNT + 1] then
+  if stored[PACK_CHUNK_COUNT + 1] and (chunked or pack == '') then
     stale[#stale + 1] = '#s'
   end
   if #stale > 0 then
     redis.call('HDEL', key, unpack(stale))
   end
-  if pack == '' then
-    if not chunked and stored[PACK_CHUNK_COUNT + 1] then
-      redis.call('HDEL', key, '#s')
-    end
-  elseif chunked then
+  if chunked then
     local args = {}
     for i = 1, count do
       args[2 * i - 1] = names[i]
@@ -104,7 +94,7 @@ local function packWrite(key, pack, stored)
       redis.call('HDEL', key, unpack(names, 1, count))
       redis.call('HSET', key, '#s', pack)
     end
-  else
+  elseif pack ~= '' then
     redis.call('HSET', key, '#s', pack)
   end
 end

@@ -65,23 +65,13 @@ final class TestRedis {
   }
 
   /**
-   * The pack of a session hash as the scripts read it (pack.lua): the field {@code #s}, or else its
-   * chunks {@code #s0}, {@code #s1}, ... joined up to the first missing one; null when there is none.
+   * The pack of a session hash as the store reads it ({@link ScriptReplies.PackFields}): the field
+   * {@code #s}, or else its chunks {@code #s0}, {@code #s1}, ... joined; null when there is none.
    */
   static byte[] pack(RedisCommands<byte[], byte[]> raw, byte[] key) {
-    byte[] whole = raw.hget(key, StoredPack.FIELD.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-    if (whole != null) {
-      return whole;
-    }
-    java.io.ByteArrayOutputStream joined = new java.io.ByteArrayOutputStream();
-    for (int i = 0; ; i++) {
-      byte[] chunk = raw.hget(key,
-          (StoredPack.FIELD + i).getBytes(java.nio.charset.StandardCharsets.UTF_8));
-      if (chunk == null) {
-        return i == 0 ? null : joined.toByteArray();
-      }
-      joined.writeBytes(chunk);
-    }
+    ScriptReplies.PackFields pack = new ScriptReplies.PackFields();
+    raw.hgetall(key).forEach(pack::offer);
+    return pack.pack();
   }
 
   /**
