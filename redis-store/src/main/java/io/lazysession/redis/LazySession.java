@@ -308,6 +308,26 @@ public final class LazySession implements Session {
     storedPrincipal = metadata.principal();
   }
 
+  /** The names of the attributes this request set, changed in place or removed. */
+  Set<String> changedNames() {
+    return attributes.changedNames();
+  }
+
+  /**
+   * Takes in what a Spring Session Data Redis node wrote to this session while it was being taken
+   * over ({@code before} to {@code after}) as changes to save, except to the attributes in
+   * {@code keep} and, with {@code keepTimeout}, to the timeout: this request's own changes win.
+   */
+  void adopt(SsdrSession before, SsdrSession after, Set<String> keep, boolean keepTimeout) {
+    attributes.adopt(before.attributes(), after.attributes(), keep);
+    if (after.lastAccess() > lastAccessedTime.toEpochMilli()) {
+      lastAccessedTime = Instant.ofEpochMilli(after.lastAccess());
+    }
+    if (!keepTimeout && after.maxInactiveSeconds() != before.maxInactiveSeconds()) {
+      maxInactiveInterval = Duration.ofSeconds(after.maxInactiveSeconds());
+    }
+  }
+
   /** The Spring Session Data Redis session this one still has to take over at save, if any. */
   @Nullable SsdrSession migratingFrom() {
     return migratingFrom;

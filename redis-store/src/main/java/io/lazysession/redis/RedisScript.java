@@ -28,6 +28,8 @@ final class RedisScript {
   static final RedisScript PRINCIPAL_ADD = load("principal-add");
   /** Takes over a Spring Session Data Redis session; see {@link SpringSessionDataRedisMigration}. */
   static final RedisScript MIGRATE = load("migrate");
+  /** Deletes a Spring Session Data Redis hash taken over, unless it changed since it was loaded. */
+  static final RedisScript CLAIM_SSDR = load("claim-ssdr");
   /** find.lua with a fallback to Spring Session Data Redis's hash; see find-ssdr.lua. */
   static final RedisScript FIND_SSDR = load("find-ssdr");
   /** find.lua as the body of a Redis 7 function library; see find-function.lua. */

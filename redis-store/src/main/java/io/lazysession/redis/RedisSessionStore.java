@@ -412,6 +412,28 @@ final class RedisSessionStore {
     return created != null && created == 1;
   }
 
+  /**
+   * Runs claim-ssdr.lua on the Spring Session Data Redis hash {@code ssdrKey}: deletes it if it is
+   * still {@code expected} (or, with {@code force}, whatever it holds), and tells what it held.
+   */
+  ScriptReplies.SsdrClaim claimSsdr(byte[] ssdrKey, SsdrSession expected, boolean force) {
+    List<Object> answer = eval(connection.commands(), RedisScript.CLAIM_SSDR,
+        ScriptOutputType.MULTI, ssdrKey, counted(claimArguments(expected, force)));
+    return ScriptReplies.ssdrClaim(answer);
+  }
+
+  /** claim-ssdr.lua's arguments. */
+  static byte[][] claimArguments(SsdrSession expected, boolean force) {
+    List<byte[]> fields = expected.fields();
+    byte[][] arguments = new byte[2 + fields.size()][];
+    arguments[0] = utf8(force ? "1" : "0");
+    arguments[1] = expected.digest();
+    for (int i = 0; i < fields.size(); i++) {
+      arguments[2 + i] = fields.get(i);
+    }
+    return arguments;
+  }
+
   private <T> @Nullable T eval(RedisClusterCommands<byte[], byte[]> commands, RedisScript script,
       ScriptOutputType type, byte[] key, byte[]... arguments) {
     byte[][] scriptKeys = {key};

@@ -144,6 +144,38 @@ final class ScriptReplies {
         attributes, stored);
   }
 
+  /** What claim-ssdr.lua did with a Spring Session Data Redis hash. */
+  enum SsdrClaimOutcome {
+    /** The hash is missing: nothing deleted. */
+    GONE,
+    /** The hash was as loaded: deleted. */
+    TAKEN,
+    /** The hash changed since it was loaded: kept. */
+    CHANGED,
+    /** The hash changed since it was loaded, and was deleted all the same (forced). */
+    TAKEN_CHANGED
+  }
+
+  /**
+   * claim-ssdr.lua's answer.
+   *
+   * @param hash every field and value the hash held, for {@code CHANGED} and {@code TAKEN_CHANGED};
+   *     null otherwise
+   */
+  record SsdrClaim(SsdrClaimOutcome outcome, @Nullable Map<byte[], byte[]> hash) {}
+
+  static SsdrClaim ssdrClaim(@Nullable List<Object> answer) {
+    if (answer == null || answer.isEmpty() || !(answer.get(0) instanceof Long code)
+        || code < 0 || code > 3) {
+      throw new IllegalStateException("claim-ssdr.lua answered " + answer);
+    }
+    SsdrClaimOutcome outcome = SsdrClaimOutcome.values()[code.intValue()];
+    if (outcome == SsdrClaimOutcome.GONE || outcome == SsdrClaimOutcome.TAKEN) {
+      return new SsdrClaim(outcome, null);
+    }
+    return new SsdrClaim(outcome, ssdrHash(List.of("#ssdr".getBytes(UTF_8), answer.get(1))));
+  }
+
   /** find-ssdr.lua's fallback answer, {@code #ssdr} and Spring Session Data Redis's hash; else null. */
   static @Nullable Map<byte[], byte[]> ssdrHash(List<Object> answer) {
     if (answer.size() != 2 || !(answer.get(0) instanceof byte[] marker)

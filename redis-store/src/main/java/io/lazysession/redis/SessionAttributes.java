@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -189,6 +190,43 @@ final class SessionAttributes {
       }
     });
     ownStoredNames().retainAll(stored.keySet());
+  }
+
+  /**
+   * The names of the attributes this request changed: set, read and changed in place, or removed
+   * (not those a save only re-encodes). Encodes what was read, as a save does.
+   */
+  Set<String> changedNames() {
+    Set<String> names = new HashSet<>(removedNames());
+    attributes.forEach((name, entry) -> {
+      if (entry.isSet() || (entry.isInflated() && entry.changedBytes() != null)) {
+        names.add(name);
+      }
+    });
+    return names;
+  }
+
+  /**
+   * Takes in, as changes for the next save to write, what another store's node wrote to this session
+   * after it was loaded ({@code before} to {@code after}, attribute name to bytes): each attribute
+   * it set or changed is set to its new bytes (never decoded for this), each it removed is removed.
+   * Attributes in {@code keep}, this request's own changes (saved already), are left as they are.
+   */
+  void adopt(Map<String, byte[]> before, Map<String, byte[]> after, Set<String> keep) {
+    after.forEach((name, bytes) -> {
+      if (!keep.contains(name) && !Arrays.equals(before.get(name), bytes)) {
+        AttributeEntry previous = entries().get(name);
+        hidden.remove(name);
+        attributes.put(name, AttributeEntry.set(serializer.lazy(bytes),
+            previous == null ? null : previous.stored()));
+      }
+    });
+    for (String name : before.keySet()) {
+      if (!keep.contains(name) && !after.containsKey(name)) {
+        entries().remove(name);
+        hidden.remove(name);
+      }
+    }
   }
 
   /**

@@ -8,6 +8,7 @@ import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,6 +21,8 @@ import org.slf4j.LoggerFactory;
  */
 final class SessionWriter {
   private static final Logger log = LoggerFactory.getLogger(SessionWriter.class);
+  /** Claims of a Spring Session Data Redis hash that changed meanwhile; the last one forces it. */
+  static final int CLAIM_ATTEMPTS = 4;
 
   /**
    * How many replicas must acknowledge a save within {@code timeout} (Redis WAIT); 0: do not wait.
@@ -212,42 +215,68 @@ final class SessionWriter {
 
   /**
    * The first save of a session loaded from Spring Session Data Redis: writes it here, then removes
-   * it there. Safe when several nodes take the same session over at once, and when it is deleted
-   * meanwhile:
+   * it there, without losing what an SSDR node wrote meanwhile (a rolling switch serves the same
+   * session from both kinds of node). SSDR's hash is only ever deleted by claim-ssdr.lua, and only
+   * as it was last read: whatever an SSDR node wrote after that is taken in first.
    * <ol>
-   *   <li>the migrate script creates the hash here from the session as SSDR held it (attributes as
-   *       their JDK envelopes), unless it exists: of racing nodes exactly one creates it;
-   *   <li>every node then saves this request's changes as an update of a loaded session (only what
-   *       changed travels; read attributes are re-encoded with the configured codec, never-read ones
-   *       stay JDK envelopes); the update also stores the principal and adds it to the index;
-   *   <li>the creator then deletes SSDR's hash (its claim). When that hash was already gone, the
-   *       session was deleted (a logout on another node, an SSDR node that changed its id, its
-   *       TTL) after this request loaded it: the hash just created is deleted again rather than
-   *       bringing the session back;
+   *   <li>the migrate script creates the hash here from the session as SSDR held it at the load
+   *       (attributes as their JDK envelopes), unless it exists: of racing nodes exactly one creates
+   *       it, and only that node claims SSDR's hash below (the others save their changes here);
+   *   <li>this request's changes are saved as an update of a loaded session (only what changed
+   *       travels; the creator re-encodes what the request read with the configured codec, never-read
+   *       attributes stay JDK envelopes); the update also stores the principal and indexes it;
+   *   <li>the creator claims SSDR's hash: it is deleted if it is still the one loaded. If an SSDR node
+   *       wrote it since, what that write changed (attributes set, changed or removed, the access
+   *       time, the timeout) is saved here too, except what this request changed itself, and the
+   *       claim is tried again against the hash as it is now; the last attempt deletes it whatever
+   *       it holds, and saves what it held the same way. When the hash is gone, the session was
+   *       deleted (a logout on another node, an SSDR node that changed its id, its TTL) after this
+   *       request loaded it: the hash just created is deleted again rather than bringing the session
+   *       back;
    *   <li>SSDR's expiry key, expirations entry and principal index entry are removed.
    * </ol>
-   * A session whose id changed in this request (a sign-in) is claimed first, then written whole
-   * under the new id, as {@link #changeId} does; if another node took it over first, it is moved
-   * from here as any session.
+   * A session whose id changed in this request (a sign-in) is claimed first, in one call that
+   * deletes SSDR's hash and answers what it held; what an SSDR node changed since the load is merged
+   * in (this request's changes win), then the session is written whole under the new id, as
+   * {@link #changeId} does. If another node took it over first, it is moved from here as any session.
    */
   private void takeOver(LazySession session, PrincipalChange principal, SsdrSession origin,
       SpringSessionDataRedisMigration migration) {
     String id = session.storedId();
-    session.migratingFrom(null);
+    SsdrSession last = origin;
     if (!session.getId().equals(id)) {
-      if (migration.removeSession(id)) {
-        writeFull(session, true, principal);
-      } else {
+      ScriptReplies.SsdrClaim claim = store.claimSsdr(migration.sessionKey(id), origin, true);
+      if (claim.outcome() == ScriptReplies.SsdrClaimOutcome.GONE) {
+        session.migratingFrom(null);
         changeId(session, principal);
+        return;
       }
+      SsdrSession current = claim.hash() == null ? null : migration.read(id, claim.hash());
+      if (current != null) {
+        session.mergeStored(current.attributes(), new SessionMetadata(current.creation(),
+            current.lastAccess(), current.maxInactiveSeconds(), null));
+        principal = principals.changeOf(session);
+        last = current;
+      }
+      session.migratingFrom(null);
+      writeFull(session, true, principal);
     } else {
+      boolean ownTimeout =
+          session.getMaxInactiveInterval().getSeconds() != origin.maxInactiveSeconds();
       expiry.scheduleWrite(id, Instant.ofEpochMilli(origin.lastAccess()),
           Duration.ofSeconds(origin.maxInactiveSeconds()));
       boolean created = store.migrate(id, clock.millis(), origin, expiryGrace.toMillis(),
           durability.on());
       // Saved (and, with durability, replicated) before the original is removed.
-      writeChanges(session, principal, true);
-      if (created && !migration.removeSession(id)) {
+      Set<String> own = session.changedNames();
+      writeChanges(session, principal, created);
+      if (!created) {
+        session.migratingFrom(null);
+        return; // the node that created it claims SSDR's hash
+      }
+      last = claim(session, id, origin, own, ownTimeout, migration);
+      session.migratingFrom(null);
+      if (last == null) {
         log.debug("session {} was deleted from Spring Session Data Redis while being taken over; "
             + "deleted here too", id);
         nearCache.invalidate(id);
@@ -259,7 +288,49 @@ final class SessionWriter {
       }
     }
     migration.removeIndexEntries(id, origin);
+    if (last != origin) { // SSDR may have moved them since (another timeout, another principal)
+      migration.removeIndexEntries(id, last);
+    }
     metrics.sessionsMigrated.increment();
+  }
+
+  /**
+   * Deletes SSDR's hash of {@code id}, first saving here whatever an SSDR node wrote to it since
+   * {@code loaded} (see {@link #takeOver}). Returns the session as SSDR last held it, or null when
+   * its hash is gone.
+   */
+  private @Nullable SsdrSession claim(LazySession session, String id, SsdrSession loaded,
+      Set<String> own, boolean ownTimeout, SpringSessionDataRedisMigration migration) {
+    SsdrSession expected = loaded;
+    for (int attempt = 1; ; attempt++) {
+      boolean force = attempt >= CLAIM_ATTEMPTS;
+      ScriptReplies.SsdrClaim claim = store.claimSsdr(migration.sessionKey(id), expected, force);
+      switch (claim.outcome()) {
+        case GONE:
+          return null;
+        case TAKEN:
+          return expected;
+        default:
+          break;
+      }
+      SsdrSession current = claim.hash() == null ? null : migration.read(id, claim.hash());
+      if (current == null) {
+        // Not a session SSDR can serve (no metadata): nothing to take in; deleted on the last try.
+        if (claim.outcome() == ScriptReplies.SsdrClaimOutcome.TAKEN_CHANGED) {
+          return expected;
+        }
+        attempt = CLAIM_ATTEMPTS - 1;
+        continue;
+      }
+      log.debug("session {} was changed by Spring Session Data Redis while being taken over; its "
+          + "changes are saved here", id);
+      session.adopt(expected, current, own, ownTimeout);
+      writeChanges(session, principals.changeOf(session), false);
+      if (claim.outcome() == ScriptReplies.SsdrClaimOutcome.TAKEN_CHANGED) {
+        return current;
+      }
+      expected = current;
+    }
   }
 
   /**

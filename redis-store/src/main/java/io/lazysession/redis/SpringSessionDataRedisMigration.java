@@ -25,8 +25,9 @@ import org.springframework.session.PrincipalNameIndexResolver;
  * Reads and removes the sessions Spring Session Data Redis stored (layout: {@link SsdrLayout}), for a
  * repository that takes them over one by one: {@link SessionReader} falls back to {@link #find} when
  * an id is not in lazysession's namespace, and {@link SessionWriter} writes the session in
- * lazysession's layout on its first save, then removes the original with {@link #removeSession}
- * and {@link #removeIndexEntries}. Plain commands, one key each, so Cluster routes each to its own
+ * lazysession's layout on its first save, then removes the original (claim-ssdr.lua, through
+ * {@link RedisSessionStore#claimSsdr}, deletes the hash only as it was last read) and
+ * {@link #removeIndexEntries}. Plain commands, one key each, so Cluster routes each to its own
  * slot (SSDR's keys have no hash tag: they are never in the slot of lazysession's key for the same
  * id). Thread-safe.
  */
@@ -94,16 +95,6 @@ final class SpringSessionDataRedisMigration {
           + "sessions are treated as missing. Logged once.", id);
     }
     return session;
-  }
-
-  /**
-   * Deletes SSDR's hash of {@code id}: the claim of a take-over. True when it existed; false when
-   * someone else removed it first (a delete, an SSDR node that changed the session's id, its TTL).
-   */
-  boolean removeSession(String id) {
-    metrics.roundTrips.increment();
-    Long deleted = connection.commands().del(layout.session(id));
-    return deleted != null && deleted > 0;
   }
 
   /**

@@ -13,7 +13,9 @@ import java.io.ObjectOutputStream;
 import java.io.UncheckedIOException;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.springframework.session.FindByIndexNameSessionRepository;
@@ -106,8 +108,8 @@ final class SsdrLayout {
     for (Map.Entry<byte[], byte[]> field : hash.entrySet()) {
       String name = new String(field.getKey(), UTF_8);
       byte[] value = field.getValue();
-      if (value == null) {
-        continue;
+      if (value == null || value.length == 0) {
+        continue; // SSDR removes an attribute by writing it as null: an empty value
       }
       if (name.startsWith(ATTRIBUTE_PREFIX)) {
         attributes.put(name.substring(ATTRIBUTE_PREFIX.length()), jdkEnvelope(value));
@@ -123,7 +125,29 @@ final class SsdrLayout {
     if (creation == null || lastAccess == null || maxInactive == null) {
       return null;
     }
-    return new SsdrSession(creation, lastAccess, maxInactive, attributes);
+    List<byte[]> fields = new ArrayList<>(hash.size());
+    return new SsdrSession(creation, lastAccess, maxInactive, attributes, fields,
+        digest(hash, fields));
+  }
+
+  /**
+   * The digest claim-ssdr.lua computes of a hash to tell whether it changed: the SHA-1 (hex) of, for
+   * each field in the map's order (each name is added to {@code fields}, in that order),
+   * {@code <length of name>:<name><length of value>:<value>}, the lengths in decimal. The lengths in
+   * front keep two different hashes from running together into the same bytes.
+   */
+  static byte[] digest(Map<byte[], byte[]> hash, List<byte[]> fields) {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream(256);
+    for (Map.Entry<byte[], byte[]> entry : hash.entrySet()) {
+      byte[] field = entry.getKey();
+      byte[] value = entry.getValue() == null ? new byte[0] : entry.getValue();
+      fields.add(field);
+      bytes.writeBytes(utf8(field.length + ":"));
+      bytes.writeBytes(field);
+      bytes.writeBytes(utf8(value.length + ":"));
+      bytes.writeBytes(value);
+    }
+    return utf8(RedisScript.sha1Hex(bytes.toByteArray()));
   }
 
   /**

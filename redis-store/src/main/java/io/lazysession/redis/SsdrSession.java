@@ -1,5 +1,6 @@
 package io.lazysession.redis;
 
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -8,9 +9,12 @@ import java.util.Map;
  * when the application reads it, through the allow-list). Immutable.
  *
  * @param attributes attribute name to envelope bytes, in field order
+ * @param fields the names of every field of the hash it was read from, in the order of {@code digest}
+ * @param digest what claim-ssdr.lua compares the hash with to tell whether it is still this one:
+ *     {@link SsdrLayout#digest}
  */
 record SsdrSession(long creation, long lastAccess, long maxInactiveSeconds,
-    Map<String, byte[]> attributes) {
+    Map<String, byte[]> attributes, List<byte[]> fields, byte[] digest) {
 
   /** When Spring Session Data Redis considers it expired, as it computes it; Long.MAX_VALUE: never. */
   long expiresAtMillis() {

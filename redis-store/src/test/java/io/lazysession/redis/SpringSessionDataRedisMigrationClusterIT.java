@@ -13,11 +13,16 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.RedisTemplate;
 import org.springframework.data.redis.serializer.RedisSerializer;
+import org.springframework.session.Session;
+import org.springframework.session.SessionRepository;
 import org.springframework.session.data.redis.RedisIndexedSessionRepository;
+import org.springframework.session.data.redis.RedisSessionRepository;
 
 /**
  * Taking Spring Session Data Redis's indexed sessions over on a Redis Cluster, where its keys and
@@ -110,6 +115,44 @@ class SpringSessionDataRedisMigrationClusterIT {
       }
       assertThat(nodeB.countSessionsWaitingForMigration()).isZero();
       assertThat(nodeA.metrics().sessionsMigrated()).isEqualTo(ids.size());
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(booleans = {true, false})
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  void save_springSessionDataRedisNodeWroteAfterTheLoad_nothingLostOnCluster(boolean indexed) {
+    SessionRepository<Session> repository;
+    if (indexed) {
+      repository = (SessionRepository) ssdr;
+    } else {
+      repository = (SessionRepository) new RedisSessionRepository(template);
+    }
+    Session stored = repository.createSession();
+    stored.setAttribute("items", new ArrayList<>(List.of("book")));
+    stored.setAttribute("greeting", "hello");
+    repository.save(stored);
+    String id = stored.getId();
+    try (LazyRedisSessionRepository nodeA = node(clientA);
+        LazyRedisSessionRepository nodeB = sameNamespace(nodeA)) {
+      LazySession onA = nodeA.findById(id);
+      assertThat((Object) onA.getAttribute("items")).isEqualTo(List.of("book"));
+      // Meanwhile, a request on the SSDR node.
+      Session onSsdr = repository.findById(id);
+      onSsdr.setAttribute("items", new ArrayList<>(List.of("book", "pen")));
+      onSsdr.setAttribute("coupon", "SAVE10");
+      repository.save(onSsdr);
+      onA.setAttribute("theme", "dark");
+
+      nodeA.save(onA);
+
+      LazySession onB = nodeB.findById(id);
+      assertThat((Object) onB.getAttribute("items")).isEqualTo(List.of("book", "pen"));
+      assertThat((String) onB.getAttribute("coupon")).isEqualTo("SAVE10");
+      assertThat((String) onB.getAttribute("theme")).isEqualTo("dark");
+      assertThat((String) onB.getAttribute("greeting")).isEqualTo("hello");
+      assertThat(repository.findById(id)).isNull();
+      assertThat(template.hasKey("spring:session:sessions:" + id)).isFalse();
     }
   }
 

@@ -34,6 +34,7 @@ import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -489,6 +490,224 @@ class SpringSessionDataRedisMigrationIT {
     Map<String, Object> expected = attributes("alice");
     expected.put("visited", true);
     assertHoldsAll(nodeB.findById(id), expected);
+  }
+
+  // ---- the take-over while an SSDR node still serves the session (a rolling switch) -------------
+
+  /** What a request on the SSDR node does to alice's session: the cart grows, a coupon is added. */
+  void ssdrNodeAddsToCart(String id, String item, String coupon) {
+    Session onSsdr = ssdr.findById(id);
+    @SuppressWarnings("unchecked")
+    List<String> cart = new ArrayList<>((List<String>) onSsdr.getAttribute("items"));
+    cart.add(item);
+    onSsdr.setAttribute("items", cart);
+    onSsdr.setAttribute("coupon", coupon);
+    ssdr.save(onSsdr);
+  }
+
+  /** Alice's session on SSDR with a cart holding a book. */
+  String ssdrSessionWithBook() {
+    Session session = ssdr.createSession();
+    attributes("alice").forEach(session::setAttribute);
+    session.setAttribute("items", new ArrayList<>(List.of("book")));
+    ssdr.save(session);
+    return session.getId();
+  }
+
+  ScriptReplies.SsdrClaim claim(String id, SsdrSession expected, boolean force) {
+    byte[][] keys = {key("sessions:" + id)};
+    return ScriptReplies.ssdrClaim(raw.eval(RedisScript.CLAIM_SSDR.source(),
+        io.lettuce.core.ScriptOutputType.MULTI, keys,
+        RedisSessionStore.claimArguments(expected, force)));
+  }
+
+  @Test
+  void claimScript_hashAsLoaded_deletedAtTheFirstTry() {
+    String id = ssdrSessionWithBook();
+    SsdrSession loaded = SsdrLayout.read(raw.hgetall(key("sessions:" + id)));
+
+    assertThat(claim(id, loaded, false).outcome()).isEqualTo(ScriptReplies.SsdrClaimOutcome.TAKEN);
+    assertThat(raw.exists(key("sessions:" + id))).isZero();
+    assertThat(claim(id, loaded, true).outcome()).isEqualTo(ScriptReplies.SsdrClaimOutcome.GONE);
+  }
+
+  @Test
+  void claimScript_hashChangedSinceLoaded_keptUnlessForcedAndAnsweredAsItIs() {
+    String id = ssdrSessionWithBook();
+    SsdrSession loaded = SsdrLayout.read(raw.hgetall(key("sessions:" + id)));
+    ssdrNodeAddsToCart(id, "pen", "SAVE10");
+
+    ScriptReplies.SsdrClaim kept = claim(id, loaded, false);
+
+    assertThat(kept.outcome()).isEqualTo(ScriptReplies.SsdrClaimOutcome.CHANGED);
+    assertThat(raw.exists(key("sessions:" + id))).isEqualTo(1L);
+    SsdrSession current = SsdrLayout.read(kept.hash());
+    assertThat(current.attributes()).containsKey("coupon");
+    ScriptReplies.SsdrClaim forced = claim(id, loaded, true);
+    assertThat(forced.outcome()).isEqualTo(ScriptReplies.SsdrClaimOutcome.TAKEN_CHANGED);
+    assertThat(SsdrLayout.read(forced.hash()).digest()).isEqualTo(current.digest());
+    assertThat(raw.exists(key("sessions:" + id))).isZero();
+  }
+
+  /** What a lazysession request ends with, after loading the session. */
+  enum LazyRequest {
+    /** Reads nothing, changes nothing. */
+    UNTOUCHED,
+    /** Reads the cart (so the take-over re-encodes it), changes nothing. */
+    READS_CART,
+    /** Sets an attribute the SSDR node does not touch. */
+    SETS_THEME,
+    /** Changes the session id (a sign-in). */
+    CHANGES_ID
+  }
+
+  @ParameterizedTest
+  @EnumSource(LazyRequest.class)
+  void save_springSessionDataRedisNodeWroteAfterTheLoad_nothingLost(LazyRequest request) {
+    String id = ssdrSessionWithBook();
+    LazySession onA = nodeA.findById(id);
+    ssdrNodeAddsToCart(id, "pen", "SAVE10");
+    String finalId = id;
+    switch (request) {
+      case UNTOUCHED -> { }
+      case READS_CART -> assertThat((Object) onA.getAttribute("items")).isEqualTo(List.of("book"));
+      case SETS_THEME -> onA.setAttribute("theme", "dark");
+      case CHANGES_ID -> finalId = onA.changeSessionId();
+    }
+
+    nodeA.save(onA);
+
+    LazySession onB = nodeB.findById(finalId);
+    assertThat(onB).isNotNull();
+    assertThat((Object) onB.getAttribute("items")).isEqualTo(List.of("book", "pen"));
+    assertThat((String) onB.getAttribute("coupon")).isEqualTo("SAVE10");
+    assertThat((String) onB.getAttribute("theme"))
+        .isEqualTo(request == LazyRequest.SETS_THEME ? "dark" : null);
+    assertHoldsAll(nodeA.findById(finalId), withCart(request, "pen"));
+    assertThat(ssdrKeysHolding(id)).isEmpty();
+    assertThat(nodeB.findByPrincipalName("alice")).containsOnlyKeys(finalId);
+  }
+
+  Map<String, Object> withCart(LazyRequest request, String... added) {
+    Map<String, Object> expected = attributes("alice");
+    List<String> cart = new ArrayList<>(List.of("book"));
+    cart.addAll(List.of(added));
+    expected.put("items", cart);
+    expected.put("coupon", "SAVE10");
+    if (request == LazyRequest.SETS_THEME) {
+      expected.put("theme", "dark");
+    }
+    return expected;
+  }
+
+  @Test
+  void save_springSessionDataRedisNodeRemovedAnAttributeAfterTheLoad_removedHereToo() {
+    String id = ssdrSessionWithBook();
+    LazySession onA = nodeA.findById(id);
+    assertThat((String) onA.getAttribute("greeting")).isEqualTo("hello, alice");
+    Session onSsdr = ssdr.findById(id);
+    onSsdr.removeAttribute("greeting");
+    onSsdr.setMaxInactiveInterval(Duration.ofHours(2));
+    ssdr.save(onSsdr);
+
+    nodeA.save(onA);
+
+    LazySession onB = nodeB.findById(id);
+    assertThat(onB.getAttributeNames()).doesNotContain("greeting");
+    assertThat(onB.getMaxInactiveInterval()).isEqualTo(Duration.ofHours(2));
+    assertThat(ssdrKeysHolding(id)).isEmpty();
+  }
+
+  @Test
+  void save_bothNodesChangeTheSameAttribute_thisRequestsChangeWinsAndTheOthersStay() {
+    String id = ssdrSessionWithBook();
+    LazySession onA = nodeA.findById(id);
+    onA.setAttribute("coupon", "WELCOME");
+    ssdrNodeAddsToCart(id, "pen", "SAVE10");
+
+    nodeA.save(onA);
+
+    LazySession onB = nodeB.findById(id);
+    assertThat((String) onB.getAttribute("coupon")).isEqualTo("WELCOME");
+    assertThat((Object) onB.getAttribute("items")).isEqualTo(List.of("book", "pen"));
+  }
+
+  /**
+   * Every point of the take-over at which an SSDR node may write: the write lands at the n-th
+   * reading of the taking node's clock (the save's steps read it as they go). A write SSDR
+   * acknowledged while its hash was still there is never lost.
+   */
+  @Test
+  void save_springSessionDataRedisWritesAtEveryStepOfTheTakeOver_everyAcknowledgedWriteKept() {
+    int landedBeforeClaim = 0;
+    for (int n = 1; n <= 12; n++) {
+      String id = ssdrSessionWithBook();
+      HookedClock clock = new HookedClock(java.time.Clock.systemUTC());
+      AtomicReference<Boolean> acknowledged = new AtomicReference<>();
+      try (LazyRedisSessionRepository hooked = LazyRedisSessionRepository.builder(clients.a())
+          .serializer(serializer()).namespace(namespace).cleanupInterval(Duration.ZERO)
+          .clock(clock).migrateFrom(SpringSessionDataRedis.namespace(ssdrNamespace)).build()) {
+        LazySession onA = hooked.findById(id);
+        onA.setAttribute("theme", "dark");
+        String item = "pen" + n;
+        clock.onRead(n, () -> {
+          if (raw.exists(key("sessions:" + id)) == 0) {
+            acknowledged.set(false); // after the claim: the SSDR node's session is gone
+            return;
+          }
+          ssdrNodeAddsToCart(id, item, "SAVE10");
+          acknowledged.set(true);
+        });
+        hooked.save(onA);
+        if (acknowledged.get() == null) {
+          break; // the save read the clock fewer than n times: every step was covered
+        }
+        LazySession onB = nodeB.findById(id);
+        assertThat((String) onB.getAttribute("theme")).as("step " + n).isEqualTo("dark");
+        if (acknowledged.get()) {
+          landedBeforeClaim++;
+          assertThat((Object) onB.getAttribute("items")).as("step " + n)
+              .isEqualTo(List.of("book", item));
+          assertThat((String) onB.getAttribute("coupon")).as("step " + n).isEqualTo("SAVE10");
+        }
+        assertThat(ssdrKeysHolding(id)).as("step " + n).isEmpty();
+      }
+    }
+    assertThat(landedBeforeClaim).as("writes that landed while SSDR's hash was there").isPositive();
+  }
+
+  @Test
+  void save_springSessionDataRedisWritesBeforeEveryClaim_lastClaimForcedAndEveryWriteKept() {
+    String id = ssdrSessionWithBook();
+    HookedClock clock = new HookedClock(java.time.Clock.systemUTC());
+    List<String> added = new ArrayList<>();
+    try (LazyRedisSessionRepository hooked = LazyRedisSessionRepository.builder(clients.a())
+        .serializer(serializer()).namespace(namespace).cleanupInterval(Duration.ZERO)
+        .clock(clock).migrateFrom(SpringSessionDataRedis.namespace(ssdrNamespace)).build()) {
+      LazySession onA = hooked.findById(id);
+      onA.setAttribute("theme", "dark");
+      // An SSDR write at every reading of the clock: before every claim, the hash has changed.
+      Runnable[] write = new Runnable[1];
+      write[0] = () -> {
+        if (raw.exists(key("sessions:" + id)) == 1 && added.size() < 20) {
+          String item = "pen" + added.size();
+          ssdrNodeAddsToCart(id, item, "SAVE10");
+          added.add(item);
+        }
+        clock.onRead(1, write[0]);
+      };
+      clock.onRead(1, write[0]);
+      hooked.save(onA);
+      clock.onRead(0, () -> { });
+    }
+
+    assertThat(added.size()).as("writes made").isGreaterThanOrEqualTo(SessionWriter.CLAIM_ATTEMPTS);
+    List<String> cart = new ArrayList<>(List.of("book"));
+    cart.addAll(added);
+    LazySession onB = nodeB.findById(id);
+    assertThat((Object) onB.getAttribute("items")).isEqualTo(cart);
+    assertThat((String) onB.getAttribute("theme")).isEqualTo("dark");
+    assertThat(ssdrKeysHolding(id)).isEmpty();
   }
 
   long keyspaceHits() {

@@ -101,4 +101,28 @@ class SsdrLayoutTest {
     assertThat(SpringSessionDataRedis.namespace("spring:session"))
         .isEqualTo(SpringSessionDataRedis.defaults());
   }
+
+  @Test
+  void read_attributeRemovedBySpringSessionDataRedis_absent() {
+    // SSDR removes an attribute by writing null, which its JDK serializer writes as no bytes.
+    SsdrSession session = SsdrLayout.read(hash("creationTime", 1000L, "lastAccessedTime", 2000L,
+        "maxInactiveInterval", 1800, "sessionAttr:kept", "k", "sessionAttr:removed", null));
+
+    assertThat(session.attributes()).containsOnlyKeys("kept");
+    assertThat(session.fields()).hasSize(5);
+  }
+
+  @Test
+  void digest_anyHash_sha1OfLengthPrefixedFieldsAndValuesInOrder() {
+    Map<byte[], byte[]> hash = new LinkedHashMap<>();
+    hash.put("ab".getBytes(UTF_8), "xyz".getBytes(UTF_8));
+    hash.put("c".getBytes(UTF_8), new byte[0]);
+    java.util.List<byte[]> fields = new java.util.ArrayList<>();
+
+    byte[] digest = SsdrLayout.digest(hash, fields);
+
+    // sha1sum of the text "2:ab3:xyz1:c0:", as claim-ssdr.lua builds it
+    assertThat(new String(digest, UTF_8)).isEqualTo("4fb098ef928e3cbeceb47747f4a9bd281a8f16c0");
+    assertThat(fields).extracting(f -> new String(f, UTF_8)).containsExactly("ab", "c");
+  }
 }
