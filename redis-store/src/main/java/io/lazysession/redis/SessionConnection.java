@@ -95,7 +95,7 @@ interface SessionConnection extends AutoCloseable {
     StatefulRedisConnection<byte[], byte[]> connection = open(connect);
     WaitConnections<StatefulRedisConnection<byte[], byte[]>> waits = durable
         ? new WaitConnections<>(connect, closing -> closing.removeListener(listener),
-            MAX_IDLE_WAIT_CONNECTIONS)
+            MAX_IDLE_WAIT_CONNECTIONS, MAX_WAIT_CONNECTIONS)
         : null;
     return Lettuce.open(connection, connection.sync(), waits == null ? null
         : (key, work) -> waits.with(dedicated -> work.apply(dedicated.sync())),
@@ -116,7 +116,8 @@ interface SessionConnection extends AutoCloseable {
     // purpose from a dropped one: a WAIT connection closed beyond the idle ones kept resets the near
     // cache (always safe, only a cost).
     WaitConnections<StatefulRedisClusterConnection<byte[], byte[]>> waits = durable
-        ? new WaitConnections<>(connect, closing -> { }, MAX_IDLE_WAIT_CONNECTIONS) : null;
+        ? new WaitConnections<>(connect, closing -> { }, MAX_IDLE_WAIT_CONNECTIONS,
+            MAX_WAIT_CONNECTIONS) : null;
     return Lettuce.open(connection, connection.sync(), waits == null ? null
         : (key, work) -> waits.with(dedicated -> {
           int slot = SlotHash.getSlot(key);
@@ -132,6 +133,12 @@ interface SessionConnection extends AutoCloseable {
 
   /** How many idle WAIT connections a repository keeps; more are opened while more saves wait. */
   int MAX_IDLE_WAIT_CONNECTIONS = 16;
+
+  /**
+   * How many WAIT connections a repository opens at most: as many durable saves can wait for
+   * replicas at once; one more fails at once without being sent ({@link WaitConnections}).
+   */
+  int MAX_WAIT_CONNECTIONS = 32;
 
   /** Opens the command connection, saying what to check when Redis cannot be reached. */
   private static <C extends StatefulConnection<?, ?>> C open(Supplier<C> connect) {

@@ -25,12 +25,19 @@ import java.util.function.Supplier;
  * the next saves. A connection whose command failed is closed, not reused: it may still be blocked
  * in a WAIT that Redis has not answered.
  *
+ * <p>At most {@code maxOpen} are open at once. Beyond that (as many saves already waiting for
+ * replicas that do not answer), a save is not sent at all and fails at once, saying that nothing was
+ * written: a node never opens a connection per request while its replicas are away, and its
+ * requests fail fast instead of queueing behind timeouts.
+ *
  * @param <C> the connection type of the topology
  */
 final class WaitConnections<C extends StatefulConnection<byte[], byte[]>> implements AutoCloseable {
   private final Supplier<C> connect;
   private final Consumer<C> quietly;
   private final int maxIdle;
+  private final int maxOpen;
+  private final AtomicInteger openCount = new AtomicInteger();
   private final Queue<C> idle = new ConcurrentLinkedQueue<>();
   private final AtomicInteger idleCount = new AtomicInteger();
   private final List<C> all = new ArrayList<>();
@@ -41,11 +48,17 @@ final class WaitConnections<C extends StatefulConnection<byte[], byte[]>> implem
    * @param quietly unregisters those listeners from a connection about to be closed on purpose, so
    *     that closing it is not taken for a dropped connection
    * @param maxIdle how many idle connections are kept between saves
+   * @param maxOpen how many may be open at once, idle or in use
    */
-  WaitConnections(Supplier<C> connect, Consumer<C> quietly, int maxIdle) {
+  WaitConnections(Supplier<C> connect, Consumer<C> quietly, int maxIdle, int maxOpen) {
+    if (maxIdle > maxOpen) {
+      throw new IllegalArgumentException("maxIdle must be <= maxOpen, was " + maxIdle + " > "
+          + maxOpen);
+    }
     this.connect = connect;
     this.quietly = quietly;
     this.maxIdle = maxIdle;
+    this.maxOpen = maxOpen;
   }
 
   /** Opens the first connection now, so that a bad setting fails at startup. */
@@ -56,7 +69,8 @@ final class WaitConnections<C extends StatefulConnection<byte[], byte[]>> implem
   /**
    * Runs {@code work} on a connection no other thread uses meanwhile.
    *
-   * @throws RedisException from opening the connection or from {@code work}
+   * @throws RedisException from opening the connection or from {@code work}, or without running
+   *     {@code work} when {@code maxOpen} connections are in use
    */
   <T> T with(Function<C, T> work) {
     C connection = idle.poll();
@@ -77,7 +91,19 @@ final class WaitConnections<C extends StatefulConnection<byte[], byte[]>> implem
   }
 
   private C open() {
-    C connection = connect.get();
+    if (openCount.incrementAndGet() > maxOpen) {
+      openCount.decrementAndGet();
+      throw new RedisException(maxOpen + " saves on this node are already waiting for their "
+          + "replicas to acknowledge (WAIT): this one was not sent, nothing was written; the "
+          + "replicas are slow or unreachable");
+    }
+    C connection;
+    try {
+      connection = connect.get();
+    } catch (RuntimeException | Error e) {
+      openCount.decrementAndGet();
+      throw e;
+    }
     synchronized (all) {
       all.add(connection);
     }
@@ -103,6 +129,7 @@ final class WaitConnections<C extends StatefulConnection<byte[], byte[]>> implem
     synchronized (all) {
       all.remove(connection);
     }
+    openCount.decrementAndGet();
     quietly.accept(connection);
     connection.closeAsync();
   }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lazysession.testing.RedisServerExtension;
 import io.lettuce.core.RedisClient;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -33,6 +34,40 @@ class DurableSaveIT {
         assertThat(((SessionNotReplicatedException) outcome.failure()).acknowledged()).isZero();
       });
       assertThat(DurableSaves.storedSteps(client, namespace, outcomes)).containsOnly("payment");
+    } finally {
+      client.shutdown();
+    }
+  }
+
+  @Test
+  void save_moreDurableSavesWaitingThanTheBound_theOthersFailAtOnceWritingNothing()
+      throws Exception {
+    RedisClient client = DurableSaves.client(redis.uri());
+    try {
+      String namespace = TestRedis.uniqueNamespace("durable-bound");
+      int sessions = SessionConnection.MAX_WAIT_CONNECTIONS + 8;
+
+      // Every save that gets a connection holds it for the whole WAIT: no replica ever answers.
+      List<DurableSaves.Outcome> outcomes =
+          DurableSaves.run(client, namespace, sessions, Duration.ofMillis(1500));
+
+      List<String> steps = DurableSaves.storedSteps(client, namespace, outcomes);
+      int notSent = 0;
+      for (int i = 0; i < outcomes.size(); i++) {
+        SessionStoreException failure = outcomes.get(i).failure();
+        if (failure instanceof SessionNotReplicatedException) {
+          assertThat(steps.get(i)).isEqualTo("payment");
+        } else {
+          assertThat(failure).isInstanceOf(SessionStoreUnavailableException.class)
+              .hasMessageContaining(SessionConnection.MAX_WAIT_CONNECTIONS
+                  + " saves on this node are already waiting for their replicas")
+              .hasMessageContaining("this one was not sent, nothing was written");
+          assertThat(steps.get(i)).as("a save not sent changed nothing").isEqualTo("cart");
+          notSent++;
+        }
+      }
+      assertThat(notSent).as("saves refused beyond the bound").isPositive()
+          .isLessThanOrEqualTo(8);
     } finally {
       client.shutdown();
     }

@@ -42,21 +42,27 @@ final class DurableSaves {
    * @return per session: its id, and null for a save that returned or the exception it threw
    */
   static List<Outcome> run(RedisClient client, String namespace) throws Exception {
+    return run(client, namespace, SESSIONS, WAIT_TIMEOUT);
+  }
+
+  /** As {@link #run(RedisClient, String)}, with {@code sessions} sessions and WAIT's timeout. */
+  static List<Outcome> run(RedisClient client, String namespace, int sessions, Duration waitTimeout)
+      throws Exception {
     List<String> ids = new ArrayList<>();
     try (LazyRedisSessionRepository plain = LazyRedisSessionRepository.builder(client)
         .serializer(TestRedis.serializer()).namespace(namespace).cleanupInterval(Duration.ZERO)
         .build()) {
-      for (int i = 0; i < SESSIONS; i++) {
+      for (int i = 0; i < sessions; i++) {
         LazySession session = plain.createSession();
         session.setAttribute("step", "cart");
         plain.save(session);
         ids.add(session.getId());
       }
     }
-    ExecutorService pool = Executors.newFixedThreadPool(SESSIONS);
+    ExecutorService pool = Executors.newFixedThreadPool(sessions);
     try (LazyRedisSessionRepository durable = LazyRedisSessionRepository.builder(client)
         .serializer(TestRedis.serializer()).namespace(namespace).cleanupInterval(Duration.ZERO)
-        .nearCacheMaxBytes(0).durability(1, WAIT_TIMEOUT).build()) {
+        .nearCacheMaxBytes(0).durability(1, waitTimeout).build()) {
       CountDownLatch go = new CountDownLatch(1);
       List<Future<Outcome>> futures = new ArrayList<>();
       for (String id : ids) {
