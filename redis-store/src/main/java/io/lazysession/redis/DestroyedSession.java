@@ -25,7 +25,8 @@ import org.springframework.session.Session;
  * gone, so there is nothing to drop, invalidate or fail. Changes made to it are kept in memory only;
  * it is never saved.
  *
- * <p>Not thread-safe, like a {@link MapSession}: listeners of one event share one instance.
+ * <p>Attribute calls are thread-safe (synchronized): listeners of one event share one instance, and
+ * asynchronous ones may read it at once. The setters of its times are not, as in a {@link MapSession}.
  */
 final class DestroyedSession implements Session {
   private static final Logger log = LoggerFactory.getLogger(DestroyedSession.class);
@@ -106,7 +107,7 @@ final class DestroyedSession implements Session {
   }
 
   /** The attributes, unpacked now if this is the first call. */
-  private LazySession attributes() {
+  private synchronized LazySession attributes() {
     LazySession session = attributes;
     if (session == null) {
       Map<String, byte[]> fields = ownFields == null ? Map.of() : ownFields;
@@ -134,22 +135,22 @@ final class DestroyedSession implements Session {
   }
 
   @Override
-  public <T> @Nullable T getAttribute(String attributeName) {
+  public synchronized <T> @Nullable T getAttribute(String attributeName) {
     return attributes().getAttribute(attributeName);
   }
 
   @Override
-  public Set<String> getAttributeNames() {
+  public synchronized Set<String> getAttributeNames() {
     return attributes().getAttributeNames();
   }
 
   @Override
-  public void setAttribute(String attributeName, @Nullable Object attributeValue) {
+  public synchronized void setAttribute(String attributeName, @Nullable Object attributeValue) {
     attributes().setAttribute(attributeName, attributeValue);
   }
 
   @Override
-  public void removeAttribute(String attributeName) {
+  public synchronized void removeAttribute(String attributeName) {
     attributes().removeAttribute(attributeName);
   }
 

@@ -3,6 +3,9 @@ package io.lazysession.redis;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.lazysession.testing.RedisServerExtension;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -16,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.slf4j.LoggerFactory;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.security.authentication.UsernamePasswordAuthenticationToken;
 import org.springframework.security.core.authority.SimpleGrantedAuthority;
@@ -113,6 +117,10 @@ class DestroyedSessionEventsIT {
     nodes.raw().hset(nodes.sessionKey(id), "broken".getBytes(UTF_8),
         new byte[] {(byte) 0xFF, 0x13, 0x37, 0x00, 0x42});
     long failuresBefore = nodes.a().metrics().decodeFailures();
+    ListAppender<ILoggingEvent> logs = new ListAppender<>();
+    logs.start();
+    Logger logger = (Logger) LoggerFactory.getLogger(DestroyedSession.class);
+    logger.addAppender(logs);
 
     face.delete(id);
 
@@ -121,6 +129,10 @@ class DestroyedSessionEventsIT {
         .isEqualTo(failuresBefore);
     assertThat((Object) destroyed.getAttribute("broken")).isNull();
     assertThat(nodes.a().metrics().decodeFailures()).isEqualTo(failuresBefore + 1);
+    logger.detachAppender(logs);
+    assertThat(logs.list).singleElement().satisfies(event -> assertThat(
+        event.getFormattedMessage()).contains("Attribute 'broken'", id, "reads as null",
+        "deleted or expired session"));
     assertThat((Object) destroyed.getAttribute("a")).isEqualTo("alpha");
     assertThat((Object) destroyed.getAttribute("cart"))
         .isEqualTo(ShopFixtures.attributes().get("cart"));
