@@ -2,6 +2,7 @@ package io.lazysession.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.awaitility.Awaitility.await;
 
 import io.lazysession.testing.RedisServerExtension;
 import java.time.Duration;
@@ -40,6 +41,7 @@ import org.springframework.session.events.SessionExpiredEvent;
  */
 class SpringSessionContractIT {
   static final Duration MAX_INACTIVE = Duration.ofMinutes(30);
+  static final Duration DEADLINE = Duration.ofSeconds(20);
   static final String PRINCIPAL = FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME;
   static final String REACTIVE_PRINCIPAL =
       ReactiveFindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME;
@@ -65,7 +67,7 @@ class SpringSessionContractIT {
     UnaryOperator<LazyRedisSessionRepository.Builder> off = b -> b.nearCacheMaxBytes(0);
     UnaryOperator<LazyRedisSessionRepository.Builder> validated = b -> b;
     UnaryOperator<LazyRedisSessionRepository.Builder> tracked =
-        b -> b.nearCacheTracking(Duration.ofSeconds(5));
+        b -> b.nearCacheTracking(Duration.ofMillis(500));
     return Stream.of(
         new Configuration("servlet", "off", off, Face::servlet),
         new Configuration("servlet", "validated", validated, Face::servlet),
@@ -313,6 +315,25 @@ class SpringSessionContractIT {
 
     assertThat(face.find(id)).isNull();
     assertThat(nodes.raw().exists(nodes.sessionKey(id))).isZero();
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("configurations")
+  void findById_changedThenDeletedThroughAnotherRepository_seesEachWhileHoldingACopy(
+      Configuration c) {
+    Face face = face(c);
+    Face other = c.faceOf().apply(nodes.b());
+    String id = saved(face, Map.of("a", "alpha")).getId();
+    findTwice(face, id); // this node now holds a copy, where a near cache is on
+
+    LazySession elsewhere = findTwice(other, id);
+    elsewhere.setAttribute("a", "changed");
+    other.save(elsewhere);
+    // Tracked reads see another node's write within their staleness bound: awaited, not timed.
+    await().atMost(DEADLINE).until(() -> "changed".equals(face.find(id).getAttribute("a")));
+
+    other.delete(id);
+    await().atMost(DEADLINE).until(() -> face.find(id) == null);
   }
 
   // ---- FindByIndexNameSessionRepository / ReactiveFindByIndexNameSessionRepository -------------
