@@ -15,18 +15,20 @@ import org.springframework.session.MapSession;
 import org.springframework.session.Session;
 
 /**
- * The session a {@code SessionDeletedEvent} or {@code SessionExpiredEvent} carries: its id, times and
- * attributes as Redis held them when the hash was deleted. Nothing is read before a listener asks:
- * the pack is unpacked on the first attribute call, and each value is decoded when it is read, once,
- * by the same lazy attributes a {@link LazySession} has (it is one, built on first use).
+ * The session a {@code SessionDeletedEvent} or {@code SessionExpiredEvent} carries: its id, times
+ * and attributes as Redis held them when the hash was deleted. Nothing is read before a listener
+ * asks: the pack is unpacked on the first attribute call, and each value is decoded when it is
+ * read, once, by the same lazy attributes a {@link LazySession} has (it is one, built on first
+ * use).
  *
  * <p>An attribute this node cannot decode (a class not allowed, corrupt bytes, a hidden attribute)
  * reads as null and leaves the others readable, whatever the decode failure policy: the session is
- * gone, so there is nothing to drop, invalidate or fail. Changes made to it are kept in memory only;
- * it is never saved.
+ * gone, so there is nothing to drop, invalidate or fail. Changes made to it are kept in memory
+ * only; it is never saved.
  *
  * <p>Attribute calls are thread-safe (synchronized): listeners of one event share one instance, and
- * asynchronous ones may read it at once. The setters of its times are not, as in a {@link MapSession}.
+ * asynchronous ones may read it at once. The setters of its times are not, as in a
+ * {@link MapSession}.
  */
 final class DestroyedSession implements Session {
   private static final Logger log = LoggerFactory.getLogger(DestroyedSession.class);
@@ -64,7 +66,8 @@ final class DestroyedSession implements Session {
 
       @Override
       public String newSessionId() {
-        return java.util.UUID.randomUUID().toString(); // never asked: changeSessionId is not delegated
+        // Never asked: changeSessionId is not delegated to the attributes' session.
+        return java.util.UUID.randomUUID().toString();
       }
 
       @Override

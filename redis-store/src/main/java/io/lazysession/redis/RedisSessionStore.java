@@ -251,8 +251,8 @@ final class RedisSessionStore {
 
   /**
    * Runs the delete script: deletes the hash if the session is still live. Returns the deleted
-   * session's metadata, with {@code all} its attribute envelopes and pack too (same round trip, more
-   * bytes), or null when there was nothing live to delete.
+   * session's metadata, with {@code all} its attribute envelopes and pack too (same round trip,
+   * more bytes), or null when there was nothing live to delete.
    */
   ScriptReplies.@Nullable DeletedHash delete(String id, long nowMillis, boolean all) {
     byte[] now = utf8(Long.toString(nowMillis));

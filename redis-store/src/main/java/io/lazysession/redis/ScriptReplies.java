@@ -30,8 +30,8 @@ final class ScriptReplies {
    * The expire script's answer.
    *
    * @param deleted what the script says of the session: for {@code EXPIRED} and {@code GONE} the
-   *     deleted session's metadata (for {@code EXPIRED} asked with {@code 'all'}, its attributes and
-   *     pack too); for {@code LIVE} its last access and timeout; nothing for {@code NEVER}
+   *     deleted session's metadata (for {@code EXPIRED} asked with {@code 'all'}, its attributes
+   *     and pack too); for {@code LIVE} its last access and timeout; nothing for {@code NEVER}
    */
   record ExpireReply(ExpireOutcome outcome, DeletedHash deleted) {
     ExpireReply(ExpireOutcome outcome, SessionMetadata metadata) {

@@ -92,7 +92,8 @@ class ExpiryIT {
     assertThat(expired.getLastAccessedTime()).isEqualTo(session.getLastAccessedTime());
     assertThat(expired.getMaxInactiveInterval()).isEqualTo(MAX_INACTIVE);
     assertThat(expired.getAttributeNames()).containsExactly("cart");
-    assertThat((Object) expired.getAttribute("cart")).isEqualTo(ShopFixtures.attributes().get("cart"));
+    assertThat((Object) expired.getAttribute("cart"))
+        .isEqualTo(ShopFixtures.attributes().get("cart"));
   }
 
   @Test

@@ -5,7 +5,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One face of a repository, servlet or reactive, behind the same blocking calls, so that a test
- * states a rule once and checks it on both. The reactive face blocks on each publisher (tests only).
+ * states a rule once and checks it on both. The reactive face blocks on each publisher (tests
+ * only).
  */
 interface Face {
   LazySession create();

@@ -14,9 +14,9 @@ import org.springframework.session.ReactiveFindByIndexNameSessionRepository;
 
 /**
  * The reactive interface's principal attribute
- * ({@code ReactiveFindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME}) indexes a session as
- * the servlet one does, whichever face writes it and whichever face looks it up (node A writes, node
- * B reads, each through the face under test).
+ * ({@code ReactiveFindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME}) indexes a session
+ * as the servlet one does, whichever face writes it and whichever face looks it up (node A writes,
+ * node B reads, each through the face under test).
  */
 class ReactivePrincipalAttributeIT {
   static final String REACTIVE = ReactiveFindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME;

@@ -29,10 +29,11 @@ import org.springframework.session.events.SessionExpiredEvent;
 /**
  * The contract of Spring Session's repository interfaces ({@code SessionRepository},
  * {@code FindByIndexNameSessionRepository}, {@code ReactiveSessionRepository},
- * {@code ReactiveFindByIndexNameSessionRepository}) and of its session events, each rule stated from
- * their documentation and checked on every configuration: the servlet face and the reactive face,
- * each with the near cache off, validated (the default), and tracked. The reactive face refuses
- * tracked reads ({@link LazyReactiveRedisSessionRepository#of}), so that pair is not in the matrix.
+ * {@code ReactiveFindByIndexNameSessionRepository}) and of its session events, each rule stated
+ * from their documentation and checked on every configuration: the servlet face and the reactive
+ * face, each with the near cache off, validated (the default), and tracked. The reactive face
+ * refuses tracked reads ({@link LazyReactiveRedisSessionRepository#of}), so that pair is not in the
+ * matrix.
  * Where lazysession deliberately differs from Spring Session Data Redis, the rule states
  * lazysession's behaviour and docs/spring-session-differences.md says why.
  *
@@ -132,7 +133,8 @@ class SpringSessionContractIT {
     assertThat(found.getId()).isEqualTo(session.getId());
     assertThat(found.getAttributeNames()).containsExactlyInAnyOrder("a", "cart");
     assertThat((Object) found.getAttribute("a")).isEqualTo("alpha");
-    assertThat((Object) found.getAttribute("cart")).isEqualTo(ShopFixtures.attributes().get("cart"));
+    assertThat((Object) found.getAttribute("cart"))
+        .isEqualTo(ShopFixtures.attributes().get("cart"));
     assertThat(found.getCreationTime())
         .isEqualTo(session.getCreationTime().truncatedTo(ChronoUnit.MILLIS));
     assertThat(found.getLastAccessedTime())
