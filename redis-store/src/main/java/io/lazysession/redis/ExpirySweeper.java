@@ -114,14 +114,17 @@ final class ExpirySweeper implements AutoCloseable {
    * @return true when a live session was deleted
    */
   boolean delete(String id) {
-    Deleted deleted = claimAndDelete(id);
-    if (deleted == null) {
+    // With a publisher, the same script call returns the attributes the event carries.
+    Claim<ScriptReplies.DeletedHash> claim =
+        claimThenDelete(id, now -> store.delete(id, now, events.publishing()));
+    ScriptReplies.DeletedHash hash = claim.deleted();
+    if (hash == null) {
       return false;
     }
-    principals.remove(deleted.metadata().principal(), id);
+    principals.remove(hash.metadata().principal(), id);
     metrics.sessionsDeleted.increment();
-    if (!deleted.reportedBySweep()) {
-      events.deleted(id, deleted.metadata());
+    if (!new Deleted(hash.metadata(), claim.claimed()).reportedBySweep()) {
+      events.deleted(id, hash);
     }
     return true;
   }
@@ -151,8 +154,10 @@ final class ExpirySweeper implements AutoCloseable {
    * reports it, once, as expired.
    */
   @Nullable Deleted claimAndDelete(String id) {
-    Claim<SessionMetadata> claim = claimThenDelete(id, now -> store.delete(id, now));
-    return claim.deleted() == null ? null : new Deleted(claim.deleted(), claim.claimed());
+    Claim<ScriptReplies.DeletedHash> claim =
+        claimThenDelete(id, now -> store.delete(id, now, false));
+    return claim.deleted() == null ? null
+        : new Deleted(claim.deleted().metadata(), claim.claimed());
   }
 
   /**
@@ -160,7 +165,7 @@ final class ExpirySweeper implements AutoCloseable {
    * the new id); null when there was nothing live.
    */
   ScriptReplies.@Nullable DeletedHash claimAndTake(String id) {
-    return claimThenDelete(id, now -> store.deleteReturningHash(id, now)).deleted();
+    return claimThenDelete(id, now -> store.delete(id, now, true)).deleted();
   }
 
   private record Claim<T>(@Nullable T deleted, boolean claimed) {}
@@ -236,7 +241,8 @@ final class ExpirySweeper implements AutoCloseable {
 
   /** The part of {@link #expireClaimed} after this node won the claim on {@code id}. */
   boolean expireAfterClaim(String id, long now) {
-    ScriptReplies.ExpireReply reply = store.expire(id, now);
+    // With a publisher, the same script call returns the attributes the event carries.
+    ScriptReplies.ExpireReply reply = store.expire(id, now, events.publishing());
     switch (reply.outcome()) {
       case NEVER -> {
         return false;
@@ -250,7 +256,7 @@ final class ExpirySweeper implements AutoCloseable {
       default -> {
         principals.remove(reply.metadata().principal(), id);
         metrics.sessionsExpired.increment();
-        events.expired(id, reply.metadata());
+        events.expired(id, reply.deleted());
         return true;
       }
     }

@@ -173,12 +173,13 @@ public final class LazyRedisSessionRepository
   }
 
   /**
-   * Sessions whose stored principal is {@code indexValue} (index {@link #PRINCIPAL_NAME_INDEX_NAME});
-   * other index names find nothing. Stale index entries are removed on the way.
+   * Sessions whose stored principal is {@code indexValue} (index {@link #PRINCIPAL_NAME_INDEX_NAME}
+   * or the reactive interface's name of it); other names find nothing. Stale entries are removed.
    */
   @Override
   public Map<String, LazySession> findByIndexNameAndIndexValue(String indexName, String indexValue) {
-    if (!PRINCIPAL_NAME_INDEX_NAME.equals(indexName)) {
+    if (!PRINCIPAL_NAME_INDEX_NAME.equals(indexName)
+        && !LazySession.REACTIVE_PRINCIPAL_NAME.equals(indexName)) {
       return Collections.emptyMap();
     }
     return StoreFailures.translated("findByIndexNameAndIndexValue", null, () -> {

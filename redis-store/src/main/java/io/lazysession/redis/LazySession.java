@@ -11,6 +11,7 @@ import java.util.Optional;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.springframework.session.FindByIndexNameSessionRepository;
+import org.springframework.session.ReactiveFindByIndexNameSessionRepository;
 import org.springframework.session.Session;
 
 /**
@@ -30,6 +31,9 @@ public final class LazySession implements Session {
   public static final String REQUEST_ATTRIBUTE = LazySession.class.getName() + ".CURRENT";
 
   static final String SPRING_SECURITY_CONTEXT = "SPRING_SECURITY_CONTEXT";
+  /** The reactive interface's principal attribute; it indexes the session too (PrincipalIndex). */
+  static final String REACTIVE_PRINCIPAL_NAME =
+      ReactiveFindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME;
 
   private final SessionContext context;
   /** The attributes and what Redis holds of them. */
@@ -234,6 +238,7 @@ public final class LazySession implements Session {
 
   private void notePrincipal(String attributeName) {
     if (FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME.equals(attributeName)
+        || REACTIVE_PRINCIPAL_NAME.equals(attributeName)
         || SPRING_SECURITY_CONTEXT.equals(attributeName)) {
       principalTouched = true;
     }
@@ -283,6 +288,7 @@ public final class LazySession implements Session {
       return true;
     }
     return mayHaveChanged(attributes.asked(FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME))
+        || mayHaveChanged(attributes.asked(REACTIVE_PRINCIPAL_NAME))
         || mayHaveChanged(attributes.asked(SPRING_SECURITY_CONTEXT));
   }
 

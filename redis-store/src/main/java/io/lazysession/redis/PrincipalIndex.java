@@ -12,6 +12,7 @@ import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.session.FindByIndexNameSessionRepository;
 import org.springframework.session.PrincipalNameIndexResolver;
 
 /**
@@ -36,8 +37,12 @@ final class PrincipalIndex {
   /** Whether the sets get a TTL: the repository publishes no expiry events. */
   private final boolean expiringSets;
   private final Duration expiryGrace;
+  private static final String PRINCIPAL_NAME =
+      FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME;
   private final PrincipalNameIndexResolver<LazySession> resolver =
       new PrincipalNameIndexResolver<>();
+  private final PrincipalNameIndexResolver<LazySession> reactiveResolver =
+      new PrincipalNameIndexResolver<>(LazySession.REACTIVE_PRINCIPAL_NAME);
 
   PrincipalIndex(RedisSessionStore store, Clock clock, boolean expiringSets, Duration expiryGrace) {
     this.store = store;
@@ -100,7 +105,7 @@ final class PrincipalIndex {
     }
     String principal;
     try {
-      principal = resolver.resolveIndexValueFor(session);
+      principal = resolve(session);
     } catch (RuntimeException e) {
       log.warn("cannot resolve the principal name of session {}: {}", session.getId(), e.toString());
       return PrincipalChange.UNCHANGED;
@@ -109,6 +114,19 @@ final class PrincipalIndex {
       return PrincipalChange.UNCHANGED;
     }
     return principal == null ? PrincipalChange.REMOVED : PrincipalChange.setTo(principal);
+  }
+
+  /**
+   * The principal name a session is indexed by: the servlet interface's attribute
+   * ({@code FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME}), else the reactive one's
+   * ({@code ReactiveFindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME}), else the name in
+   * Spring Security's context; either face indexes by all three, so that a session is found from
+   * both whichever one set it.
+   */
+  private @Nullable String resolve(LazySession session) {
+    // Each resolver reads its attribute, then (when it is absent) Spring Security's context.
+    return session.getAttribute(PRINCIPAL_NAME) != null ? resolver.resolveIndexValueFor(session)
+        : reactiveResolver.resolveIndexValueFor(session);
   }
 
   /**

@@ -68,27 +68,13 @@ final class ReactiveRedisSessionStore {
   }
 
   /** As {@link RedisSessionStore#delete}: empty when there was nothing live to delete. */
-  Mono<SessionMetadata> delete(String id, long nowMillis) {
+  Mono<ScriptReplies.DeletedHash> delete(String id, long nowMillis, boolean all) {
+    byte[] now = utf8(Long.toString(nowMillis));
     return this.<List<Object>>eval(RedisScript.DELETE, ScriptOutputType.MULTI, keys.session(id),
-        utf8(Long.toString(nowMillis)))
+        all ? new byte[][] {now, utf8("all")} : new byte[][] {now})
         .filter(answer -> !RedisSessionStore.isNil(answer))
-        .map(answer -> ScriptReplies.metadata(RedisSessionStore.elements(answer), 0));
-  }
-
-  /** As {@link RedisSessionStore#deleteReturningHash}: empty when there was nothing live. */
-  Mono<ScriptReplies.DeletedHash> deleteReturningHash(String id, long nowMillis) {
-    return this.<List<Object>>eval(RedisScript.DELETE, ScriptOutputType.MULTI, keys.session(id),
-        utf8(Long.toString(nowMillis)), utf8("all"))
-        .filter(answer -> !RedisSessionStore.isNil(answer))
-        .map(answer -> {
-          List<byte @Nullable []> values = RedisSessionStore.elements(answer);
-          long bytes = 0;
-          for (byte[] value : values) {
-            bytes += value == null ? 0 : value.length;
-          }
-          metrics.bytesRead.add(bytes);
-          return ScriptReplies.deletedHash(values);
-        });
+        .map(answer -> ScriptReplies.deletedHash(
+            store.countedRead(RedisSessionStore.elements(answer))));
   }
 
   /** As {@link RedisSessionStore#metadata}. */

@@ -166,7 +166,7 @@ final class ReactiveSessionWriter {
     return Mono.defer(() -> {
       String oldId = session.storedId();
       nearCache.invalidate(oldId);
-      return claimThenDelete(oldId, now -> store.deleteReturningHash(oldId, now))
+      return claimThenDelete(oldId, now -> store.delete(oldId, now, true))
           .flatMap(claim -> {
             ScriptReplies.DeletedHash stored = claim.deleted();
             if (stored == null) {
@@ -189,18 +189,20 @@ final class ReactiveSessionWriter {
    * sweep claimed it first. Emits whether a live session was deleted.
    */
   Mono<Boolean> delete(String id) {
-    return claimThenDelete(id, now -> store.delete(id, now)).flatMap(claim -> {
-      SessionMetadata metadata = claim.deleted();
-      if (metadata == null) {
+    // With a publisher, the same script call returns the attributes the event carries.
+    return claimThenDelete(id, now -> store.delete(id, now, events.publishing())).flatMap(claim -> {
+      ScriptReplies.DeletedHash hash = claim.deleted();
+      if (hash == null) {
         return Mono.just(false);
       }
+      SessionMetadata metadata = hash.metadata();
       ExpirySweeper.Deleted deleted = new ExpirySweeper.Deleted(metadata, claim.claimed());
       Mono<Void> unindex = metadata.principal() == null ? Mono.empty()
           : store.removeFromPrincipal(metadata.principal(), id);
       return unindex.then(Mono.fromSupplier(() -> {
         metrics.sessionsDeleted.increment();
         if (!deleted.reportedBySweep()) {
-          events.deleted(id, metadata);
+          events.deleted(id, hash);
         }
         return true;
       }));

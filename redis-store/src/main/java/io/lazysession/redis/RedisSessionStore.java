@@ -251,31 +251,24 @@ final class RedisSessionStore {
 
   /**
    * Runs the delete script: deletes the hash if the session is still live. Returns the deleted
-   * session's metadata, or null when there was nothing live to delete.
+   * session's metadata, with {@code all} its attribute envelopes and pack too (same round trip,
+   * more bytes), or null when there was nothing live to delete.
    */
-  @Nullable SessionMetadata delete(String id, long nowMillis) {
+  ScriptReplies.@Nullable DeletedHash delete(String id, long nowMillis, boolean all) {
+    byte[] now = utf8(Long.toString(nowMillis));
     List<Object> answer = eval(connection.commands(), RedisScript.DELETE, ScriptOutputType.MULTI,
-        keys.session(id), utf8(Long.toString(nowMillis)));
-    return isNil(answer) ? null : ScriptReplies.metadata(elements(answer), 0);
+        keys.session(id), all ? new byte[][] {now, utf8("all")} : new byte[][] {now});
+    return isNil(answer) ? null : ScriptReplies.deletedHash(countedRead(elements(answer)));
   }
 
-  /**
-   * Runs the delete script asking for the whole hash back: the deleted session's metadata and
-   * attribute envelopes, or null when there was nothing live to delete.
-   */
-  ScriptReplies.@Nullable DeletedHash deleteReturningHash(String id, long nowMillis) {
-    List<Object> answer = eval(connection.commands(), RedisScript.DELETE, ScriptOutputType.MULTI,
-        keys.session(id), utf8(Long.toString(nowMillis)), utf8("all"));
-    if (isNil(answer)) {
-      return null;
-    }
-    List<byte @Nullable []> values = elements(answer);
+  /** {@code values}, counted as bytes read. */
+  List<byte @Nullable []> countedRead(List<byte @Nullable []> values) {
     long bytes = 0;
     for (byte[] value : values) {
       bytes += value == null ? 0 : value.length;
     }
     metrics.bytesRead.add(bytes);
-    return ScriptReplies.deletedHash(values);
+    return values;
   }
 
   /** HMGET of creation, last access, max inactive and principal, without touching attributes. */
@@ -326,11 +319,15 @@ final class RedisSessionStore {
     return result;
   }
 
-  /** Runs the expire script: deletes the hash only if it has expired by {@code nowMillis}. */
-  ScriptReplies.ExpireReply expire(String id, long nowMillis) {
+  /**
+   * Runs the expire script: deletes the hash only if it has expired by {@code nowMillis}; with
+   * {@code all}, an expired hash's fields come back in the same answer.
+   */
+  ScriptReplies.ExpireReply expire(String id, long nowMillis, boolean all) {
+    byte[] now = utf8(Long.toString(nowMillis));
     List<Object> answer = eval(connection.commands(), RedisScript.EXPIRE, ScriptOutputType.MULTI,
-        keys.session(id), utf8(Long.toString(nowMillis)));
-    return ScriptReplies.expire(answer == null ? List.of() : elements(answer));
+        keys.session(id), all ? new byte[][] {now, utf8("all")} : new byte[][] {now});
+    return ScriptReplies.expire(answer == null ? List.of() : countedRead(elements(answer)));
   }
 
   /**

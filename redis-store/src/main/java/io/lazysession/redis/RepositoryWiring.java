@@ -56,7 +56,8 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
         new DecodeFailureHandler(builder.decodeFailurePolicy, metrics),
         builder.flushMode == FlushMode.IMMEDIATE ? repository::save : null);
     TouchPolicy touch = new TouchPolicy(builder.touchInterval, builder.defaultMaxInactiveInterval);
-    SessionEvents events = new SessionEvents(repository, builder.eventPublisher);
+    SessionEvents events = new SessionEvents(repository, builder.eventPublisher,
+        DestroyedSession.context(serializer, builder.clock, metrics));
     PrincipalIndex principals =
         new PrincipalIndex(store, builder.clock, !builder.expiryEvents, builder.expiryGrace);
     SpringSessionDataRedisMigration migration = builder.migrateFrom == null ? null

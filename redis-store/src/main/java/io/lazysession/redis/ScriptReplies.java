@@ -29,10 +29,19 @@ final class ScriptReplies {
   /**
    * The expire script's answer.
    *
-   * @param metadata of the deleted session ({@code EXPIRED}, {@code GONE}); for {@code LIVE} its last
-   *     access and timeout; empty for {@code NEVER}
+   * @param deleted what the script says of the session: for {@code EXPIRED} and {@code GONE} the
+   *     deleted session's metadata (for {@code EXPIRED} asked with {@code 'all'}, its attributes
+   *     and pack too); for {@code LIVE} its last access and timeout; nothing for {@code NEVER}
    */
-  record ExpireReply(ExpireOutcome outcome, SessionMetadata metadata) {}
+  record ExpireReply(ExpireOutcome outcome, DeletedHash deleted) {
+    ExpireReply(ExpireOutcome outcome, SessionMetadata metadata) {
+      this(outcome, DeletedHash.of(metadata));
+    }
+
+    SessionMetadata metadata() {
+      return deleted.metadata();
+    }
+  }
 
   /**
    * The delete script's answer with {@code 'all'}.
@@ -42,13 +51,23 @@ final class ScriptReplies {
    * @param pack the pack field it held, null when none (not read: {@link AttributePacking})
    */
   record DeletedHash(SessionMetadata metadata, Map<String, byte[]> attributes,
-      byte @Nullable [] pack) {}
+      byte @Nullable [] pack) {
+    /** The metadata alone (the script was not asked for the fields). */
+    static DeletedHash of(SessionMetadata metadata) {
+      return new DeletedHash(metadata, Map.of(), null);
+    }
+  }
 
   /** {c, a, m, p}, then the hash's fields and values: metadata and attributes. */
   static DeletedHash deletedHash(List<byte @Nullable []> answer) {
+    return deletedHash(answer, 0);
+  }
+
+  /** As {@link #deletedHash(List)}, for {c, a, m, p} from {@code from} on. */
+  static DeletedHash deletedHash(List<byte @Nullable []> answer, int from) {
     Map<String, byte[]> attributes = new LinkedHashMap<>();
     PackFields pack = new PackFields();
-    for (int i = 4; i + 1 < answer.size(); i += 2) {
+    for (int i = from + 4; i + 1 < answer.size(); i += 2) {
       byte[] name = answer.get(i);
       byte[] value = answer.get(i + 1);
       if (name == null || value == null || pack.offer(name, value)) {
@@ -59,7 +78,7 @@ final class ScriptReplies {
         attributes.put(attribute, value);
       }
     }
-    return new DeletedHash(metadata(answer, 0), attributes, pack.pack());
+    return new DeletedHash(metadata(answer, from), attributes, pack.pack());
   }
 
   /** save.lua's answer: the new version, or -2 and the pack the hash holds now (a conflict). */
@@ -361,7 +380,7 @@ final class ScriptReplies {
           number(at(answer, 1)), number(at(answer, 2)), null));
     }
     return new ExpireReply("expired".equals(outcome) ? ExpireOutcome.EXPIRED : ExpireOutcome.GONE,
-        metadata(answer, 1));
+        deletedHash(answer, 1));
   }
 
   static @Nullable Long number(byte @Nullable [] bytes) {

@@ -35,7 +35,7 @@ record SessionMetadata(@Nullable Long creation, @Nullable Long lastAccess,
     return lastAccess + maxInactiveSeconds * 1000;
   }
 
-  /** A session without attributes carrying this metadata: what destroyed-session events hold. */
+  /** A session without attributes carrying this metadata: the times of destroyed-session events. */
   MapSession toMapSession(String id) {
     MapSession session = new MapSession(id);
     if (creation != null) {

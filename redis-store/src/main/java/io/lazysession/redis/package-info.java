@@ -9,8 +9,8 @@
  * <p>Expiry: Redis drops a hash by TTL (max inactive interval + grace); each repository also sweeps a
  * per-namespace schedule every cleanup interval and publishes one
  * {@link org.springframework.session.events.SessionExpiredEvent} per expired session across all nodes.
- * The events carry a {@link org.springframework.session.MapSession} with the id, creation time, last
- * access time and max inactive interval, and no attributes. No Redis configuration (keyspace
+ * Deleted and expired events carry the session as Redis held it (id, times, attributes, each
+ * attribute decoded only when a listener reads it). No Redis configuration (keyspace
  * notifications) is needed. {@code Builder.expiryEvents(false)} keeps no schedule and publishes no
  * expiry events (deletes are still reported).
  *

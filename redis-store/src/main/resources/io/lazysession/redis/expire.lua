@@ -3,7 +3,10 @@
 -- this call (another node's clock, a touch, a longer timeout) keeps the session alive.
 -- KEYS[1]: the session hash
 -- ARGV[1]: now, epoch milliseconds (the sweeping node's clock)
--- Returns {'expired', c, a, m, p} when it deleted an expired session; {'gone', c, a, m, p} when the
+-- ARGV[2] (optional): 'all' to also return every field of an expired hash (for the expired event's
+--          session; a pack in chunks is joined by the caller, see pack.lua)
+-- Returns {'expired', c, a, m, p} when it deleted an expired session, followed with 'all' by its
+-- fields and values as HGETALL gives them; {'gone', c, a, m, p} when the
 -- hash was missing or incomplete (deleted if present; the values may be nil); {'live', a, m} when the
 -- session is live again (nothing deleted); {'never'} when it no longer expires.
 -- The metadata field '#' holds 'creation:lastAccess:maxInactive:version'.
@@ -22,5 +25,13 @@ end
 if tonumber(a) + maxInactive * 1000 > tonumber(ARGV[1]) then
   return {'live', a, m}
 end
+local answer = {'expired', c, a, m, meta[2]}
+if ARGV[2] == 'all' then
+  -- A loop, not unpack: a session may hold more fields than Lua's stack takes.
+  local fields = redis.call('HGETALL', key)
+  for i = 1, #fields do
+    answer[5 + i] = fields[i]
+  end
+end
 redis.call('DEL', key)
-return {'expired', c, a, m, meta[2]}
+return answer

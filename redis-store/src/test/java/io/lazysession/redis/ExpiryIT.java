@@ -78,7 +78,7 @@ class ExpiryIT {
   }
 
   @Test
-  void sweep_expiredEvent_carriesMetadataButNoAttributes() {
+  void sweep_expiredEvent_carriesMetadataAndAttributes() {
     LazySession session = nodes.a().createSession();
     session.setAttribute("cart", ShopFixtures.attributes().get("cart"));
     nodes.a().save(session);
@@ -91,7 +91,9 @@ class ExpiryIT {
     assertThat(expired.getCreationTime()).isEqualTo(session.getCreationTime());
     assertThat(expired.getLastAccessedTime()).isEqualTo(session.getLastAccessedTime());
     assertThat(expired.getMaxInactiveInterval()).isEqualTo(MAX_INACTIVE);
-    assertThat(expired.getAttributeNames()).isEmpty();
+    assertThat(expired.getAttributeNames()).containsExactly("cart");
+    assertThat((Object) expired.getAttribute("cart"))
+        .isEqualTo(ShopFixtures.attributes().get("cart"));
   }
 
   @Test

@@ -252,4 +252,27 @@ class ScriptRepliesTest {
     assertThat(ScriptReplies.expire(List.of()).outcome())
         .isEqualTo(ScriptReplies.ExpireOutcome.GONE);
   }
+
+  @Test
+  void expire_expiredAskedForAll_carriesAttributesAndThePackJoined() {
+    List<byte @Nullable []> answer = new ArrayList<>(fields("expired", "1000", "2000", "60"));
+    answer.add(null); // no principal
+    answer.addAll(fields("#", "1000:2000:60:3", "#s0", "AA", "cart", "x", "#s1", "BB"));
+
+    ScriptReplies.ExpireReply expired = ScriptReplies.expire(answer);
+
+    assertThat(expired.outcome()).isEqualTo(ScriptReplies.ExpireOutcome.EXPIRED);
+    assertThat(expired.metadata()).isEqualTo(new SessionMetadata(1000L, 2000L, 60L, null));
+    assertThat(expired.deleted().attributes()).containsOnlyKeys("cart");
+    assertThat(new String(expired.deleted().pack(), UTF_8)).isEqualTo("AABB");
+  }
+
+  @Test
+  void expire_expiredWithoutAll_carriesNoAttributes() {
+    ScriptReplies.ExpireReply expired =
+        ScriptReplies.expire(fields("expired", "1000", "2000", "60", "ada"));
+
+    assertThat(expired.deleted().attributes()).isEmpty();
+    assertThat(expired.deleted().pack()).isNull();
+  }
 }
