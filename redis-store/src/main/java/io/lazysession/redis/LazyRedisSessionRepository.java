@@ -166,10 +166,12 @@ public final class LazyRedisSessionRepository
       return;
     }
     shared.nearCache().invalidate(id);
-    StoreFailures.translated("deleteById", id, () -> shared.expiry().delete(id));
-    if (migration != null) { // a session not yet taken over must not be found there afterwards
+    if (migration != null) {
+      // A session not yet taken over must not be found there afterwards. First: a take-over in
+      // flight then sees the delete's mark when it is done, and deletes what it wrote here.
       StoreFailures.translated("deleteById", id, () -> migration.delete(id));
     }
+    StoreFailures.translated("deleteById", id, () -> shared.expiry().delete(id));
   }
 
   /**

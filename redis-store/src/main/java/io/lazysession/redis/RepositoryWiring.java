@@ -61,7 +61,8 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
     PrincipalIndex principals =
         new PrincipalIndex(store, builder.clock, !builder.expiryEvents, builder.expiryGrace);
     SpringSessionDataRedisMigration migration = builder.migrateFrom == null ? null
-        : new SpringSessionDataRedisMigration(builder.migrateFrom, connection, metrics, serializer);
+        : new SpringSessionDataRedisMigration(builder.migrateFrom, connection, store, metrics,
+            serializer);
     SessionReader reader = new SessionReader(store, nearCache, metrics, context, migration);
     ExpirySweeper expiry = new ExpirySweeper(store, nearCache, principals, events, metrics,
         builder.clock, builder.cleanupInterval, builder.expiryEvents);

@@ -46,7 +46,8 @@ final class SessionReader {
     StoredSession stored;
     if (migration != null && migration.inFindScript()) {
       // ---- migration hook: SSDR's hash in the same call --------------------------------------
-      RedisSessionStore.Found found = store.find(id, cached, migration.sessionKey(id));
+      RedisSessionStore.Found found = store.find(id, cached, migration.sessionKey(id),
+          migration.claimKey(id));
       if (found.ssdrHash() != null) {
         metrics.loads.increment();
         nearCache.invalidate(id);
