@@ -54,9 +54,11 @@ public final class AttributeSerializer {
   private final ClassLoader classLoader;
   private final int maxPayloadBytes;
   private final int packMaxBytes;
+  private final boolean requireSerializable;
   private final Map<CodecKind, Codec> codecs;
   private final Codec writer;
   private final Map<Integer, ZstdDictionary> dictionariesById;
+  private final CodecFallback fallback = new CodecFallback();
 
   private AttributeSerializer(Builder builder) {
     this.codecKind = builder.codec;
@@ -65,9 +67,10 @@ public final class AttributeSerializer {
     this.classLoader = builder.classLoader != null ? builder.classLoader : defaultClassLoader();
     this.maxPayloadBytes = builder.maxPayloadBytes;
     this.packMaxBytes = builder.packMaxBytes;
+    this.requireSerializable = builder.requireSerializable;
     this.codecs = new EnumMap<>(CodecKind.class);
     for (CodecKind kind : CodecKind.values()) {
-      codecs.put(kind, Codecs.of(kind, allowList, classLoader, maxPayloadBytes));
+      codecs.put(kind, Codecs.of(kind, allowList, classLoader, maxPayloadBytes, requireSerializable));
     }
     this.writer = codecs.get(codecKind);
     Map<Integer, ZstdDictionary> byId = new LinkedHashMap<>();
@@ -104,12 +107,42 @@ public final class AttributeSerializer {
     b.classLoader = classLoader;
     b.maxPayloadBytes = maxPayloadBytes;
     b.packMaxBytes = packMaxBytes;
+    b.requireSerializable = requireSerializable;
     return b;
   }
 
-  /** Encodes a value into an envelope. Never returns null. */
+  /**
+   * Encodes a value into an envelope: with the configured codec, or, when that is Kryo and Kryo
+   * cannot encode it but Java serialization can, with the JDK codec ({@link CodecFallback}; the
+   * envelope records which). Never returns null.
+   *
+   * @throws SerializationException when neither codec can encode it, naming why
+   */
   public byte[] serialize(Object value) {
-    return envelope(encodePayload(value));
+    Encoded encoded = encode(value);
+    return envelope(encoded.codec(), encoded.payload());
+  }
+
+  /** A codec payload and the codec that wrote it. */
+  record Encoded(CodecKind codec, byte[] payload) {}
+
+  /** Encodes a value for storage: the configured codec, else the JDK fallback (see {@link #serialize}). */
+  Encoded encode(Object value) {
+    Objects.requireNonNull(value, "value must not be null");
+    return fallback.encode(value, writer, codecs.get(CodecKind.JDK));
+  }
+
+  /**
+   * How many values this serializer stored with the JDK codec because Kryo could not encode them
+   * (see {@link #serialize}); the metric {@code lazysession.codec.fallbacks}.
+   */
+  public long codecFallbacks() {
+    return fallback.count();
+  }
+
+  /** Whether only values Java serialization can store are stored (see the builder). */
+  public boolean requireSerializable() {
+    return requireSerializable;
   }
 
   /**
@@ -366,8 +399,22 @@ public final class AttributeSerializer {
     private @Nullable ClassLoader classLoader;
     private int maxPayloadBytes = DEFAULT_MAX_PAYLOAD_BYTES;
     private int packMaxBytes = DEFAULT_PACK_MAX_BYTES;
+    private boolean requireSerializable = true;
 
     private Builder() {}
+
+    /**
+     * Whether only values that Java serialization can store are stored (the setting
+     * {@code lazysession.require-serializable}, default true): a value that is, or holds, an object
+     * of a class that is not {@link java.io.Serializable} fails its save with a
+     * {@link NotSerializableException}, as it does with Spring Session Data Redis and in a
+     * distributable Servlet container. false lets Kryo store such values; they then cannot be
+     * written with {@code lazysession.codec=jdk} nor by Spring Session Data Redis.
+     */
+    public Builder requireSerializable(boolean requireSerializable) {
+      this.requireSerializable = requireSerializable;
+      return this;
+    }
 
     public Builder codec(CodecKind codec) {
       this.codec = Objects.requireNonNull(codec, "codec must not be null");
