@@ -16,7 +16,8 @@ import org.slf4j.LoggerFactory;
  * {@code @SessionScope} bean). The envelope records the codec, so every node reads such a value, and
  * no request fails because of the codec for what Spring Session Data Redis would have stored.
  *
- * <p>Not a fallback: a value over the size limit (the JDK encoding is larger still), and a value
+ * <p>Not a fallback: a value over the size limit (the JDK encoding is larger still), one Kryo refused
+ * for the decoding limits (readers refuse it whatever the codec), and a value
  * that is not {@link java.io.Serializable} while the serializer requires it (the JDK codec would
  * refuse it too, for the same reason). When both codecs fail, the reason Kryo gave and the reason
  * Java serialization gave are both in the message; a class outside the allow-list is reported as
@@ -36,7 +37,8 @@ final class CodecFallback {
   AttributeSerializer.Encoded encode(Object value, Codec writer, Codec jdk) {
     try {
       return new AttributeSerializer.Encoded(writer.kind(), writer.encode(value));
-    } catch (ValueTooLargeException | NotSerializableException e) {
+    } catch (ValueTooLargeException | NotSerializableException
+        | io.lazysession.serializer.codec.DecodeLimitException e) {
       throw e;
     } catch (SerializationException kryoFailure) {
       if (writer.kind() == CodecKind.JDK) {
