@@ -17,9 +17,8 @@ import org.slf4j.LoggerFactory;
 final class DecodeFailureHandler {
   private static final Logger log = LoggerFactory.getLogger(DecodeFailureHandler.class);
 
-  /** Refused classes already reported; bounded so that it cannot grow without end. */
-  private static final java.util.Set<String> REPORTED =
-      java.util.concurrent.ConcurrentHashMap.newKeySet();
+  /** Refused classes this repository already reported; bounded so that it cannot grow without end. */
+  private final java.util.Set<String> reported = java.util.concurrent.ConcurrentHashMap.newKeySet();
   private static final int MAX_REPORTED = 1024;
 
   private final DecodeFailurePolicy policy;
@@ -41,7 +40,7 @@ final class DecodeFailureHandler {
         if (failure instanceof ClassNotAllowedException notAllowed) {
           // Every request of every session holding it would say so: once per class is enough
           // (sessions taken over from Spring Session Data Redis, a class not yet allowed).
-          if (REPORTED.size() < MAX_REPORTED && REPORTED.add(notAllowed.className())) {
+          if (reported.size() < MAX_REPORTED && reported.add(notAllowed.className())) {
             log.warn("Hid attribute '{}' of session {} from this request, and hide every attribute "
                 + "holding {} likewise (its bytes stay in Redis untouched; logged once per class): "
                 + "{}", attributeName, session.getId(), notAllowed.className(), failure.getMessage());

@@ -103,4 +103,32 @@ class CompatibilityIT {
     assertThat(((Counter) nodes.b().findById(session.getId()).getAttribute("counter")).count)
         .isEqualTo(3);
   }
+  /**
+   * Audit mode: a class outside the list is stored and read on the other node, listed once with
+   * the property line to add, and both counts are published as meters.
+   */
+  @Test
+  void classOutsideTheList_auditMode_storedReadListedAndMetered() {
+    nodes.configure(b -> b.serializer(bootDefault(Map.of("lazysession.allow-list-mode", "audit"))));
+    LazySession session = nodes.a().createSession();
+    session.setAttribute("cart", ShopFixtures.attributes().get("cart"));
+    nodes.a().save(session);
+
+    for (int request = 0; request < 2; request++) {
+      assertThat((Object) nodes.b().findById(session.getId()).getAttribute("cart"))
+          .isInstanceOf(ShopFixtures.Cart.class);
+    }
+
+    java.util.Set<String> outside = nodes.b().serializer().allowList().outsideClasses();
+    assertThat(outside).contains(ShopFixtures.Cart.class.getName(),
+        ShopFixtures.Line.class.getName());
+    assertThat(nodes.b().serializer().allowList().outsidePropertyLine())
+        .startsWith("lazysession.allowed-packages=").contains("io.lazysession.redis");
+    io.micrometer.core.instrument.simple.SimpleMeterRegistry registry =
+        new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+    new io.lazysession.redis.micrometer.LazySessionMetrics(nodes.b()).bindTo(registry);
+    assertThat(registry.get("lazysession.allow.list.outside").gauge().value())
+        .isEqualTo(outside.size());
+    assertThat(registry.get("lazysession.codec.fallbacks").functionCounter().count()).isZero();
+  }
 }
