@@ -41,8 +41,9 @@ import org.springframework.util.unit.DataSize;
  * @param compression Compression of attribute values: zstd or none.
  * @param compressionLevel zstd level, from 1 (fastest) to 22 (smallest).
  * @param compressionMinBytes Values that encode to fewer bytes are stored uncompressed.
- * @param allowedPackages Packages whose classes may be decoded, on top of JDK types, the
- *     application's own package and Spring Security's.
+ * @param allowedPackages Packages whose classes may be decoded, on top of JDK types, the Spring
+ *     portfolio's session classes and the application's own packages (see
+ *     allow-organization-packages).
  * @param onDecodeFailure What happens when an attribute cannot be decoded: drop-attribute,
  *     invalidate-session or fail.
  * @param nearCache This node's near cache of sessions.
