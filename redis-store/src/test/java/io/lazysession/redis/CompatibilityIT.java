@@ -120,8 +120,8 @@ class CompatibilityIT {
     }
 
     java.util.Set<String> outside = nodes.b().serializer().allowList().outsideClasses();
-    assertThat(outside).contains(ShopFixtures.Cart.class.getName(),
-        ShopFixtures.Line.class.getName());
+    assertThat(outside).contains(ShopFixtures.Cart.class.getName())
+        .allMatch(name -> name.startsWith(ShopFixtures.class.getName()));
     assertThat(nodes.b().serializer().allowList().outsidePropertyLine())
         .startsWith("lazysession.allowed-packages=").contains("io.lazysession.redis");
     io.micrometer.core.instrument.simple.SimpleMeterRegistry registry =
