@@ -9,7 +9,6 @@ import io.lazysession.serializer.compress.ZstdDictionary;
 import io.lazysession.serializer.envelope.EnvelopeCompression;
 import io.lazysession.serializer.envelope.EnvelopeHeader;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -112,36 +111,27 @@ public final class AttributeSerializer {
   }
 
   /**
-   * Encodes a value into an envelope: with the configured codec, or, when that is Kryo and Kryo
-   * cannot encode it but Java serialization can, with the JDK codec ({@link CodecFallback}; the
-   * envelope records which). Never returns null.
+   * Encodes a value into an envelope, with the configured codec or, for a value only Java
+   * serialization can encode, the JDK codec ({@link CodecFallback}). Never returns null.
    *
    * @throws SerializationException when neither codec can encode it, naming why
    */
   public byte[] serialize(Object value) {
-    Encoded encoded = encode(value);
+    CodecFallback.Encoded encoded = encode(value);
     return envelope(encoded.codec(), encoded.payload());
   }
 
-  /** A codec payload and the codec that wrote it. */
-  record Encoded(CodecKind codec, byte[] payload) {}
-
-  /** Encodes a value for storage: the configured codec, else the JDK fallback (see {@link #serialize}). */
-  Encoded encode(Object value) {
-    Objects.requireNonNull(value, "value must not be null");
-    return fallback.encode(value, writer, codecs.get(CodecKind.JDK));
+  CodecFallback.Encoded encode(Object value) { // what serialize and lazy values store
+    return fallback.encode(Objects.requireNonNull(value, "value must not be null"), writer,
+        codecs.get(CodecKind.JDK));
   }
 
-  /**
-   * How many values this serializer stored with the JDK codec because Kryo could not encode them
-   * (see {@link #serialize}); the metric {@code lazysession.codec.fallbacks}.
-   */
+  /** Values stored with the JDK codec because Kryo could not encode them (see {@link #serialize}). */
   public long codecFallbacks() {
     return fallback.count();
   }
 
-  /** Whether only values Java serialization can store are stored (see the builder). */
-  public boolean requireSerializable() {
+  public boolean requireSerializable() { // see the builder
     return requireSerializable;
   }
 
@@ -159,10 +149,7 @@ public final class AttributeSerializer {
     return envelope(codecKind, payload);
   }
 
-  /**
-   * Encodes a value with the configured codec unless it encodes to exactly {@code length} bytes of
-   * {@code bytes} from {@code offset}; null when it does. See {@link Codec#encodeUnlessEqual}.
-   */
+  /** The configured codec's encoding, or null when it is {@code length} bytes of {@code bytes} from {@code offset}. */
   byte @Nullable [] encodePayloadUnlessEqual(Object value, byte[] bytes, int offset, int length) {
     return writer.encodeUnlessEqual(value, bytes, offset, length);
   }
@@ -313,29 +300,11 @@ public final class AttributeSerializer {
 
   /**
    * What this serializer compresses for a session holding {@code attributes}: the uncompressed body of
-   * its pack (the attributes small enough to be packed, together) and the payload of each larger
-   * attribute. Collect these from many real sessions and train a dictionary on them ({@link
-   * io.lazysession.serializer.compress.ZstdDictionary#train}), so that it learns what it will be
-   * used on: with packing on, training on single payloads misses the pack's names and envelope
-   * headers and the neighbourhood of attributes.
+   * its pack and the payload of each larger attribute; train a dictionary on these, from many real
+   * sessions ({@link io.lazysession.serializer.compress.ZstdDictionary#train}), not on single payloads.
    */
   public List<byte[]> dictionarySamples(Map<String, ?> attributes) {
-    Map<String, byte[]> packed = new LinkedHashMap<>();
-    List<byte[]> samples = new ArrayList<>();
-    attributes.forEach((name, value) -> {
-      byte[] payload = encodePayload(value);
-      if (packMaxBytes > 0 && payload.length <= packMaxBytes) {
-        packed.put(name,
-            EnvelopeHeader.raw(codecKind, payload.length).wrap(payload, payload.length));
-      } else {
-        samples.add(payload);
-      }
-    });
-    if (!packed.isEmpty()) {
-      byte[] pack = AttributePack.write(packed, Compression.none(), Integer.MAX_VALUE);
-      samples.add(0, Arrays.copyOfRange(pack, 2, pack.length)); // the body, without its header
-    }
-    return samples;
+    return DictionarySamples.of(this, attributes);
   }
 
   /**
@@ -404,12 +373,9 @@ public final class AttributeSerializer {
     private Builder() {}
 
     /**
-     * Whether only values that Java serialization can store are stored (the setting
-     * {@code lazysession.require-serializable}, default true): a value that is, or holds, an object
-     * of a class that is not {@link java.io.Serializable} fails its save with a
-     * {@link NotSerializableException}, as it does with Spring Session Data Redis and in a
-     * distributable Servlet container. false lets Kryo store such values; they then cannot be
-     * written with {@code lazysession.codec=jdk} nor by Spring Session Data Redis.
+     * Store only what Java serialization can ({@code lazysession.require-serializable}, default
+     * true): else a {@link NotSerializableException}, as with Spring Session Data Redis and a
+     * distributable Servlet container. false lets Kryo store other values too.
      */
     public Builder requireSerializable(boolean requireSerializable) {
       this.requireSerializable = requireSerializable;

@@ -30,13 +30,16 @@ final class CodecFallback {
   private static final Logger log = LoggerFactory.getLogger(CodecFallback.class);
   private static final int MAX_REPORTED = 1024;
 
+  /** A codec payload and the codec that wrote it. */
+  record Encoded(CodecKind codec, byte[] payload) {}
+
   private final LongAdder count = new LongAdder();
   private final Set<String> reported = ConcurrentHashMap.newKeySet();
 
   /** Encodes with {@code writer}, else with {@code jdk} as described in the class comment. */
-  AttributeSerializer.Encoded encode(Object value, Codec writer, Codec jdk) {
+  Encoded encode(Object value, Codec writer, Codec jdk) {
     try {
-      return new AttributeSerializer.Encoded(writer.kind(), writer.encode(value));
+      return new Encoded(writer.kind(), writer.encode(value));
     } catch (ValueTooLargeException | NotSerializableException
         | io.lazysession.serializer.codec.DecodeLimitException e) {
       throw e;
@@ -57,7 +60,7 @@ final class CodecFallback {
             + "serialization instead, which every node reads (counted in "
             + "lazysession.codec.fallbacks; logged once per class)", type, kryoFailure.getMessage());
       }
-      return new AttributeSerializer.Encoded(CodecKind.JDK, payload);
+      return new Encoded(CodecKind.JDK, payload);
     }
   }
 

@@ -88,7 +88,7 @@ final class EnvelopeLazyValue implements LazyValue {
         if (bytes == null) {
           Object v = value;
           // The configured codec, or the JDK codec for a value Kryo cannot encode (CodecFallback)
-          AttributeSerializer.Encoded encoded = serializer.encode(v);
+          CodecFallback.Encoded encoded = serializer.encode(v);
           byte[] payload = encoded.payload();
           read = new AttributeSerializer.Inflated(v, encoded.codec(), payload, 0, payload.length);
           bytes = serializer.envelope(encoded.codec(), payload);
