@@ -9,6 +9,9 @@ import org.springframework.beans.factory.DisposableBean;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.i18n.SimpleTimeZoneAwareLocaleContext;
+import org.springframework.context.i18n.TimeZoneAwareLocaleContext;
+import org.springframework.security.web.WebAttributes;
+import jakarta.servlet.http.HttpSession;
 import org.springframework.security.config.Customizer;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.core.userdetails.User;
@@ -64,7 +67,17 @@ public class CorpusApplication {
   @SessionScope
   public static class Basket implements Serializable, DisposableBean {
     private static final long serialVersionUID = 1L;
-    final List<String> items = new ArrayList<>();
+    private final List<String> items = new ArrayList<>();
+
+    /** Methods, not fields: the controller holds Spring's scoped proxy, not the bean itself. */
+    public String add(String item) {
+      items.add(item);
+      return String.join(",", items);
+    }
+
+    public String items() {
+      return String.join(",", items);
+    }
 
     @Override
     public void destroy() {
@@ -91,6 +104,14 @@ public class CorpusApplication {
       return "hello " + principal.getName();
     }
 
+    /** The last failed sign-in, as Spring Security's failure handler keeps it in the session. */
+    @GetMapping("/public/last-error")
+    String lastError(HttpSession session) {
+      Object failure = session.getAttribute(WebAttributes.AUTHENTICATION_EXCEPTION);
+      return failure == null ? "none" : failure.getClass().getSimpleName() + ": "
+          + ((Exception) failure).getMessage();
+    }
+
     @GetMapping("/public/flash")
     RedirectView flash(RedirectAttributes redirect) {
       redirect.addFlashAttribute("message", "Added to your cart");
@@ -105,13 +126,12 @@ public class CorpusApplication {
 
     @GetMapping("/public/basket/add")
     String add(@RequestParam String item) {
-      basket.items.add(item);
-      return String.join(",", basket.items);
+      return basket.add(item);
     }
 
     @GetMapping("/public/basket")
     String basket() {
-      return String.join(",", basket.items);
+      return basket.items();
     }
 
     @GetMapping("/public/locale/set")
@@ -124,7 +144,7 @@ public class CorpusApplication {
 
     @GetMapping("/public/locale")
     String locale(HttpServletRequest request) {
-      SimpleTimeZoneAwareLocaleContext context = (SimpleTimeZoneAwareLocaleContext)
+      TimeZoneAwareLocaleContext context = (TimeZoneAwareLocaleContext)
           ((SessionLocaleResolver) locales).resolveLocaleContext(request);
       return context.getLocale().toLanguageTag() + " " + context.getTimeZone().getID();
     }
@@ -134,8 +154,9 @@ public class CorpusApplication {
       return new Draft("");
     }
 
+    /** The session exists before the body is written: @SessionAttributes stores after it. */
     @GetMapping("/public/draft/set")
-    String setDraft(@RequestParam String text, Model model) {
+    String setDraft(@RequestParam String text, Model model, HttpSession session) {
       model.addAttribute("draft", new Draft(text));
       return "ok";
     }

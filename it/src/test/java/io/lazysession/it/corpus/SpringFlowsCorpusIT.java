@@ -101,9 +101,10 @@ class SpringFlowsCorpusIT {
     assertThat(failed.statusCode()).isEqualTo(302);
     assertThat(failed.headers().firstValue("Location")).hasValueSatisfying(
         location -> assertThat(location).endsWith("/login?error"));
+    assertThat(get(node2, "/public/last-error").body())
+        .isEqualTo("BadCredentialsException: Bad credentials");
     HttpResponse<String> errorPage = get(node2, "/login?error");
     assertThat(errorPage.statusCode()).isEqualTo(200);
-    assertThat(errorPage.body()).contains("Bad credentials");
 
     HttpResponse<String> signedIn = post(node1, "/login",
         "username=alice&password=secret&_csrf=" + csrf(errorPage.body()));
