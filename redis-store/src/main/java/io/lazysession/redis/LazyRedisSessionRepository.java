@@ -65,9 +65,11 @@ public final class LazyRedisSessionRepository
   private final SessionReader reader;
   private final SessionWriter writer;
   private final @Nullable SpringSessionDataRedisMigration migration;
+  private final AttributeSerializer serializer;
 
   LazyRedisSessionRepository(Builder builder, AttributeSerializer serializer,
       SessionConnection connection, NearCache nearCache, @Nullable TrackingConnection tracking) {
+    this.serializer = serializer;
     RepositoryWiring wired =
         RepositoryWiring.wire(this, builder, serializer, connection, nearCache, tracking);
     this.shared = wired.shared();
@@ -221,6 +223,15 @@ public final class LazyRedisSessionRepository
   public long countSessionsWaitingForMigration() {
     return migration == null ? 0
         : StoreFailures.translated("countSessionsWaitingForMigration", null, migration::countWaiting);
+  }
+
+  /**
+   * The serializer attribute values are stored with: its {@linkplain
+   * AttributeSerializer#codecFallbacks() codec fallbacks} and, in audit mode, the classes its
+   * {@linkplain AttributeSerializer#allowList() allow-list} let through (for an actuator endpoint).
+   */
+  public AttributeSerializer serializer() {
+    return serializer;
   }
 
   /** The namespace (key prefix) this repository stores sessions under. */

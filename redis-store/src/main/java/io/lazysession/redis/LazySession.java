@@ -147,7 +147,9 @@ public final class LazySession implements Session {
    * Sets an attribute; a null value removes it. The value is encoded when the session is saved.
    *
    * @throws IllegalArgumentException when the name cannot be stored as a Redis field (it holds a
-   *     lone UTF-16 surrogate, which has no UTF-8 form)
+   *     lone UTF-16 surrogate, which has no UTF-8 form), or the value is not Serializable while
+   *     {@code lazysession.require-serializable} is on (the default); the message names the
+   *     attribute, the class and the setting
    */
   @Override
   public void setAttribute(String attributeName, @Nullable Object attributeValue) {
@@ -157,6 +159,13 @@ public final class LazySession implements Session {
       return;
     }
     SessionKeys.requireStorableName(attributeName);
+    if (context.serializer().requireSerializable()
+        && !(attributeValue instanceof java.io.Serializable)) {
+      // As a distributable Servlet container does (Servlet spec, distributed environments)
+      throw new IllegalArgumentException("attribute '" + attributeName + "' cannot be stored: "
+          + new io.lazysession.serializer.NotSerializableException(
+              attributeValue.getClass().getTypeName()).getMessage());
+    }
     attributes.set(attributeName, context.serializer().ofValue(attributeValue));
     notePrincipal(attributeName);
     context.changed(this);

@@ -41,8 +41,9 @@ import org.springframework.util.unit.DataSize;
  * @param compression Compression of attribute values: zstd or none.
  * @param compressionLevel zstd level, from 1 (fastest) to 22 (smallest).
  * @param compressionMinBytes Values that encode to fewer bytes are stored uncompressed.
- * @param allowedPackages Packages whose classes may be decoded, on top of JDK types, the
- *     application's own package and Spring Security's.
+ * @param allowedPackages Packages whose classes may be decoded, on top of JDK types, the Spring
+ *     portfolio's session classes and the application's own packages (see
+ *     allow-organization-packages).
  * @param onDecodeFailure What happens when an attribute cannot be decoded: drop-attribute,
  *     invalidate-session or fail.
  * @param nearCache This node's near cache of sessions.
@@ -66,6 +67,14 @@ import org.springframework.util.unit.DataSize;
  *     spring-session-data-redis (Spring Session Data Redis 4.x, both repositories). Off by default.
  * @param migrateFromNamespace The key prefix of the sessions to take over. Default:
  *     spring.session.data.redis.namespace when set, else spring:session.
+ * @param allowListMode enforce: classes outside the allow-list are refused. audit: they are
+ *     stored and decoded, and each is logged once with the property line that allows it (for
+ *     adopting the list; see docs/compatibility.md).
+ * @param requireSerializable Store only values Java serialization can store, as Spring Session Data
+ *     Redis and distributable Servlet containers do; false lets Kryo store other values too.
+ * @param allowOrganizationPackages Allow the organisation prefix of each application package
+ *     (org.acme for org.acme.shop), so that shared libraries' classes decode; false allows the
+ *     application packages only.
  */
 @ConfigurationProperties(LazySessionProperties.PREFIX)
 public record LazySessionProperties(
@@ -88,7 +97,10 @@ public record LazySessionProperties(
     @Nullable DataSize maxValueBytes,
     @DefaultValue Pack pack,
     @Nullable String migrateFrom,
-    @Nullable String migrateFromNamespace) {
+    @Nullable String migrateFromNamespace,
+    @DefaultValue("enforce") String allowListMode,
+    @DefaultValue("true") boolean requireSerializable,
+    @DefaultValue("true") boolean allowOrganizationPackages) {
 
   public static final String PREFIX = "lazysession";
   static final String DEFAULT_CODEC = "kryo";
@@ -100,6 +112,7 @@ public record LazySessionProperties(
 
   public LazySessionProperties {
     allowedPackages = List.copyOf(allowedPackages);
+    ClassAllowList.Mode.fromProperty(allowListMode);
     // Parsed here so that a wrong value fails at startup, naming the property.
     CodecKind.fromProperty(codec);
     DecodeFailurePolicy.fromProperty(onDecodeFailure);
@@ -252,19 +265,23 @@ public record LazySessionProperties(
   /**
    * The serializer these settings describe.
    *
-   * @param defaultPackages packages allowed on top of {@code allowed-packages} (the application's)
+   * @param defaultPackages packages allowed on top of {@code allowed-packages} (the application's);
+   *     with {@code allow-organization-packages}, their organisation prefixes are allowed
+   *     ({@link ClassAllowList#organizationPackage})
    */
   public AttributeSerializer serializer(Collection<String> defaultPackages,
       @Nullable ClassLoader classLoader) {
     ClassAllowList allowList = ClassAllowList.builder()
-        .allowPackages(defaultPackages)
+        .allowPackages(applicationPackages(defaultPackages))
         .allowPackages(allowedPackages)
+        .mode(ClassAllowList.Mode.fromProperty(allowListMode))
         .build();
     AttributeSerializer.Builder builder = AttributeSerializer.builder()
         .codec(codecKind())
         .compression(compressionSettings())
         .allowList(allowList)
-        .packMaxBytes((int) pack.maxBytes().toBytes());
+        .packMaxBytes((int) pack.maxBytes().toBytes())
+        .requireSerializable(requireSerializable);
     if (maxValueBytes != null) {
       builder.maxPayloadBytes((int) maxValueBytes.toBytes());
     }
@@ -272,6 +289,12 @@ public record LazySessionProperties(
       builder.classLoader(classLoader);
     }
     return builder.build();
+  }
+
+  /** The packages allowed for the application's {@code packages}: see {@link #serializer}. */
+  List<String> applicationPackages(Collection<String> packages) {
+    return packages.stream().map(p -> allowOrganizationPackages
+        ? ClassAllowList.organizationPackage(p) : p).distinct().toList();
   }
 
   /**

@@ -108,7 +108,7 @@ final class ThrowableSerializer extends Serializer<Throwable> {
   /** The public (String, Throwable) constructor, else the public (String) one. */
   private static Constructor<? extends Throwable> constructor(Class<? extends Throwable> type) {
     if (Modifier.isAbstract(type.getModifiers()) || !Modifier.isPublic(type.getModifiers())) {
-      throw new KryoException("cannot encode " + type.getName()
+      throw new KryoException("cannot encode " + type.getTypeName()
           + ": an exception needs to be a public class with a public (String) or (String, Throwable)"
           + " constructor to be stored with Kryo; store its message instead, or use the JDK codec");
     }
@@ -118,7 +118,7 @@ final class ThrowableSerializer extends Serializer<Throwable> {
       try {
         return type.getConstructor(String.class);
       } catch (NoSuchMethodException none) {
-        throw new KryoException("cannot encode " + type.getName()
+        throw new KryoException("cannot encode " + type.getTypeName()
             + ": an exception needs a public (String) or (String, Throwable) constructor to be stored"
             + " with Kryo; store its message instead, or use the JDK codec");
       }
