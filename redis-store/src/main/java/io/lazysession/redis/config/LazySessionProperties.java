@@ -66,6 +66,10 @@ import org.springframework.util.unit.DataSize;
  *     spring-session-data-redis (Spring Session Data Redis 4.x, both repositories). Off by default.
  * @param migrateFromNamespace The key prefix of the sessions to take over. Default:
  *     spring.session.data.redis.namespace when set, else spring:session.
+ * @param requireRedisAtStartup Whether the application refuses to start when Redis cannot be
+ *     reached. false: it starts (health DOWN), answers 503 with Retry-After to requests that need a
+ *     session, and connects by itself once Redis is reachable. Redis refusing the connection (wrong
+ *     password, ACL) fails startup either way.
  */
 @ConfigurationProperties(LazySessionProperties.PREFIX)
 public record LazySessionProperties(
@@ -88,7 +92,8 @@ public record LazySessionProperties(
     @Nullable DataSize maxValueBytes,
     @DefaultValue Pack pack,
     @Nullable String migrateFrom,
-    @Nullable String migrateFromNamespace) {
+    @Nullable String migrateFromNamespace,
+    @DefaultValue("false") boolean requireRedisAtStartup) {
 
   public static final String PREFIX = "lazysession";
   static final String DEFAULT_CODEC = "kryo";
