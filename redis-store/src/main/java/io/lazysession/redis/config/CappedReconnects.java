@@ -15,9 +15,9 @@ import org.jspecify.annotations.Nullable;
  * {@link #MAX_RECONNECT_DELAY} apart. Lettuce's default backoff doubles up to 30 s, so after an
  * outage of a minute a client could wait another half minute once Redis is back; with this cap the
  * session store resumes within about a second. Only the reconnect delay differs from the resources
- * the client would otherwise get: on the application's {@link ClientResources}, a copy that shares their event
- * loops, timer and event bus ({@link ClientResources#mutate()}); without them, resources of the
- * client's own, shut down with it. An application that wants another backoff defines its own client
+ * the client would otherwise get: on the application's {@link ClientResources}, resources that
+ * share their event loops, timer and event bus; without them, resources of the client's own. Either
+ * way the client shuts them down after itself. An application that wants another backoff defines its own client
  * bean. Stateless.
  */
 final class CappedReconnects {
@@ -31,24 +31,37 @@ final class CappedReconnects {
     return Delay.exponential(Duration.ofMillis(1), MAX_RECONNECT_DELAY, 2, TimeUnit.MILLISECONDS);
   }
 
-  /** The application's resources (shared, not owned by the client) with the capped delay. */
-  static ClientResources sharing(ClientResources application) {
-    return application.mutate().reconnectDelay(delay()).build();
-  }
-
   static RedisClient redisClient(@Nullable ClientResources application, RedisURI uri) {
-    return application != null ? RedisClient.create(sharing(application), uri)
-        : new OwningRedisClient(ownResources(), uri);
+    return new OwningRedisClient(resources(application), uri);
   }
 
   static RedisClusterClient clusterClient(@Nullable ClientResources application,
       Iterable<RedisURI> uris) {
-    return application != null ? RedisClusterClient.create(sharing(application), uris)
-        : new OwningClusterClient(ownResources(), uris);
+    return new OwningClusterClient(resources(application), uris);
   }
 
-  private static ClientResources ownResources() {
-    return ClientResources.builder().reconnectDelay(delay()).build();
+  /**
+   * Resources that share the application's event loops, executors, timer, event bus and latency
+   * recorder, with the capped delay; or, without the application's, resources of the client's own.
+   * Not {@link ClientResources#mutate()}: its copy would own what it shares, and shutting it down
+   * would stop the application's event loops.
+   */
+  private static ClientResources resources(@Nullable ClientResources application) {
+    ClientResources.Builder resources = ClientResources.builder().reconnectDelay(delay());
+    if (application != null) {
+      // Given to the builder, each is shared: the new resources never shut it down.
+      resources.eventLoopGroupProvider(application.eventLoopGroupProvider())
+          .eventExecutorGroup(application.eventExecutorGroup())
+          .timer(application.timer())
+          .eventBus(application.eventBus())
+          .commandLatencyRecorder(application.commandLatencyRecorder())
+          .commandLatencyPublisherOptions(application.commandLatencyPublisherOptions())
+          .addressResolverGroup(application.addressResolverGroup())
+          .socketAddressResolver(application.socketAddressResolver())
+          .nettyCustomizer(application.nettyCustomizer())
+          .tracing(application.tracing());
+    }
+    return resources.build();
   }
 
   private static CompletableFuture<Void> shutDown(ClientResources resources, long quietPeriod,
@@ -65,8 +78,9 @@ final class CappedReconnects {
   }
 
   /**
-   * A client on resources made for it alone, which it shuts down with itself (Lettuce leaves
-   * resources given to a client alone, as they may be shared).
+   * A client on resources made for it alone, which it shuts down after itself (Lettuce leaves
+   * resources given to a client alone, as they may be shared; and warns about resources never shut
+   * down).
    */
   private static final class OwningRedisClient extends RedisClient {
     private final ClientResources resources;
