@@ -160,6 +160,37 @@ class RedisUnavailableIT {
   }
 
   @Test
+  void build_trackedReadsRedisPausedAndNotRequired_opensTheTrackingConnectionOnceConnected()
+      throws Exception {
+    redis.primary().pause();
+    LazyRedisSessionRepository started;
+    try {
+      started = LazyRedisSessionRepository.builder(client)
+          .serializer(TestRedis.serializer())
+          .namespace(TestRedis.uniqueNamespace("deferred-tracking"))
+          .nearCacheTracking(Duration.ofMillis(500))
+          .requireRedisAtStartup(false)
+          .build();
+    } finally {
+      redis.primary().unpause();
+    }
+    try {
+      // Bounded: the store retries every 500 ms at most.
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      String tracking = " name=" + TrackingConnection.CLIENT_NAME + " ";
+      while (redis.sync(redis.primary(), commands -> commands.clientList()).lines()
+          .noneMatch(line -> line.contains(tracking))) {
+        assertThat(System.nanoTime()).as("tracking open within 30 s").isLessThan(deadline);
+        Thread.sleep(50);
+      }
+      String id = TestRedis.storeShopSession(started);
+      assertThat(started.findById(id)).isNotNull();
+    } finally {
+      started.close();
+    }
+  }
+
+  @Test
   void build_redisRefusesTheClient_failsEvenWhenNotRequired() {
     // The default user takes any password; a user that does not exist is refused (WRONGPASS).
     RedisClient wrongPassword = (RedisClient) ClientsFromProperties.create(Map.of(
