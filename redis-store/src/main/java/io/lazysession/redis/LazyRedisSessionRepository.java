@@ -118,7 +118,8 @@ public final class LazyRedisSessionRepository
     if (!SessionKeys.isPlausibleId(id)) {
       return null;
     }
-    LazySession session = StoreFailures.translated("findById", id, () -> reader.find(id));
+    LazySession session = shared.metrics().outage.translated("findById", id,
+        () -> reader.find(id));
     if (session != null) {
       CurrentRequest.exposeIfAbsent(session);
     }
@@ -154,8 +155,9 @@ public final class LazyRedisSessionRepository
     } catch (RedisException e) {
       shared.nearCache().invalidate(session.getId());
       shared.nearCache().invalidate(session.storedId());
-      throw StoreFailures.translate("save", session.getId(), e);
+      throw shared.metrics().outage.translate("save", session.getId(), e);
     }
+    shared.metrics().outage.available();
   }
 
   /**
@@ -171,9 +173,9 @@ public final class LazyRedisSessionRepository
     if (migration != null) {
       // A session not yet taken over must not be found there afterwards. First: a take-over in
       // flight then sees the delete's mark when it is done, and deletes what it wrote here.
-      StoreFailures.translated("deleteById", id, () -> migration.delete(id));
+      shared.metrics().outage.translated("deleteById", id, () -> migration.delete(id));
     }
-    StoreFailures.translated("deleteById", id, () -> shared.expiry().delete(id));
+    shared.metrics().outage.translated("deleteById", id, () -> shared.expiry().delete(id));
   }
 
   /**
@@ -186,7 +188,7 @@ public final class LazyRedisSessionRepository
         && !LazySession.REACTIVE_PRINCIPAL_NAME.equals(indexName)) {
       return Collections.emptyMap();
     }
-    return StoreFailures.translated("findByIndexNameAndIndexValue", null, () -> {
+    return shared.metrics().outage.translated("findByIndexNameAndIndexValue", null, () -> {
       Function<String, @Nullable LazySession> loader =
           id -> SessionKeys.isPlausibleId(id) ? reader.find(id) : null;
       Map<String, LazySession> found = shared.principals().find(indexValue, loader);
@@ -204,7 +206,8 @@ public final class LazyRedisSessionRepository
    * @throws SessionStoreUnavailableException when Redis cannot be reached in time
    */
   public int cleanUpExpiredSessions() {
-    return StoreFailures.translated("cleanUpExpiredSessions", null, shared.expiry()::sweepDue);
+    return shared.metrics().outage.translated("cleanUpExpiredSessions", null,
+        shared.expiry()::sweepDue);
   }
 
   /** What this repository has done so far: loads, saves, round trips, bytes, decode failures... */
@@ -222,7 +225,8 @@ public final class LazyRedisSessionRepository
    */
   public long countSessionsWaitingForMigration() {
     return migration == null ? 0
-        : StoreFailures.translated("countSessionsWaitingForMigration", null, migration::countWaiting);
+        : shared.metrics().outage.translated("countSessionsWaitingForMigration", null,
+            migration::countWaiting);
   }
 
   /**
@@ -303,6 +307,7 @@ public final class LazyRedisSessionRepository
     Duration durabilityTimeout = DEFAULT_DURABILITY_TIMEOUT;
     @Nullable SpringSessionDataRedis migrateFrom;
     FlushMode flushMode = FlushMode.ON_SAVE;
+    boolean requireRedisAtStartup = true;
 
     private Builder(Connector connector, @Nullable RedisClient client) {
       this.connector = connector;
@@ -471,7 +476,22 @@ public final class LazyRedisSessionRepository
       return this;
     }
 
-    /** Connects, loads the scripts, starts the sweep; {@code IllegalStateException} if Redis is down. */
+    /**
+     * Whether {@link #build()} fails when Redis cannot be reached (true, the default here), or
+     * returns a repository that connects by itself once Redis is reachable (false), logging one
+     * WARN line; meanwhile every operation fails with {@link SessionStoreUnavailableException}.
+     * Redis refusing the client (a wrong password, an ACL) fails the build either way. The Spring
+     * configurations set it from {@code lazysession.require-redis-at-startup}, default false.
+     */
+    public Builder requireRedisAtStartup(boolean require) {
+      this.requireRedisAtStartup = require;
+      return this;
+    }
+
+    /**
+     * Connects, loads the scripts, starts the sweep; {@code IllegalStateException} if Redis is down
+     * (unless {@link #requireRedisAtStartup} is false) or refuses the client.
+     */
     public LazyRedisSessionRepository build() {
       TouchPolicy.check(touchInterval, defaultMaxInactiveInterval);
       return RepositoryWiring.open(this);

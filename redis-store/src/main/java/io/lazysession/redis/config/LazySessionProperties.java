@@ -75,6 +75,10 @@ import org.springframework.util.unit.DataSize;
  * @param allowOrganizationPackages Allow the organisation prefix of each application package
  *     (org.acme for org.acme.shop), so that shared libraries' classes decode; false allows the
  *     application packages only.
+ * @param requireRedisAtStartup Whether the application refuses to start when Redis cannot be
+ *     reached. false: it starts (health DOWN), answers 503 with Retry-After to requests that need a
+ *     session, and connects by itself once Redis is reachable. Redis refusing the connection (wrong
+ *     password, ACL) fails startup either way.
  */
 @ConfigurationProperties(LazySessionProperties.PREFIX)
 public record LazySessionProperties(
@@ -100,7 +104,8 @@ public record LazySessionProperties(
     @Nullable String migrateFromNamespace,
     @DefaultValue("enforce") String allowListMode,
     @DefaultValue("true") boolean requireSerializable,
-    @DefaultValue("true") boolean allowOrganizationPackages) {
+    @DefaultValue("true") boolean allowOrganizationPackages,
+    @DefaultValue("false") boolean requireRedisAtStartup) {
 
   public static final String PREFIX = "lazysession";
   static final String DEFAULT_CODEC = "kryo";

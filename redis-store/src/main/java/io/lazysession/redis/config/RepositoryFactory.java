@@ -5,6 +5,7 @@ import io.lazysession.redis.SpringSessionDataRedis;
 import io.lazysession.serializer.AttributeSerializer;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.cluster.RedisClusterClient;
 import java.time.Duration;
 import java.util.List;
@@ -24,7 +25,25 @@ final class RepositoryFactory {
   static final String SESSION_TIMEOUT_NAME =
       "spring.session.timeout or server.servlet.session.timeout";
 
+  static final String REQUIRE_REDIS_AT_STARTUP =
+      LazySessionProperties.PREFIX + ".require-redis-at-startup";
+
   private RepositoryFactory() {}
+
+  /** Whether Redis answered with an error (a refusal) rather than not answering. */
+  private static boolean isRefusal(Throwable failure) {
+    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+      if (cause instanceof RedisCommandExecutionException) {
+        return true;
+      }
+      for (Throwable suppressed : cause.getSuppressed()) {
+        if (isRefusal(suppressed)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
 
   /**
    * {@code spring.session.timeout}, else {@code server.servlet.session.timeout}, else 30 minutes. Bare
@@ -97,7 +116,8 @@ final class RepositoryFactory {
         .nearCacheMaxBytes(properties.nearCache().maxBytes().toBytes())
         .nearCacheTracking(properties.nearCache().tracking())
         .durability(properties.durability().replicas(), properties.durability().timeout())
-        .eventPublisher(request.events());
+        .eventPublisher(request.events())
+        .requireRedisAtStartup(properties.requireRedisAtStartup());
     if (properties.touchInterval() != null) {
       builder.touchInterval(properties.touchInterval());
     }
@@ -119,11 +139,16 @@ final class RepositoryFactory {
       String where = request.target() == null
           ? "the application's " + request.clientName() + " bean"
           : request.target().description();
+      boolean notAnOutage = !properties.requireRedisAtStartup() || isRefusal(e);
       throw new LazySessionConfigurationException(
-          request.target() == null ? request.clientName() : "spring.data.redis.*",
-          e.getMessage() + " Redis was expected at " + where,
+          notAnOutage ? (request.target() == null ? request.clientName() : "spring.data.redis.*")
+              : REQUIRE_REDIS_AT_STARTUP,
+          e.getMessage() + " Redis was expected at " + where + (notAnOutage ? ""
+              : ", and " + REQUIRE_REDIS_AT_STARTUP + "=true makes that a startup failure"),
           "Check that Redis is running and reachable there, and the connection settings "
-              + "(spring.data.redis.url, host, port, password, sentinel.*, cluster.nodes).", e);
+              + "(spring.data.redis.url, host, port, password, sentinel.*, cluster.nodes)"
+              + (notAnOutage ? "." : "; or remove " + REQUIRE_REDIS_AT_STARTUP + "=true (default "
+                  + "false) to start without Redis and answer 503 until it is reachable."), e);
     }
   }
 }
