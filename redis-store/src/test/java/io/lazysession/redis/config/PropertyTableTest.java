@@ -54,19 +54,44 @@ class PropertyTableTest {
         "lazysession.max-value-bytes", "lazysession.enabled");
     assertThat(properties).allSatisfy(p -> assertThat((String) p.get("description"))
         .as("%s", p.get("name")).isNotBlank().doesNotContain("{@"));
+    // A default in the metadata (IDEs show it), or said in the description when it depends on
+    // other settings or is "off".
+    assertThat(properties).allSatisfy(p -> assertThat(p.get("defaultValue") != null
+        || ((String) p.get("description")).matches("(?s).*(Default:|[Oo]ff by default).*"))
+        .as("%s has a default", p.get("name")).isTrue());
+  }
+
+  /** The spring.session.data.redis.* keys lazysession honours are known to IDEs too. */
+  @Test
+  void metadata_describesTheHonouredSpringSessionDataRedisProperties() throws IOException {
+    List<Map<String, Object>> properties = all().stream()
+        .filter(p -> ((String) p.get("name")).startsWith(SpringSessionRedisProperties.PREFIX))
+        .toList();
+
+    assertThat(properties).extracting(p -> p.get("name")).containsExactlyInAnyOrder(
+        "spring.session.data.redis.namespace", "spring.session.data.redis.flush-mode",
+        "spring.session.data.redis.save-mode", "spring.session.data.redis.cleanup-cron",
+        "spring.session.data.redis.repository-type",
+        "spring.session.data.redis.configure-action");
+    assertThat(properties).allSatisfy(p -> assertThat((String) p.get("description"))
+        .as("%s", p.get("name")).contains("lazysession"));
+  }
+
+  static List<Map<String, Object>> metadata() throws IOException {
+    return all().stream()
+        .filter(p -> ((String) p.get("name")).startsWith(LazySessionProperties.PREFIX + "."))
+        .sorted(Comparator.comparing(p -> (String) p.get("name")))
+        .toList();
   }
 
   @SuppressWarnings("unchecked")
-  static List<Map<String, Object>> metadata() throws IOException {
+  static List<Map<String, Object>> all() throws IOException {
     URL classes = LazySessionProperties.class.getProtectionDomain().getCodeSource().getLocation();
     try (InputStream in = new URL(classes, "META-INF/spring-configuration-metadata.json")
         .openStream()) {
       Map<String, Object> json = JsonParserFactory.getJsonParser()
           .parseMap(new String(in.readAllBytes(), StandardCharsets.UTF_8));
-      return ((List<Map<String, Object>>) json.get("properties")).stream()
-          .filter(p -> ((String) p.get("name")).startsWith(LazySessionProperties.PREFIX + "."))
-          .sorted(Comparator.comparing(p -> (String) p.get("name")))
-          .toList();
+      return (List<Map<String, Object>>) json.get("properties");
     }
   }
 
