@@ -31,12 +31,40 @@ public class ValueTooLargeException extends SerializationException {
   }
 
   private static String message(String className, long size, int limit) {
-    return "value of " + className + " encodes to " + (size < 0 ? "" : size + " bytes, ")
+    return "value of " + sourceName(className) + " encodes to " + (size < 0 ? "" : size + " bytes, ")
         + "more than the maximum of " + limit + " bytes set by " + PROPERTY
         + "; raise " + PROPERTY + " or keep less in this attribute";
   }
 
-  /** The class of the value refused. */
+  /**
+   * A class's name as Java source writes it: {@code byte[]} for {@code [B}, {@code
+   * java.lang.String[][]} for {@code [[Ljava.lang.String;}; other names as they are.
+   */
+  static String sourceName(String className) {
+    int dimensions = 0;
+    while (dimensions < className.length() && className.charAt(dimensions) == '[') {
+      dimensions++;
+    }
+    if (dimensions == 0 || dimensions == className.length()) {
+      return className;
+    }
+    String element = className.substring(dimensions);
+    String name = switch (element) {
+      case "Z" -> "boolean";
+      case "B" -> "byte";
+      case "C" -> "char";
+      case "S" -> "short";
+      case "I" -> "int";
+      case "J" -> "long";
+      case "F" -> "float";
+      case "D" -> "double";
+      default -> element.startsWith("L") && element.endsWith(";")
+          ? element.substring(1, element.length() - 1) : null;
+    };
+    return name == null ? className : name + "[]".repeat(dimensions);
+  }
+
+  /** The class of the value refused, as {@link Class#getName()} gives it ({@code [B}). */
   public String className() {
     return className;
   }

@@ -33,6 +33,7 @@ class LargeValueTest {
         .isInstanceOf(ValueTooLargeException.class)
         .hasMessageContaining("lazysession.max-value-bytes")
         .hasMessageContaining(String.valueOf(AttributeSerializer.DEFAULT_MAX_PAYLOAD_BYTES))
+        .hasMessageStartingWith("value of byte[] encodes to")
         .satisfies(e -> assertThat(((ValueTooLargeException) e).className()).isEqualTo("[B"));
   }
 
@@ -78,5 +79,14 @@ class LargeValueTest {
       sb.append("item").append(random.nextInt(100_000)).append(' ');
     }
     return sb.substring(0, length).getBytes(StandardCharsets.US_ASCII);
+  }
+
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.CsvSource({
+      "[B, byte[]", "[[I, int[][]", "[Ljava.lang.String;, java.lang.String[]",
+      "[[Lcom.acme.Money;, com.acme.Money[][]", "java.util.ArrayList, java.util.ArrayList",
+      "[Q, [Q"})
+  void sourceName_binaryName_readsAsJavaSource(String binary, String source) {
+    assertThat(ValueTooLargeException.sourceName(binary)).isEqualTo(source);
   }
 }
