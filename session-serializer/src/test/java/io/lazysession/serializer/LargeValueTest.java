@@ -99,4 +99,13 @@ class LargeValueTest {
     }
     return sb.substring(0, length).getBytes(StandardCharsets.US_ASCII);
   }
+
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.CsvSource({
+      "[B, byte[]", "[[I, int[][]", "[Ljava.lang.String;, java.lang.String[]",
+      "[[Lcom.acme.Money;, com.acme.Money[][]", "java.util.ArrayList, java.util.ArrayList",
+      "[Q, [Q"})
+  void ofBinaryName_binaryName_readsAsJavaSource(String binary, String source) {
+    assertThat(TypeNames.ofBinaryName(binary)).isEqualTo(source);
+  }
 }

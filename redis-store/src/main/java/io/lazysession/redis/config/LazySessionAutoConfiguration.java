@@ -85,6 +85,7 @@ import org.springframework.session.web.http.SessionRepositoryFilter;
 public class LazySessionAutoConfiguration {
   /** The name of the Lettuce client bean the session store uses (defined by the app, or here). */
   public static final String CLIENT_BEAN_NAME = "lazySessionRedisClient";
+  static final String ALLOW_LIST_ENFORCE = "enforce";
   private static final Logger log = LoggerFactory.getLogger(LazySessionAutoConfiguration.class);
 
   @Bean
@@ -120,13 +121,23 @@ public class LazySessionAutoConfiguration {
       ObjectProvider<LazySessionRepositoryCustomizer> customizers) {
     String namespace = SpringSessionRedisProperties.check(Binder.get(environment),
         properties.namespace());
-    return RepositoryFactory.build(new RepositoryFactory.Request(client,
+    RepositoryFactory.Request request = new RepositoryFactory.Request(client,
         target.getIfAvailable(), CLIENT_BEAN_NAME, serializer, properties, namespace,
         Binder.get(environment).bind(SpringSessionRedisProperties.PREFIX + ".namespace",
             String.class).map(value -> value.isBlank() ? null : value).orElse(null),
         RepositoryFactory.sessionTimeout(environment), RepositoryFactory.SESSION_TIMEOUT_NAME,
         events, withFlushMode(SpringSessionRedisProperties.flushMode(Binder.get(environment)),
-            customizers.orderedStream().toList())));
+            customizers.orderedStream().toList()));
+    LazyRedisSessionRepository repository = RepositoryFactory.build(request);
+    RepositoryFactory.logStarted(request, allowListMode(environment));
+    return repository;
+  }
+
+  /** {@code lazysession.allow-list-mode} when the application sets it, else enforce. */
+  private static String allowListMode(Environment environment) {
+    return Binder.get(environment).bind(LazySessionProperties.PREFIX + ".allow-list-mode",
+        String.class).map(value -> value.trim().toLowerCase(java.util.Locale.ROOT))
+        .orElse(ALLOW_LIST_ENFORCE);
   }
 
   /** {@code spring.session.data.redis.flush-mode} first, so that an application's customizer wins. */
