@@ -170,12 +170,15 @@ public final class LazyRedisSessionRepository
       return;
     }
     shared.nearCache().invalidate(id);
-    if (migration != null) {
-      // A session not yet taken over must not be found there afterwards. First: a take-over in
-      // flight then sees the delete's mark when it is done, and deletes what it wrote here.
-      shared.metrics().outage.translated("deleteById", id, () -> migration.delete(id));
+    try {
+      if (migration != null && migration.handles(id)) {
+        // A session not yet taken over must not be found there afterwards. First: a take-over in
+        // flight then sees the delete's mark when it is done, and deletes what it wrote here.
+        shared.metrics().outage.translated("deleteById", id, () -> migration.delete(id));
+      }
+    } finally {
+      shared.metrics().outage.translated("deleteById", id, () -> shared.expiry().delete(id));
     }
-    shared.metrics().outage.translated("deleteById", id, () -> shared.expiry().delete(id));
   }
 
   /**

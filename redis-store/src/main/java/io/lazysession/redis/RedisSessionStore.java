@@ -394,21 +394,32 @@ final class RedisSessionStore {
   /**
    * Runs the migrate script: creates the hash of a session taken over from Spring Session Data Redis
    * with its attributes (field name to envelope; {@code replaced} ones with the bytes given there),
-   * unless the key exists. With {@code onWriter},
-   * on a connection to the key's primary, as durable saves are: the WAIT after the following save
-   * covers it too (replicas acknowledge offsets of one ordered stream).
+   * unless the key exists. With {@code replicas} above 0, on a connection to the key's primary, then
+   * waits (WAIT) for that many replicas to have it, so that SSDR's copy is only removed once this
+   * one is as durable as a save.
    *
    * @return whether this call created the hash (version 1)
+   * @throws SessionNotReplicatedException when too few replicas acknowledged within {@code timeout}
    */
   boolean migrate(String id, long nowMillis, SsdrSession origin, Map<String, byte[]> replaced,
-      long graceMillis, boolean onWriter) {
+      long graceMillis, int replicas, Duration timeout) {
     byte[] key = keys.session(id);
     byte[][] arguments = counted(origin.migrateArguments(nowMillis, graceMillis, replaced));
-    Long created = onWriter
-        ? connection.<@Nullable Long>onPrimaryOf(key,
-            primary -> eval(primary, RedisScript.MIGRATE, ScriptOutputType.INTEGER, key, arguments))
-        : eval(connection.commands(), RedisScript.MIGRATE, ScriptOutputType.INTEGER, key, arguments);
-    return created != null && created == 1;
+    if (replicas <= 0) {
+      Long created = eval(connection.commands(), RedisScript.MIGRATE, ScriptOutputType.INTEGER,
+          key, arguments);
+      return created != null && created == 1;
+    }
+    return connection.onPrimaryOf(key, primary -> {
+      Long created = eval(primary, RedisScript.MIGRATE, ScriptOutputType.INTEGER, key, arguments);
+      metrics.roundTrips.increment();
+      Long acknowledged = primary.waitForReplication(replicas, Math.max(1, timeout.toMillis()));
+      if (acknowledged == null || acknowledged < replicas) {
+        throw new SessionNotReplicatedException("save", id, replicas,
+            acknowledged == null ? 0 : acknowledged, timeout);
+      }
+      return created != null && created == 1;
+    });
   }
 
   /** Runs claim-ssdr.lua on SSDR's hash {@code ssdrKey} and its claim key. */

@@ -196,6 +196,11 @@ final class SessionWriter {
   private void changeId(LazySession session, PrincipalChange principal) {
     String oldId = session.storedId();
     nearCache.invalidate(oldId);
+    if (migration != null && migration.handles(oldId)) {
+      // As a delete does: a take-over of the old id still in flight on another node must not bring
+      // it back once it is gone from here.
+      migration.delete(oldId);
+    }
     // Claimed as deleteById does, so that no sweep reports the old id as expired once its hash is
     // gone: the session lives on under the new id.
     ScriptReplies.DeletedHash stored = expiry.claimAndTake(oldId);
@@ -251,8 +256,9 @@ final class SessionWriter {
       rebased.forEach((name, value) -> replaced.put(name, value.bytes()));
       expiry.scheduleWrite(id, Instant.ofEpochMilli(claimed.lastAccess()),
           Duration.ofSeconds(claimed.maxInactiveSeconds()));
+      // With durability, replicated before SSDR's copy is removed (claim-done).
       boolean created = store.migrate(id, clock.millis(), claimed, replaced,
-          expiryGrace.toMillis(), durability.on());
+          expiryGrace.toMillis(), durability.replicas(), durability.timeout());
       if (created) {
         session.takenOver(rebased);
         metrics.sessionsMigrated.increment();

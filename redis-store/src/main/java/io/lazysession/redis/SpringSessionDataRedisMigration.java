@@ -70,6 +70,14 @@ final class SpringSessionDataRedisMigration {
     return inFindScript;
   }
 
+  /**
+   * Whether {@code id} may name a session of SSDR: not when it holds a brace (SSDR's ids are UUIDs;
+   * such an id, from a cookie, would give its claim key another Cluster slot than SSDR's key).
+   */
+  boolean handles(String id) {
+    return id.indexOf('{') < 0 && id.indexOf('}') < 0;
+  }
+
   /** SSDR's key for the session {@code id}. */
   byte[] sessionKey(String id) {
     return layout.session(id);

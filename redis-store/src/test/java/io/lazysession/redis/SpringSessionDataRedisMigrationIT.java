@@ -764,6 +764,75 @@ class SpringSessionDataRedisMigrationIT {
     }
   }
 
+  /**
+   * A sign-in (an id change) on another node at every step of a take-over: the old id never comes
+   * back, and the new one holds everything.
+   */
+  @Test
+  void save_idChangedOnOtherNodeAtEveryStepOfATakeOver_oldIdNeverComesBack() {
+    for (int n = 1; n <= 10; n++) {
+      String id = ssdrSessionWithBook();
+      HookedClock clock = new HookedClock(java.time.Clock.systemUTC());
+      AtomicReference<String> newId = new AtomicReference<>();
+      try (LazyRedisSessionRepository hooked = LazyRedisSessionRepository.builder(clients.a())
+          .serializer(serializer()).namespace(namespace).cleanupInterval(Duration.ZERO)
+          .clock(clock).migrateFrom(SpringSessionDataRedis.namespace(ssdrNamespace)).build()) {
+        LazySession onA = hooked.findById(id);
+        LazySession onB = nodeB.findById(id);
+        onA.setAttribute("theme", "dark");
+        clock.onRead(n, () -> {
+          newId.set(onB.changeSessionId());
+          nodeB.save(onB);
+        });
+        hooked.save(onA);
+        if (newId.get() == null) {
+          break;
+        }
+        assertThat(nodeB.findById(id)).as("old id, step " + n).isNull();
+        assertThat(ssdr.findById(id)).as("step " + n).isNull();
+        LazySession moved = nodeB.findById(newId.get());
+        assertThat(moved).as("new id, step " + n).isNotNull();
+        assertThat((Object) moved.getAttribute("items")).as("step " + n).isEqualTo(List.of("book"));
+        assertThat(nodeB.findByPrincipalName("alice")).as("step " + n)
+            .containsKey(newId.get()).doesNotContainKey(id);
+      }
+    }
+  }
+
+  @Test
+  void save_takeOverWithDurabilityAndNoReplica_failsAndLosesNothing() {
+    String id = ssdrSessionWithBook();
+    try (LazyRedisSessionRepository durable = LazyRedisSessionRepository.builder(clients.a())
+        .serializer(serializer()).namespace(namespace).cleanupInterval(Duration.ZERO)
+        .durability(1, Duration.ofMillis(200))
+        .migrateFrom(SpringSessionDataRedis.namespace(ssdrNamespace)).build()) {
+      LazySession onA = durable.findById(id);
+      onA.setAttribute("theme", "dark");
+
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> durable.save(onA))
+          .isInstanceOf(SessionNotReplicatedException.class);
+
+      // SSDR's copy is still held (the claim key) and the created one is readable.
+      assertThat(raw.exists(claimKey(id))).isEqualTo(1L);
+      LazySession onB = nodeB.findById(id);
+      assertThat((Object) onB.getAttribute("items")).isEqualTo(List.of("book"));
+      onB.setAttribute("theme", "dark");
+      nodeB.save(onB);
+      assertThat((String) nodeA.findById(id).getAttribute("theme")).isEqualTo("dark");
+    }
+  }
+
+  @Test
+  void findById_idWithBraces_neverLooksAtSpringSessionDataRedis() {
+    long before = keyspaceHits();
+
+    assertThat(nodeA.findById("x}y{")).isNull();
+    nodeA.deleteById("a{b}c");
+
+    assertThat(keyspaceHits()).isEqualTo(before);
+    assertThat(raw.exists(claimKey("a{b}c"))).isZero();
+  }
+
   /** A sign-out on another node at every step of a take-over: the session never comes back. */
   @Test
   void save_deletedOnOtherNodeAtEveryStepOfATakeOver_neverBroughtBack() {
