@@ -123,6 +123,25 @@ class SpringPortfolioCompatibilityTest {
   }
 
   /**
+   * An OAuth2AuthenticationException without a cause has a (String) constructor, but rebuilt from
+   * its message it would carry the description as its error code: it keeps its OAuth2Error.
+   */
+  @ParameterizedTest
+  @EnumSource(CodecKind.class)
+  void serialize_oauth2AuthenticationExceptionWithoutCause_keepsItsError(CodecKind codec) {
+    OAuth2Error error = new OAuth2Error("invalid_grant", "code expired", "https://idp/errors");
+    AttributeSerializer serializer = serializer(codec);
+
+    Object read = roundTrip(serializer, new OAuth2AuthenticationException(error));
+
+    assertThat(read).isInstanceOfSatisfying(OAuth2AuthenticationException.class, e -> {
+      assertThat(e.getError().getErrorCode()).isEqualTo("invalid_grant");
+      assertThat(e.getError().getDescription()).isEqualTo("code expired");
+      assertThat(e.getError().getUri()).isEqualTo("https://idp/errors");
+    });
+  }
+
+  /**
    * A @SessionScope bean with a destroy method (DisposableBean): Spring stores the bean and a
    * DestructionCallbackBindingListener; both are stored, and the listener read back still destroys
    * the bean when it is unbound, as Spring Session Data Redis's would.
