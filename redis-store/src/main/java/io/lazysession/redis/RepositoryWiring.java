@@ -72,6 +72,7 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
       } catch (RuntimeException e) {
         // Not needed to serve: a script Redis lacks is sent whole on first use (NOSCRIPT).
       }
+      EvictionPolicyCheck.report(opened.commands());
       shared.metrics().outage.available();
       return tracks == null || builder.client == null ? null
           : TrackingConnection.open(builder.client, builder.namespace, tracks);
@@ -87,6 +88,7 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
         new RedisSessionStore(connection, new SessionKeys(builder.namespace), metrics);
     if (!(connection instanceof DeferredConnection deferred) || deferred.isOpen()) {
       store.loadScripts(!builder.expiryEvents);
+      EvictionPolicyCheck.report(connection.commands());
     }
     SessionIdGenerator ids =
         builder.idGenerator != null ? builder.idGenerator : new CompactSessionIdGenerator();

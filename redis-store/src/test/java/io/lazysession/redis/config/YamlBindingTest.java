@@ -59,6 +59,10 @@ class YamlBindingTest {
           max-bytes: 2KB
         migrate-from: spring-session-data-redis
         migrate-from-namespace: "legacy:sessions"
+        allow-list-mode: audit
+        require-serializable: false
+        allow-organization-packages: false
+        require-redis-at-startup: true
       """;
 
   static StandardEnvironment yaml(String document) throws IOException {
@@ -94,6 +98,10 @@ class YamlBindingTest {
     assertThat(properties.pack().maxBytes()).isEqualTo(DataSize.ofKilobytes(2));
     assertThat(properties.migrateFrom()).isEqualTo("spring-session-data-redis");
     assertThat(properties.migrateFromNamespace()).isEqualTo("legacy:sessions");
+    assertThat(properties.allowListMode()).isEqualTo("audit");
+    assertThat(properties.requireSerializable()).isFalse();
+    assertThat(properties.allowOrganizationPackages()).isFalse();
+    assertThat(properties.requireRedisAtStartup()).isTrue();
   }
 
   /** A property added without a line in {@link #EVERY_PROPERTY} fails here, until it has one. */
