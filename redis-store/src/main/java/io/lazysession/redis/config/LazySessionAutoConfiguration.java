@@ -19,7 +19,6 @@ import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurationPackages;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
@@ -29,6 +28,7 @@ import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEn
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Primary;
@@ -76,7 +76,7 @@ import org.springframework.session.web.http.SessionRepositoryFilter;
     afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
 @ConditionalOnWebApplication
 @ConditionalOnClass({LazyRedisSessionRepository.class, RedisClient.class, SessionRepository.class})
-@ConditionalOnBooleanProperty(name = "lazysession.enabled", matchIfMissing = true)
+@Conditional(EnabledCondition.class)
 @ConditionalOnMissingBean(SessionRepository.class)
 @EnableConfigurationProperties(LazySessionProperties.class)
 // In this order: the connection details when Boot has them, else spring.data.redis.* read directly.

@@ -86,6 +86,8 @@ class MisconfigurationAnalysisTest {
             "must be 0 or more", "Set lazysession.cleanup-interval to a duration such as 10s"),
         row("lazysession.expiry-events=maybe", "lazysession.expiry-events", "maybe",
             "must be true or false", "Set lazysession.expiry-events to true or false"),
+        row("lazysession.enabled=maybe", "lazysession.enabled", "maybe",
+            "must be true or false", "Set lazysession.enabled to true or false"),
         row("lazysession.durability.replicas=-1", "lazysession.durability.replicas", "-1",
             "must be 0 or more", "Set it to 0 (saves wait for no replica, the default)"),
         row("lazysession.durability.timeout=0s", "lazysession.durability.timeout", "0s",
