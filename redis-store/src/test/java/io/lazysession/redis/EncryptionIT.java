@@ -334,6 +334,33 @@ class EncryptionIT {
     assertThat(a.metrics().rejectedValues() + b.metrics().rejectedValues()).isZero();
   }
 
+  @org.junit.jupiter.api.Test
+  void startup_encryptionKeySourceBean_sealsWithItsFirstKey() {
+    String namespace = TestRedis.uniqueNamespace("enc-source");
+    try (ConfigurableApplicationContext context = new SpringApplicationBuilder(
+        ShopApplication.class, KeySourceConfiguration.class).web(WebApplicationType.SERVLET)
+        .properties("server.port=0", "spring.main.banner-mode=off",
+            "spring.data.redis.url=" + redis.url(), "lazysession.namespace=" + namespace,
+            "lazysession.encryption.accept-unprotected=false").run()) {
+      LazyRedisSessionRepository node = context.getBean(LazyRedisSessionRepository.class);
+
+      String id = signIn(node, "gus");
+
+      assertThat(keyIds(namespace, id)).isNotEmpty().containsOnly("vault7");
+      assertSignedIn(node(Config.BUILDER, namespace, Keys.strict("vault7:" + secret(7))), id,
+          "gus");
+    }
+  }
+
+  /** Keys from a bean, as from Vault or a KMS. */
+  @org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
+  static class KeySourceConfiguration {
+    @org.springframework.context.annotation.Bean
+    EncryptionKeySource keys() {
+      return () -> EncryptionKey.parseList("vault7:" + secret(7));
+    }
+  }
+
   /** A request that reads the session and changes one value. */
   static void touch(LazyRedisSessionRepository node, String id, int visit) {
     LazySession session = node.findById(id);
