@@ -239,6 +239,11 @@ public final class LazyReactiveRedisSessionRepository
       }
 
       @Override
+      public ValueProtection protection() {
+        return context.protection();
+      }
+
+      @Override
       public String newSessionId() {
         return ids.generate();
       }

@@ -16,10 +16,8 @@ import org.springframework.session.SessionIdGenerator;
 interface SessionContext {
   AttributeSerializer serializer();
 
-  /** How stored values are sealed and opened; none by default. */
-  default ValueProtection protection() {
-    return ValueProtection.NONE;
-  }
+  /** How stored values are sealed and opened ({@link ValueProtection#NONE} without keys). */
+  ValueProtection protection();
 
   String newSessionId();
 

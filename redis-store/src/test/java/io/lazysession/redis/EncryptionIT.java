@@ -352,6 +352,32 @@ class EncryptionIT {
     }
   }
 
+  @org.junit.jupiter.api.Test
+  void reactive_sealsAndOpensAsTheServletRepository() {
+    String namespace = TestRedis.uniqueNamespace("enc-reactive");
+    LazyReactiveRedisSessionRepository reactive = LazyReactiveRedisSessionRepository.of(
+        node(Config.BUILDER, namespace, Keys.strict(K1)));
+    LazySession session = reactive.createSession().block();
+    session.setAttribute("note", MARKER);
+    session.setAttribute("report", MARKER.repeat(200));
+    session.setAttribute(FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME, "hal");
+    reactive.save(session).block();
+    session.setAttribute("note", MARKER + "2");
+    reactive.save(session).block();
+
+    assertThat(keyIds(namespace, session.getId())).isNotEmpty().containsOnly("k1");
+    LazyRedisSessionRepository other = node(Config.BUILDER, namespace, Keys.strict(K1));
+    assertThat((String) other.findById(session.getId()).getAttribute("note"))
+        .isEqualTo(MARKER + "2");
+    LazySession read = LazyReactiveRedisSessionRepository.of(other).findById(session.getId())
+        .block();
+    assertThat((String) read.getAttribute("report")).isEqualTo(MARKER.repeat(200));
+    assertThat(reactive.findByIndexNameAndIndexValue(
+        FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME, "hal").block())
+        .containsOnlyKeys(session.getId());
+    assertThat(other.metrics().rejectedValues()).isZero();
+  }
+
   /** Keys from a bean, as from Vault or a KMS. */
   @org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
   static class KeySourceConfiguration {
