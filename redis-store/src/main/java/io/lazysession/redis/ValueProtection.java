@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import javax.crypto.AEADBadTagException;
 import javax.crypto.Cipher;
 import javax.crypto.Mac;
@@ -24,10 +25,13 @@ import org.slf4j.LoggerFactory;
  * <p>A sealed value is {@code F5 | n | key id (n ASCII bytes) | nonce (24) | AES-256-GCM ciphertext
  * and tag (16)}. 0xF5 never starts an envelope (0xA_), a pack (0xB_) nor UTF-8 text, so sealed and
  * unprotected values are told apart during a rollout. The first 12 nonce bytes derive the value's
- * own AES key, HMAC-SHA256(key, label | those bytes); GCM runs under it with the other 12: random
- * 96-bit GCM nonces under one key are safe for about 2^32 values only, which a busy site writes in
- * weeks, so a key derived per value removes that bound (no rotation is ever needed for it) for one
- * HMAC and 12 bytes. The associated data is the header, the namespace, the session id and the field
+ * AES key, HMAC-SHA256(key, label | those bytes); GCM runs under it with the other 12 as its nonce.
+ * Random 96-bit GCM nonces under one key are safe for about 2^32 values only, which a busy site
+ * writes in weeks; here a writer draws the first 12 bytes once (a salt per repository instance, so
+ * its derived key is computed once) and makes the other 12 from 4 random bytes and a counter, so a
+ * GCM nonce never repeats under one derived key and derived keys of two instances collide with
+ * probability 2^-96: no rotation is ever needed for nonces. A reader derives the key of each value
+ * (one HMAC). The associated data is the header, the namespace, the session id and the field
  * name: bytes copied to another session, field or namespace fail the check. The JDK's own AES-GCM
  * and HMAC are used (no new dependency: both are FIPS-reviewed, hardware-accelerated, and every JVM
  * has them).
@@ -50,7 +54,6 @@ final class ValueProtection {
   static final SessionValues CLEAR = new SessionValues(NONE, "");
 
   private static final byte[] LABEL = "lazysession value key v1".getBytes(UTF_8);
-  private static final SecureRandom RANDOM = new SecureRandom();
   private static final ThreadLocal<Cipher> CIPHER = ThreadLocal.withInitial(() -> {
     try {
       return Cipher.getInstance("AES/GCM/NoPadding");
@@ -67,6 +70,13 @@ final class ValueProtection {
   private final @Nullable String writeKey;
   private final ThreadLocal<Map<String, Mac>> macs = ThreadLocal.withInitial(LinkedHashMap::new);
   private final AtomicBoolean rejectionLogged = new AtomicBoolean();
+  /** The first 12 bytes of every nonce this instance writes, random: the derivation salt. */
+  private final byte[] salt = new byte[NONCE_BYTES / 2];
+  /** Then 4 random bytes, then the counter (8 bytes, big-endian). */
+  private final byte[] noncePrefix = new byte[4];
+  private final AtomicLong counter = new AtomicLong();
+  /** The write key derived with {@link #salt}; null without a write key. */
+  private final @Nullable SecretKeySpec sealKey;
 
   ValueProtection(String namespace, @Nullable SessionEncryption encryption,
       MetricsRecorder metrics) {
@@ -81,6 +91,18 @@ final class ValueProtection {
     List<EncryptionKey> configured = encryption == null ? List.of() : encryption.keys();
     this.writeKey = configured.isEmpty() || encryption.writeUnprotected() ? null
         : configured.get(0).id();
+    if (writeKey != null) {
+      SecureRandom random = CompactSessionIdGenerator.seededDrbg();
+      random.nextBytes(salt);
+      random.nextBytes(noncePrefix);
+      try {
+        this.sealKey = valueKey(writeKey, salt, 0);
+      } catch (GeneralSecurityException e) {
+        throw new IllegalStateException("this JVM lacks HmacSHA256", e);
+      }
+    } else {
+      this.sealKey = null;
+    }
   }
 
   /** Whether this node has keys. */
@@ -123,7 +145,8 @@ final class ValueProtection {
   /** {@code plain} sealed for field {@code field} of session {@code id}; as is without a write key. */
   byte[] seal(String id, String field, byte[] plain) {
     String keyId = writeKey;
-    if (keyId == null) {
+    SecretKeySpec key = sealKey;
+    if (keyId == null || key == null) {
       return plain;
     }
     byte[] idBytes = keyId.getBytes(UTF_8);
@@ -132,11 +155,14 @@ final class ValueProtection {
     sealed[0] = (byte) MARKER;
     sealed[1] = (byte) idBytes.length;
     System.arraycopy(idBytes, 0, sealed, 2, idBytes.length);
-    byte[] nonce = new byte[NONCE_BYTES];
-    RANDOM.nextBytes(nonce);
-    System.arraycopy(nonce, 0, sealed, header, NONCE_BYTES);
+    System.arraycopy(salt, 0, sealed, header, salt.length);
+    System.arraycopy(noncePrefix, 0, sealed, header + salt.length, noncePrefix.length);
+    long count = counter.getAndIncrement();
+    for (int i = 0; i < 8; i++) {
+      sealed[header + NONCE_BYTES - 1 - i] = (byte) (count >>> (8 * i));
+    }
     try {
-      Cipher cipher = cipher(Cipher.ENCRYPT_MODE, keyId, sealed, header, id, field);
+      Cipher cipher = cipher(Cipher.ENCRYPT_MODE, key, sealed, header, id, field);
       cipher.doFinal(plain, 0, plain.length, sealed, header + NONCE_BYTES);
     } catch (GeneralSecurityException e) {
       throw new IllegalStateException("AES-GCM failed to seal a value", e);
@@ -169,7 +195,8 @@ final class ValueProtection {
     }
     int header = 2 + (stored[1] & 0xFF);
     try {
-      Cipher cipher = cipher(Cipher.DECRYPT_MODE, keyId, stored, header, id, field);
+      Cipher cipher = cipher(Cipher.DECRYPT_MODE, valueKey(keyId, stored, header), stored,
+          header, id, field);
       int from = header + NONCE_BYTES;
       return cipher.doFinal(stored, from, stored.length - from);
     } catch (AEADBadTagException e) {
@@ -216,8 +243,8 @@ final class ValueProtection {
     }
   }
 
-  /** A cipher set up for the value whose header and nonce are {@code value}'s bytes. */
-  private Cipher cipher(int mode, String keyId, byte[] value, int header, String id, String field)
+  /** The AES key of key {@code keyId} derived with the 12 bytes of {@code salt} from {@code at}. */
+  private SecretKeySpec valueKey(String keyId, byte[] salt, int at)
       throws GeneralSecurityException {
     Mac mac = macs.get().get(keyId);
     if (mac == null) {
@@ -226,10 +253,15 @@ final class ValueProtection {
       macs.get().put(keyId, mac);
     }
     mac.update(LABEL);
-    mac.update(value, header, NONCE_BYTES / 2);
-    byte[] valueKey = mac.doFinal();
+    mac.update(salt, at, NONCE_BYTES / 2);
+    return new SecretKeySpec(mac.doFinal(), "AES");
+  }
+
+  /** A cipher set up for the value whose header and nonce are {@code value}'s bytes. */
+  private Cipher cipher(int mode, SecretKeySpec valueKey, byte[] value, int header, String id,
+      String field) throws GeneralSecurityException {
     Cipher cipher = CIPHER.get();
-    cipher.init(mode, new SecretKeySpec(valueKey, "AES"),
+    cipher.init(mode, valueKey,
         new GCMParameterSpec(TAG_BYTES * 8, value, header + NONCE_BYTES / 2, NONCE_BYTES / 2));
     cipher.updateAAD(value, 0, header);
     cipher.updateAAD(associated(id, field));
