@@ -1,6 +1,7 @@
 package io.lazysession.redis;
 
 import io.lazysession.serializer.AttributeSerializer;
+import io.lazysession.serializer.IncompatibleDataException;
 import io.lazysession.serializer.LazyValue;
 import io.lazysession.serializer.SerializationException;
 import io.lazysession.serializer.ValueTooLargeException;
@@ -45,7 +46,9 @@ final class AttributeEntry {
     LazyValue v = value;
     if (v == null) {
       // Only loaded entries lack a value, and they have a serializer and bytes.
-      v = Objects.requireNonNull(serializer).lazy(Objects.requireNonNull(stored));
+      byte[] bytes = Objects.requireNonNull(stored);
+      v = ValueProtection.isSealed(bytes) ? new SealedValue(bytes)
+          : Objects.requireNonNull(serializer).lazy(bytes);
       value = v;
     }
     return v;
@@ -146,6 +149,46 @@ final class AttributeEntry {
         throw new AttributeTooLargeException(message, tooLarge);
       }
       throw new SerializationException(message, e);
+    }
+  }
+
+  /**
+   * A value sealed under a key this node does not hold (or with no keys at all): valid for another
+   * node, so it is never decoded here, never rewritten and never deleted (the decode-failure policy
+   * hides it, as any value another node can read).
+   */
+  private static final class SealedValue implements LazyValue {
+    private final byte[] bytes;
+
+    SealedValue(byte[] bytes) {
+      this.bytes = bytes;
+    }
+
+    @Override
+    public Object get() {
+      String key = ValueProtection.keyId(bytes);
+      throw new IncompatibleDataException(null, "it is sealed under key '" + key + "', which this "
+          + "node does not hold (add it to lazysession.encryption.keys)", null);
+    }
+
+    @Override
+    public boolean isInflated() {
+      return false;
+    }
+
+    @Override
+    public byte[] originalBytes() {
+      return bytes;
+    }
+
+    @Override
+    public byte[] currentBytes() {
+      return bytes;
+    }
+
+    @Override
+    public boolean isModified() {
+      return false;
     }
   }
 }

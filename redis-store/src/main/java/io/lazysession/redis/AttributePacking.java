@@ -58,11 +58,13 @@ final class AttributePacking {
       @Nullable PackWrite pack) {}
 
   /** The loaded session with its pack read: pack members join the attributes, own fields win. */
-  static StoredSession expand(AttributeSerializer serializer, String id, StoredSession stored) {
+  static StoredSession expand(AttributeSerializer serializer, ValueProtection protection,
+      String id, StoredSession stored) {
     if (stored.pack().entries() != null) {
       return stored;
     }
-    Expanded expanded = expand(serializer, id, stored.attributes(), stored.pack().bytes());
+    Expanded expanded =
+        expand(serializer, protection, id, stored.attributes(), stored.pack().bytes());
     return new StoredSession(stored.creation(), stored.lastAccess(), stored.maxInactiveSeconds(),
         stored.version(), stored.principal(), stored.unchanged(), expanded.attributes(),
         expanded.pack());
@@ -71,9 +73,9 @@ final class AttributePacking {
   /** Attributes stored in fields of their own and the pack, as one map; the pack as read. */
   record Expanded(Map<String, byte[]> attributes, StoredPack pack) {}
 
-  static Expanded expand(AttributeSerializer serializer, String id, Map<String, byte[]> ownFields,
-      byte @Nullable [] packBytes) {
-    StoredPack pack = read(serializer, id, packBytes);
+  static Expanded expand(AttributeSerializer serializer, ValueProtection protection, String id,
+      Map<String, byte[]> ownFields, byte @Nullable [] packBytes) {
+    StoredPack pack = read(serializer, protection, id, packBytes);
     Map<String, byte[]> members = pack.members();
     if (members.isEmpty()) {
       return new Expanded(ownFields, pack);
@@ -104,13 +106,29 @@ final class AttributePacking {
     return new Expanded(attributes, pack);
   }
 
-  /** Reads a stored pack; one this node cannot read is kept as its bytes, with the reason. */
-  static StoredPack read(AttributeSerializer serializer, String id, byte @Nullable [] bytes) {
+  /**
+   * Reads a stored pack; one this node cannot read is kept as its bytes, with the reason. A pack
+   * that protection rejects (forged, or unprotected when that is refused) reads as one without
+   * entries, which the next write of the pack replaces.
+   */
+  static StoredPack read(AttributeSerializer serializer, ValueProtection protection, String id,
+      byte @Nullable [] bytes) {
     if (bytes == null) {
       return StoredPack.NONE;
     }
+    byte[] plain = protection.open(id, StoredPack.FIELD, bytes);
+    if (plain == null) {
+      return new StoredPack(bytes, Map.of(), null);
+    }
+    if (ValueProtection.isSealed(plain)) {
+      String reason = "it is sealed under key '" + ValueProtection.keyId(plain) + "', which this "
+          + "node does not hold (lazysession.encryption.keys)";
+      log.warn("session {}: its attribute pack cannot be read on this node, so the attributes in "
+          + "it are hidden here and kept in Redis as they are: {}", id, reason);
+      return new StoredPack(bytes, Map.of(), reason);
+    }
     try {
-      return new StoredPack(bytes, serializer.unpack(bytes), null);
+      return new StoredPack(bytes, serializer.unpack(plain), null);
     } catch (SerializationException e) {
       log.warn("session {}: its attribute pack ({} bytes) cannot be read on this node, so the "
           + "attributes in it are hidden here and kept in Redis as they are: {}", id,
@@ -128,6 +146,7 @@ final class AttributePacking {
   static Placement place(LazySession session, Map<String, byte[]> writes,
       Collection<String> removes, boolean full) {
     AttributeSerializer serializer = session.serializer();
+    ValueProtection.SessionValues values = session.protection().of(session.getId());
     StoredPack loaded = session.storedPack();
     if (!loaded.writable()) {
       // Never rewritten: small attributes go to fields of their own meanwhile.
@@ -166,7 +185,7 @@ final class AttributePacking {
     if (sets.isEmpty() && packRemoves.isEmpty()) {
       return new Placement(fieldWrites, fieldRemoves, null);
     }
-    return placed(fieldWrites, fieldRemoves, write(serializer, from, sets, packRemoves));
+    return placed(fieldWrites, fieldRemoves, write(serializer, values, from, sets, packRemoves));
   }
 
   /**
@@ -174,13 +193,13 @@ final class AttributePacking {
    * holds now. When this node cannot read that one, the attributes this save put into the pack go
    * to fields of their own, and those it took out stay there (logged).
    */
-  static Placement rebase(AttributeSerializer serializer, String id, Placement placement,
-      byte @Nullable [] current) {
+  static Placement rebase(AttributeSerializer serializer, ValueProtection protection, String id,
+      Placement placement, byte @Nullable [] current) {
     PackWrite pack = placement.pack();
     if (pack == null) {
       return placement;
     }
-    StoredPack read = read(serializer, id, current);
+    StoredPack read = read(serializer, protection, id, current);
     if (read.writable()) {
       // What this save puts into the pack may have been moved to an own field meanwhile (that is
       // what changed the pack): the own field would shadow it.
@@ -191,7 +210,7 @@ final class AttributePacking {
         }
       }
       return placed(placement.fieldWrites(), fieldRemoves,
-          write(serializer, read, pack.sets(), pack.removes()));
+          write(serializer, protection.of(id), read, pack.sets(), pack.removes()));
     }
     if (!pack.removes().isEmpty()) {
       log.warn("session {}: attributes {} could not be removed from its attribute pack, which "
@@ -229,8 +248,9 @@ final class AttributePacking {
    * meanwhile). Attributes of {@code sets} that would make a pack no node reads back (too many
    * entries, a body over the payload limit) are spilled, last first, to fields of their own.
    */
-  private static PackWrite write(AttributeSerializer serializer, StoredPack from,
-      Map<String, byte[]> sets, Set<String> removes) {
+  private static PackWrite write(AttributeSerializer serializer,
+      ValueProtection.SessionValues values, StoredPack from, Map<String, byte[]> sets,
+      Set<String> removes) {
     byte[] expected = from.bytes();
     if (sets.isEmpty() && Collections.disjoint(removes, from.members().keySet())
         && Collections.disjoint(removes, from.shadowed())) {
@@ -249,7 +269,8 @@ final class AttributePacking {
     if (entries.isEmpty()) {
       return new PackWrite(expected, packed, removes, new byte[0], spilled, StoredPack.NONE);
     }
-    byte[] bytes = serializer.pack(entries);
+    // Sealed here, not when sent: the pack is known by its stored bytes (a save sends their SHA-1).
+    byte[] bytes = values.seal(StoredPack.FIELD, serializer.pack(entries));
     return new PackWrite(expected, packed, removes, bytes, spilled,
         new StoredPack(bytes, entries, null));
   }

@@ -58,10 +58,21 @@ final class DestroyedSession implements Session {
    */
   static SessionContext context(AttributeSerializer serializer, Clock clock,
       MetricsRecorder metrics) {
+    return context(serializer, ValueProtection.NONE, clock, metrics);
+  }
+
+  /** As {@link #context(AttributeSerializer, Clock, MetricsRecorder)}, with protection. */
+  static SessionContext context(AttributeSerializer serializer, ValueProtection protection,
+      Clock clock, MetricsRecorder metrics) {
     return new SessionContext() {
       @Override
       public AttributeSerializer serializer() {
         return serializer;
+      }
+
+      @Override
+      public ValueProtection protection() {
+        return protection;
       }
 
       @Override
@@ -115,7 +126,8 @@ final class DestroyedSession implements Session {
     if (session == null) {
       Map<String, byte[]> fields = ownFields == null ? Map.of() : ownFields;
       AttributePacking.Expanded expanded =
-          AttributePacking.expand(context.serializer(), getId(), fields, pack);
+          AttributePacking.expand(context.serializer(), context.protection(), getId(),
+              fields, pack);
       session = new LazySession(context, getId(), times.getCreationTime(),
           times.getLastAccessedTime(), times.getMaxInactiveInterval(), 0, principal,
           NearCache.NO_EPOCH);

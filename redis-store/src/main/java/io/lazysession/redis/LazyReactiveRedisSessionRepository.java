@@ -239,6 +239,11 @@ public final class LazyReactiveRedisSessionRepository
       }
 
       @Override
+      public ValueProtection protection() {
+        return context.protection();
+      }
+
+      @Override
       public String newSessionId() {
         return ids.generate();
       }
@@ -297,7 +302,8 @@ public final class LazyReactiveRedisSessionRepository
   private record Loaded(StoredSession stored, long epoch) {}
 
   private @Nullable LazySession session(String id, StoredSession loaded, long epoch) {
-    StoredSession stored = AttributePacking.expand(context.serializer(), id, loaded);
+    StoredSession stored = AttributePacking.expand(context.serializer(), context.protection(), id,
+        loaded);
     if (stored.unchanged()) {
       metrics.nearCacheHits.increment();
     } else if (nearCache.enabled()) {

@@ -241,6 +241,19 @@ public final class LazyRedisSessionRepository
     return serializer;
   }
 
+  /**
+   * Seals anew every stored value that is not as this repository writes them (under an old key of
+   * {@link Builder#encryption}, or unprotected), each only if no save rewrote it meanwhile, and
+   * reports how many remain. Run it from one node after adding a new first key, and again until
+   * {@code remaining} is 0 before removing the old key (docs/security.md). A SCAN of the whole
+   * namespace (every node of a Cluster) and a command or two per session: an operation, not a
+   * request-path call.
+   */
+  public ReencryptionReport reencrypt() {
+    return StoreFailures.translated("reencrypt", null, () -> new Reencryption(shared.connection(),
+        shared.store(), shared.metrics()).run());
+  }
+
   /** The namespace (key prefix) this repository stores sessions under. */
   public String namespace() {
     return shared.store().keys().namespace();
@@ -311,6 +324,7 @@ public final class LazyRedisSessionRepository
     @Nullable SpringSessionDataRedis migrateFrom;
     FlushMode flushMode = FlushMode.ON_SAVE;
     boolean requireRedisAtStartup = true;
+    @Nullable SessionEncryption encryption;
 
     private Builder(Connector connector, @Nullable RedisClient client) {
       this.connector = connector;
@@ -488,6 +502,16 @@ public final class LazyRedisSessionRepository
      */
     public Builder requireRedisAtStartup(boolean require) {
       this.requireRedisAtStartup = require;
+      return this;
+    }
+
+    /**
+     * Seals every stored attribute value, the pack and the principal name with AES-256-GCM, bound to
+     * the session and the field, and checks them before decoding; off (null) by default.
+     * docs/security.md.
+     */
+    public Builder encryption(@Nullable SessionEncryption encryption) {
+      this.encryption = encryption;
       return this;
     }
 

@@ -399,6 +399,10 @@ public final class LazySession implements Session {
     return context.serializer();
   }
 
+  ValueProtection protection() {
+    return context.protection();
+  }
+
   /**
    * Records a successful write: Redis now holds what this instance holds.
    *

@@ -23,6 +23,8 @@ final class MetricsRecorder {
   final LongAdder sessionsDeleted = new LongAdder();
   final LongAdder scriptReloads = new LongAdder();
   final LongAdder sessionsMigrated = new LongAdder();
+  final LongAdder rejectedValues = new LongAdder();
+  final LongAdder unprotectedValues = new LongAdder();
 
   /** Counts the loaded attributes a request decoded and those it left as bytes. */
   void count(LazySession.Inflation inflation) {
@@ -46,6 +48,8 @@ final class MetricsRecorder {
         sessionsDeleted.sum(),
         scriptReloads.sum(),
         sessionsMigrated.sum(),
-        nearCacheTrustedHits.sum());
+        nearCacheTrustedHits.sum(),
+        rejectedValues.sum(),
+        unprotectedValues.sum());
   }
 }

@@ -56,13 +56,13 @@ final class ReactiveRedisSessionStore {
           store.findFunctionMissing();
           return eval(RedisScript.FIND, ScriptOutputType.MULTI, scriptKeys[0], arguments);
         });
-    return answer.flatMap(found -> Mono.justOrEmpty(store.findAnswer(found, cached)));
+    return answer.flatMap(found -> Mono.justOrEmpty(store.findAnswer(id, found, cached)));
   }
 
   /** As {@link RedisSessionStore#save}: the new version, 0, -1 or a pack conflict. */
   Mono<RedisSessionStore.SaveResult> save(String id, SaveRequest request) {
     return Mono.defer(() -> this.<List<Object>>eval(RedisScript.SAVE, ScriptOutputType.MULTI,
-        keys.session(id), store.counted(request.arguments())))
+        keys.session(id), store.counted(request.arguments(store.protection().of(id)))))
         .map(ScriptReplies::save)
         .defaultIfEmpty(new RedisSessionStore.SaveResult(0, -1, null));
   }
@@ -74,7 +74,7 @@ final class ReactiveRedisSessionStore {
         all ? new byte[][] {now, utf8("all")} : new byte[][] {now})
         .filter(answer -> !RedisSessionStore.isNil(answer))
         .map(answer -> ScriptReplies.deletedHash(
-            store.countedRead(RedisSessionStore.elements(answer))));
+            store.countedRead(RedisSessionStore.elements(answer)), store.protection().of(id)));
   }
 
   /** As {@link RedisSessionStore#metadata}. */
@@ -89,7 +89,7 @@ final class ReactiveRedisSessionStore {
             for (byte[] value : values) {
               result.add(value.length == 0 ? null : value);
             }
-            return ScriptReplies.storedMetadata(result);
+            return ScriptReplies.storedMetadata(result, store.protection().of(id));
           });
     });
   }

@@ -176,7 +176,7 @@ final class ReactiveSessionWriter {
               return Mono.empty();
             }
             AttributePacking.Expanded expanded = AttributePacking.expand(session.serializer(),
-                oldId, stored.attributes(), stored.pack());
+                session.protection(), oldId, stored.attributes(), stored.pack());
             session.mergeStored(expanded.attributes(), stored.metadata());
             session.storedPack(expanded.pack());
             return writeFull(session, true, principal);
@@ -283,7 +283,7 @@ final class ReactiveSessionWriter {
       if (attempt >= AttributePacking.MAX_ATTEMPTS) {
         return Mono.error(AttributePacking.unsettled(id));
       }
-      return send(id, session, request.with(AttributePacking.rebase(session.serializer(), id,
+      return send(id, session, request.with(AttributePacking.rebase(session.serializer(), session.protection(), id,
           request.placement(), result.currentPack())), attempt + 1);
     });
   }

@@ -38,6 +38,8 @@ final class RedisScript {
   static final RedisScript FIND_SSDR_ONLY = load("find-ssdr-only");
   /** find.lua with a fallback to Spring Session Data Redis's hash; see find-ssdr.lua. */
   static final RedisScript FIND_SSDR = load("find-ssdr");
+  /** Seals values anew under the current key; see {@link Reencryption}. */
+  static final RedisScript RESEAL = load("reseal");
   /** find.lua as the body of a Redis 7 function library; see find-function.lua. */
   static final RedisScript FIND_FUNCTION = load("find-function");
 

@@ -41,13 +41,21 @@ final class RedisSessionStore {
   private final SessionConnection connection;
   private final SessionKeys keys;
   private final MetricsRecorder metrics;
+  private final ValueProtection protection;
   /** Set by {@link #loadScripts}; cleared when Redis loses the function and will not take it back. */
   private volatile boolean findByFunction;
 
-  RedisSessionStore(SessionConnection connection, SessionKeys keys, MetricsRecorder metrics) {
+  RedisSessionStore(SessionConnection connection, SessionKeys keys, MetricsRecorder metrics,
+      ValueProtection protection) {
     this.connection = connection;
     this.keys = keys;
     this.metrics = metrics;
+    this.protection = protection;
+  }
+
+  /** How values are sealed before they are sent and opened when they arrive. */
+  ValueProtection protection() {
+    return protection;
   }
 
   SessionKeys keys() {
@@ -82,11 +90,11 @@ final class RedisSessionStore {
    */
   @Nullable StoredSession find(String id, NearCache.@Nullable Snapshot cached) {
     byte[][] scriptKeys = {keys.session(id)};
-    return findAnswer(callFind(RedisScript.FIND, scriptKeys, findArguments(cached)), cached);
+    return findAnswer(id, callFind(RedisScript.FIND, scriptKeys, findArguments(cached)), cached);
   }
 
   /** find.lua's answer: the session, the confirmed copy, or null when missing or incomplete. */
-  @Nullable StoredSession findAnswer(@Nullable List<Object> answer,
+  @Nullable StoredSession findAnswer(String id, @Nullable List<Object> answer,
       NearCache.@Nullable Snapshot cached) {
     if (isNil(answer)) {
       return null;
@@ -94,7 +102,7 @@ final class RedisSessionStore {
     if (isUnchanged(answer)) {
       return ScriptReplies.unchanged(cached);
     }
-    return findReply(answer, cached);
+    return findReply(id, answer, cached);
   }
 
   /** find.lua's arguments: the cached version, and 'm' when the copy lacks the metadata. */
@@ -155,7 +163,7 @@ final class RedisSessionStore {
   }
 
   /** A find answer that is a list of fields and values (a hash, or a verbose "unchanged"). */
-  private @Nullable StoredSession findReply(List<Object> answer,
+  private @Nullable StoredSession findReply(String id, List<Object> answer,
       NearCache.@Nullable Snapshot cached) {
     List<byte @Nullable []> fields = elements(answer);
     long bytes = 0;
@@ -163,7 +171,7 @@ final class RedisSessionStore {
       bytes += value == null ? 0 : value.length;
     }
     metrics.bytesRead.add(bytes);
-    return ScriptReplies.find(fields, cached);
+    return ScriptReplies.find(fields, cached, protection.of(id));
   }
 
   /**
@@ -174,7 +182,7 @@ final class RedisSessionStore {
    * followed it.
    */
   SaveResult save(String id, SaveRequest request) {
-    byte[][] arguments = counted(request.arguments());
+    byte[][] arguments = counted(request.arguments(protection.of(id)));
     return ScriptReplies.save(eval(connection.commands(), RedisScript.SAVE, ScriptOutputType.MULTI,
         keys.session(id), arguments));
   }
@@ -188,7 +196,7 @@ final class RedisSessionStore {
    *     replicas acknowledged it within {@code timeout}, or why waiting failed after the write
    */
   SaveResult saveAndWait(String id, SaveRequest request, int replicas, Duration timeout) {
-    byte[][] arguments = counted(request.arguments());
+    byte[][] arguments = counted(request.arguments(protection.of(id)));
     byte[] key = keys.session(id);
     for (int attempt = 1; ; attempt++) {
       try {
@@ -258,7 +266,8 @@ final class RedisSessionStore {
     byte[] now = utf8(Long.toString(nowMillis));
     List<Object> answer = eval(connection.commands(), RedisScript.DELETE, ScriptOutputType.MULTI,
         keys.session(id), all ? new byte[][] {now, utf8("all")} : new byte[][] {now});
-    return isNil(answer) ? null : ScriptReplies.deletedHash(countedRead(elements(answer)));
+    return isNil(answer) ? null
+        : ScriptReplies.deletedHash(countedRead(elements(answer)), protection.of(id));
   }
 
   /** {@code values}, counted as bytes read. */
@@ -279,7 +288,7 @@ final class RedisSessionStore {
     for (var value : values) {
       result.add(value.hasValue() ? value.getValue() : null);
     }
-    return ScriptReplies.storedMetadata(result);
+    return ScriptReplies.storedMetadata(result, protection.of(id));
   }
 
   void scheduleExpiry(String id, long dueMillis) {
@@ -327,7 +336,8 @@ final class RedisSessionStore {
     byte[] now = utf8(Long.toString(nowMillis));
     List<Object> answer = eval(connection.commands(), RedisScript.EXPIRE, ScriptOutputType.MULTI,
         keys.session(id), all ? new byte[][] {now, utf8("all")} : new byte[][] {now});
-    return ScriptReplies.expire(answer == null ? List.of() : countedRead(elements(answer)));
+    return ScriptReplies.expire(answer == null ? List.of() : countedRead(elements(answer)),
+        protection.of(id));
   }
 
   /**
@@ -388,7 +398,7 @@ final class RedisSessionStore {
       ssdrHash.forEach((name, value) -> metrics.bytesRead.add(name.length + value.length));
       return new Found(null, ssdrHash);
     }
-    return new Found(findReply(answer, cached), null);
+    return new Found(findReply(id, answer, cached), null);
   }
 
   /**
@@ -404,7 +414,8 @@ final class RedisSessionStore {
   boolean migrate(String id, long nowMillis, SsdrSession origin, Map<String, byte[]> replaced,
       long graceMillis, int replicas, Duration timeout) {
     byte[] key = keys.session(id);
-    byte[][] arguments = counted(origin.migrateArguments(nowMillis, graceMillis, replaced));
+    byte[][] arguments =
+        counted(sealed(id, origin.migrateArguments(nowMillis, graceMillis, replaced), 5));
     if (replicas <= 0) {
       Long created = eval(connection.commands(), RedisScript.MIGRATE, ScriptOutputType.INTEGER,
           key, arguments);
@@ -420,6 +431,25 @@ final class RedisSessionStore {
       }
       return created != null && created == 1;
     });
+  }
+
+  /** Runs reseal.lua on session {@code id}; how many values it replaced. */
+  long reseal(String id, byte[][] arguments) {
+    Long replaced = eval(connection.commands(), RedisScript.RESEAL, ScriptOutputType.INTEGER,
+        keys.session(id), counted(arguments));
+    return replaced == null ? 0 : replaced;
+  }
+
+  /** {@code arguments} with the value of each field / value pair from {@code from} on sealed. */
+  private byte[][] sealed(String id, byte[][] arguments, int from) {
+    if (!protection.enabled()) {
+      return arguments;
+    }
+    ValueProtection.SessionValues values = protection.of(id);
+    for (int i = from; i + 1 < arguments.length; i += 2) {
+      arguments[i + 1] = values.seal(new String(arguments[i], UTF_8), arguments[i + 1]);
+    }
+    return arguments;
   }
 
   /** Runs claim-ssdr.lua on SSDR's hash {@code ssdrKey} and its claim key. */

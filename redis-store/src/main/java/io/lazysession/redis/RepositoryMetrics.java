@@ -25,6 +25,12 @@ package io.lazysession.redis;
  * @param nearCacheTrustedHits {@code findById} calls answered from the near cache without any call
  *     to Redis (tracked reads, {@link LazyRedisSessionRepository.Builder#nearCacheTracking}); not
  *     counted in {@code loads} nor {@code nearCacheHits}
+ * @param rejectedValues stored values that protection ({@link SessionEncryption}) refused: forged or
+ *     corrupt under a key this node holds, copied from another session or field, or unprotected
+ *     while {@code acceptUnprotected} is off; each read as absent, never decoded
+ * @param unprotectedValuesRead values read without protection while keys are on and
+ *     {@code acceptUnprotected} lets them in (0 for a while: time to run
+ *     {@link LazyRedisSessionRepository#reencrypt()} and turn acceptance off)
  */
 public record RepositoryMetrics(
     long loads,
@@ -41,4 +47,6 @@ public record RepositoryMetrics(
     long sessionsDeleted,
     long scriptReloads,
     long sessionsMigrated,
-    long nearCacheTrustedHits) {}
+    long nearCacheTrustedHits,
+    long rejectedValues,
+    long unprotectedValuesRead) {}

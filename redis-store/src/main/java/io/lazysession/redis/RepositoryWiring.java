@@ -84,20 +84,22 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
       LazyRedisSessionRepository.Builder builder, AttributeSerializer serializer,
       SessionConnection connection, NearCache nearCache, @Nullable TrackingConnection tracking) {
     MetricsRecorder metrics = new MetricsRecorder();
-    RedisSessionStore store =
-        new RedisSessionStore(connection, new SessionKeys(builder.namespace), metrics);
+    ValueProtection protection = builder.encryption == null ? ValueProtection.NONE
+        : new ValueProtection(builder.namespace, builder.encryption, metrics);
+    RedisSessionStore store = new RedisSessionStore(connection,
+        new SessionKeys(builder.namespace), metrics, protection);
     if (!(connection instanceof DeferredConnection deferred) || deferred.isOpen()) {
       store.loadScripts(!builder.expiryEvents);
       EvictionPolicyCheck.report(connection.commands());
     }
     SessionIdGenerator ids =
         builder.idGenerator != null ? builder.idGenerator : new CompactSessionIdGenerator();
-    SessionContext context = SessionContext.of(serializer, ids, builder.clock,
+    SessionContext context = SessionContext.of(serializer, protection, ids, builder.clock,
         new DecodeFailureHandler(builder.decodeFailurePolicy, metrics),
         builder.flushMode == FlushMode.IMMEDIATE ? repository::save : null);
     TouchPolicy touch = new TouchPolicy(builder.touchInterval, builder.defaultMaxInactiveInterval);
     SessionEvents events = new SessionEvents(repository, builder.eventPublisher,
-        DestroyedSession.context(serializer, builder.clock, metrics));
+        DestroyedSession.context(serializer, protection, builder.clock, metrics));
     PrincipalIndex principals =
         new PrincipalIndex(store, builder.clock, !builder.expiryEvents, builder.expiryGrace);
     SpringSessionDataRedisMigration migration = builder.migrateFrom == null ? null

@@ -72,8 +72,17 @@ record SaveRequest(SaveMode mode, long nowMillis, long creationMillis, long last
   private static final byte[] NO_PACK_LOADED = {'='};
   private static final byte[] PRINCIPAL_REMOVED = {'-'};
 
-  /** The save script's arguments, as save.lua reads them. */
+  /** The save script's arguments, as save.lua reads them, values unprotected. */
   byte[][] arguments() {
+    return arguments(ValueProtection.CLEAR);
+  }
+
+  /**
+   * The save script's arguments, as save.lua reads them: the values of fields of their own and the
+   * principal name sealed by {@code values} (the pack is sealed when it is made, {@link
+   * AttributePacking}, since the SHA-1 a later save sends of it is of its stored bytes).
+   */
+  byte[][] arguments(ValueProtection.SessionValues values) {
     int size = 10 + writes().size() * 2 + removes().size();
     byte[][] arguments = new byte[size][];
     int i = 0;
@@ -83,14 +92,15 @@ record SaveRequest(SaveMode mode, long nowMillis, long creationMillis, long last
     arguments[i++] = decimal(lastAccessMillis());
     arguments[i++] = maxInactiveSeconds() == null ? EMPTY : decimal(maxInactiveSeconds());
     arguments[i++] = decimal(graceMillis());
-    arguments[i++] = principalArgument(principal());
+    arguments[i++] = principalArgument(principal(), values);
     arguments[i++] = pack == null ? EMPTY : pack.expected() == null ? NO_PACK_LOADED
         : RedisScript.prefixedSha1Hex((byte) '=', pack.expected());
     arguments[i++] = pack == null ? EMPTY : pack.bytes();
     arguments[i++] = decimal(writes().size());
     for (Map.Entry<String, byte[]> write : writes().entrySet()) {
-      arguments[i++] = RedisSessionStore.utf8(SessionKeys.attributeField(write.getKey()));
-      arguments[i++] = write.getValue();
+      String field = SessionKeys.attributeField(write.getKey());
+      arguments[i++] = RedisSessionStore.utf8(field);
+      arguments[i++] = values.seal(field, write.getValue());
     }
     for (String name : removes()) {
       arguments[i++] = RedisSessionStore.utf8(SessionKeys.attributeField(name));
@@ -99,9 +109,14 @@ record SaveRequest(SaveMode mode, long nowMillis, long creationMillis, long last
   }
 
   /** The principal as save.lua reads it: '' unchanged, '-' none, '=' followed by the name. */
-  private static byte[] principalArgument(PrincipalChange change) {
+  private static byte[] principalArgument(PrincipalChange change,
+      ValueProtection.SessionValues values) {
     if (change instanceof PrincipalChange.SetTo set) {
-      return RedisSessionStore.utf8("=" + set.name());
+      byte[] name = values.seal(SessionKeys.PRINCIPAL, RedisSessionStore.utf8(set.name()));
+      byte[] argument = new byte[name.length + 1];
+      argument[0] = '=';
+      System.arraycopy(name, 0, argument, 1, name.length);
+      return argument;
     }
     return change instanceof PrincipalChange.Removed ? PRINCIPAL_REMOVED : EMPTY;
   }

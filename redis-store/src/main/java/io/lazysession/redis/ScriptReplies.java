@@ -60,11 +60,18 @@ final class ScriptReplies {
 
   /** {c, a, m, p}, then the hash's fields and values: metadata and attributes. */
   static DeletedHash deletedHash(List<byte @Nullable []> answer) {
-    return deletedHash(answer, 0);
+    return deletedHash(answer, 0, ValueProtection.CLEAR);
+  }
+
+  /** As {@link #deletedHash(List)}, values opened by {@code values}. */
+  static DeletedHash deletedHash(List<byte @Nullable []> answer,
+      ValueProtection.SessionValues values) {
+    return deletedHash(answer, 0, values);
   }
 
   /** As {@link #deletedHash(List)}, for {c, a, m, p} from {@code from} on. */
-  static DeletedHash deletedHash(List<byte @Nullable []> answer, int from) {
+  static DeletedHash deletedHash(List<byte @Nullable []> answer, int from,
+      ValueProtection.SessionValues values) {
     Map<String, byte[]> attributes = new LinkedHashMap<>();
     PackFields pack = new PackFields();
     for (int i = from + 4; i + 1 < answer.size(); i += 2) {
@@ -74,11 +81,12 @@ final class ScriptReplies {
         continue;
       }
       String attribute = SessionKeys.attributeName(new String(name, UTF_8));
-      if (attribute != null) {
-        attributes.put(attribute, value);
+      byte[] opened = attribute == null ? null : values.attribute(attribute, value);
+      if (opened != null) {
+        attributes.put(attribute, opened);
       }
     }
-    return new DeletedHash(metadata(answer, from), attributes, pack.pack());
+    return new DeletedHash(metadata(answer, from, values), attributes, pack.pack());
   }
 
   /** save.lua's answer: the new version, or -2 and the pack the hash holds now (a conflict). */
@@ -99,6 +107,16 @@ final class ScriptReplies {
    */
   static @Nullable StoredSession find(List<byte @Nullable []> fields,
       NearCache.@Nullable Snapshot cached) {
+    return find(fields, cached, ValueProtection.CLEAR);
+  }
+
+  /**
+   * As {@link #find(List, NearCache.Snapshot)}, attribute values and the principal opened by
+   * {@code values} (the pack is opened when it is read: {@link AttributePacking#read}); a value
+   * {@code values} rejects is left out.
+   */
+  static @Nullable StoredSession find(List<byte @Nullable []> fields,
+      NearCache.@Nullable Snapshot cached, ValueProtection.SessionValues values) {
     long creation = MISSING;
     long lastAccess = MISSING;
     long maxInactive = MISSING;
@@ -114,11 +132,19 @@ final class ScriptReplies {
         continue;
       }
       if (name.length == 0 || name[0] != '#') {
-        attributes.put(new String(name, UTF_8), value);
+        String attribute = new String(name, UTF_8);
+        byte[] opened = values.attribute(attribute, value);
+        if (opened != null) {
+          attributes.put(attribute, opened);
+        }
         continue;
       }
       if (name.length > 1 && name[1] == '#') {
-        attributes.put(new String(name, 1, name.length - 1, UTF_8), value); // escaped '#' name
+        String attribute = new String(name, 1, name.length - 1, UTF_8); // escaped '#' name
+        byte[] opened = values.attribute(attribute, value);
+        if (opened != null) {
+          attributes.put(attribute, opened);
+        }
         continue;
       }
       if (name.length == 1) {
@@ -140,7 +166,7 @@ final class ScriptReplies {
         case 'a' -> lastAccess = decimal(value);
         case 'm' -> maxInactive = decimal(value);
         case 'v' -> version = decimal(value);
-        case 'p' -> principal = new String(value, UTF_8);
+        case 'p' -> principal = values.principal(value);
         case 's' -> pack.offer(name, value);
         case '=' -> unchanged = true;
         default -> { } // metadata written by a later version: ignored
@@ -358,21 +384,38 @@ final class ScriptReplies {
 
   /** The metadata field and the principal ({@code HMGET # #p}); missing ones null. */
   static SessionMetadata storedMetadata(List<byte @Nullable []> values) {
+    return storedMetadata(values, ValueProtection.CLEAR);
+  }
+
+  /** As {@link #storedMetadata(List)}, the principal opened by {@code opener}. */
+  static SessionMetadata storedMetadata(List<byte @Nullable []> values,
+      ValueProtection.SessionValues opener) {
     byte[] field = at(values, 0);
     long[] numbers = field == null ? null : metadataField(field);
     return new SessionMetadata(numbers == null ? null : numbers[0],
         numbers == null ? null : numbers[1], numbers == null ? null : numbers[2],
-        text(at(values, 1)));
+        opener.principal(at(values, 1)));
   }
 
   /** {creation, last access, max inactive, principal} from {@code from} on; missing ones null. */
   static SessionMetadata metadata(List<byte @Nullable []> values, int from) {
+    return metadata(values, from, ValueProtection.CLEAR);
+  }
+
+  /** As {@link #metadata(List, int)}, the principal opened by {@code opener}. */
+  static SessionMetadata metadata(List<byte @Nullable []> values, int from,
+      ValueProtection.SessionValues opener) {
     return new SessionMetadata(number(at(values, from)), number(at(values, from + 1)),
-        number(at(values, from + 2)), text(at(values, from + 3)));
+        number(at(values, from + 2)), opener.principal(at(values, from + 3)));
   }
 
   /** The expire script's answer: the outcome first, then what it says about the session. */
   static ExpireReply expire(List<byte @Nullable []> answer) {
+    return expire(answer, ValueProtection.CLEAR);
+  }
+
+  /** As {@link #expire(List)}, values opened by {@code values}. */
+  static ExpireReply expire(List<byte @Nullable []> answer, ValueProtection.SessionValues values) {
     String outcome = answer.isEmpty() ? "gone" : text(answer.get(0));
     if ("never".equals(outcome)) {
       return new ExpireReply(ExpireOutcome.NEVER, SessionMetadata.NONE);
@@ -382,7 +425,7 @@ final class ScriptReplies {
           number(at(answer, 1)), number(at(answer, 2)), null));
     }
     return new ExpireReply("expired".equals(outcome) ? ExpireOutcome.EXPIRED : ExpireOutcome.GONE,
-        deletedHash(answer, 1));
+        deletedHash(answer, 1, values));
   }
 
   static @Nullable Long number(byte @Nullable [] bytes) {

@@ -16,6 +16,9 @@ import org.springframework.session.SessionIdGenerator;
 interface SessionContext {
   AttributeSerializer serializer();
 
+  /** How stored values are sealed and opened ({@link ValueProtection#NONE} without keys). */
+  ValueProtection protection();
+
   String newSessionId();
 
   Instant now();
@@ -35,10 +38,23 @@ interface SessionContext {
    */
   static SessionContext of(AttributeSerializer serializer, SessionIdGenerator ids, Clock clock,
       DecodeFailureHandler failures, @Nullable Consumer<LazySession> flush) {
+    return of(serializer, ValueProtection.NONE, ids, clock, failures, flush);
+  }
+
+  /** As {@link #of(AttributeSerializer, SessionIdGenerator, Clock, DecodeFailureHandler,
+   * Consumer)}, with {@code protection}. */
+  static SessionContext of(AttributeSerializer serializer, ValueProtection protection,
+      SessionIdGenerator ids, Clock clock, DecodeFailureHandler failures,
+      @Nullable Consumer<LazySession> flush) {
     return new SessionContext() {
       @Override
       public AttributeSerializer serializer() {
         return serializer;
+      }
+
+      @Override
+      public ValueProtection protection() {
+        return protection;
       }
 
       @Override

@@ -83,7 +83,7 @@ final class SessionReader {
         return null;
       }
     }
-    stored = AttributePacking.expand(context.serializer(), id, stored);
+    stored = AttributePacking.expand(context.serializer(), context.protection(), id, stored);
     if (stored.unchanged()) {
       metrics.nearCacheHits.increment();
       if (cached != null && cached.metadata() == null) {

@@ -211,7 +211,7 @@ final class SessionWriter {
     }
     // Other requests may have saved the old id since this one loaded it: their changes move too.
     AttributePacking.Expanded expanded =
-        AttributePacking.expand(session.serializer(), oldId, stored.attributes(), stored.pack());
+        AttributePacking.expand(session.serializer(), session.protection(), oldId, stored.attributes(), stored.pack());
     session.mergeStored(expanded.attributes(), stored.metadata());
     session.storedPack(expanded.pack());
     writeFull(session, true, principal);
@@ -384,7 +384,7 @@ final class SessionWriter {
       if (attempt >= AttributePacking.MAX_ATTEMPTS) {
         throw AttributePacking.unsettled(id);
       }
-      sending = sending.with(AttributePacking.rebase(session.serializer(), id,
+      sending = sending.with(AttributePacking.rebase(session.serializer(), session.protection(), id,
           sending.placement(), result.currentPack()));
     }
   }

@@ -1,5 +1,6 @@
 package io.lazysession.redis.config;
 
+import io.lazysession.redis.EncryptionKeySource;
 import io.lazysession.redis.LazyRedisSessionRepository;
 import io.lazysession.redis.micrometer.LazySessionMetrics;
 import io.lazysession.redis.micrometer.TimedSessionRepository;
@@ -118,7 +119,15 @@ public class LazySessionAutoConfiguration {
       ObjectProvider<RedisTarget> target, AttributeSerializer serializer,
       LazySessionProperties properties, Environment environment,
       ApplicationEventPublisher events,
-      ObjectProvider<LazySessionRepositoryCustomizer> customizers) {
+      ObjectProvider<LazySessionRepositoryCustomizer> customizers,
+      ObjectProvider<EncryptionKeySource> keySource) {
+    List<LazySessionRepositoryCustomizer> applied = new ArrayList<>();
+    LazySessionRepositoryCustomizer keys =
+        RepositoryFactory.keySource(properties, keySource.getIfAvailable());
+    if (keys != null) {
+      applied.add(keys);
+    }
+    customizers.orderedStream().forEach(applied::add);
     String namespace = SpringSessionRedisProperties.check(Binder.get(environment),
         properties.namespace());
     RepositoryFactory.Request request = new RepositoryFactory.Request(client,
@@ -127,7 +136,7 @@ public class LazySessionAutoConfiguration {
             String.class).map(value -> value.isBlank() ? null : value).orElse(null),
         RepositoryFactory.sessionTimeout(environment), RepositoryFactory.SESSION_TIMEOUT_NAME,
         events, withFlushMode(SpringSessionRedisProperties.flushMode(Binder.get(environment)),
-            customizers.orderedStream().toList()));
+            applied));
     LazyRedisSessionRepository repository = RepositoryFactory.build(request);
     RepositoryFactory.logStarted(request, allowListMode(environment));
     return repository;

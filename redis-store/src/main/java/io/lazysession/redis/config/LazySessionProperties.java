@@ -1,7 +1,10 @@
 package io.lazysession.redis.config;
 
 import io.lazysession.redis.DecodeFailurePolicy;
+import io.lazysession.redis.EncryptionKey;
+import io.lazysession.redis.EncryptionKeySource;
 import io.lazysession.redis.LazyRedisSessionRepository;
+import io.lazysession.redis.SessionEncryption;
 import io.lazysession.serializer.AttributeSerializer;
 import io.lazysession.serializer.ClassAllowList;
 import io.lazysession.serializer.codec.CodecKind;
@@ -84,6 +87,7 @@ import org.springframework.util.unit.DataSize;
  *     reached. false: it starts (health DOWN), answers 503 with Retry-After to requests that need a
  *     session, and connects by itself once Redis is reachable. Redis refusing the connection (wrong
  *     password, ACL) fails startup either way.
+ * @param encryption Protection of what is stored in Redis; off unless keys are set.
  */
 @ConfigurationProperties(LazySessionProperties.PREFIX)
 public record LazySessionProperties(
@@ -111,7 +115,8 @@ public record LazySessionProperties(
     @DefaultValue("enforce") String allowListMode,
     @DefaultValue("true") boolean requireSerializable,
     @DefaultValue("true") boolean allowOrganizationPackages,
-    @DefaultValue("false") boolean requireRedisAtStartup) {
+    @DefaultValue("false") boolean requireRedisAtStartup,
+    @DefaultValue Encryption encryption) {
 
   public static final String PREFIX = "lazysession";
   static final String DEFAULT_CODEC = "kryo";
@@ -222,6 +227,67 @@ public record LazySessionProperties(
       }
       PropertyChecks.positive("durability.timeout", timeout,
           "1s (the default), shorter than spring.data.redis.timeout");
+    }
+  }
+
+  /**
+   * Protection of what is stored, {@code lazysession.encryption.*}; docs/security.md. Its {@code
+   * toString} never shows the keys.
+   *
+   * @param keys Comma-separated keyId:base64 entries of 32 random bytes each (make one with openssl
+   *     rand -base64 32); the first writes, every one reads. Setting it turns protection on: every
+   *     attribute value, the attribute pack and the principal name are sealed with AES-256-GCM,
+   *     bound to the session and the field, and checked before decoding. A bean of type
+   *     io.lazysession.redis.EncryptionKeySource may give the keys instead. Off by default.
+   * @param acceptUnprotected With keys: whether values stored without protection (before it was
+   *     turned on, or by a node without keys) are read. Set it to false once the repository's
+   *     reencrypt() reports nothing remaining: from then on only key holders can write what is
+   *     decoded.
+   * @param writeUnprotected With keys: write values without protection while reading protected
+   *     ones. The first step of turning protection on in a running cluster and the last of turning
+   *     it off, without signing anybody out.
+   */
+  public record Encryption(@Nullable String keys,
+      @DefaultValue("" + SessionEncryption.DEFAULT_ACCEPT_UNPROTECTED) boolean acceptUnprotected,
+      @DefaultValue("" + SessionEncryption.DEFAULT_WRITE_UNPROTECTED) boolean writeUnprotected) {
+    public Encryption {
+      if (keys != null && keys.isBlank()) {
+        keys = null;
+      }
+      if (keys != null) {
+        try {
+          EncryptionKey.parseList(keys);
+        } catch (IllegalArgumentException e) {
+          throw new IllegalArgumentException(PREFIX + ".encryption.keys: " + e.getMessage(), e);
+        }
+      }
+      if (writeUnprotected && !acceptUnprotected) {
+        throw new IllegalArgumentException(PREFIX + ".encryption.write-unprotected=true needs "
+            + PREFIX + ".encryption.accept-unprotected=true: a node would refuse what it writes");
+      }
+    }
+
+    /**
+     * The repository's setting from {@link #keys} or else {@code source}'s keys; null (protection
+     * off) when there are none.
+     *
+     * @throws IllegalArgumentException when both give keys
+     */
+    public @Nullable SessionEncryption settings(@Nullable EncryptionKeySource source) {
+      if (keys != null && source != null) {
+        throw new IllegalArgumentException(PREFIX + ".encryption.keys is set and an "
+            + "EncryptionKeySource bean is defined: keep one of them");
+      }
+      List<EncryptionKey> parsed = keys != null ? EncryptionKey.parseList(keys)
+          : source != null ? source.keys() : null;
+      return parsed == null ? null : SessionEncryption.builder().keys(parsed)
+          .acceptUnprotected(acceptUnprotected).writeUnprotected(writeUnprotected).build();
+    }
+
+    @Override
+    public String toString() {
+      return "Encryption[keys=" + (keys == null ? "none" : "(set)") + ", acceptUnprotected="
+          + acceptUnprotected + ", writeUnprotected=" + writeUnprotected + "]";
     }
   }
 

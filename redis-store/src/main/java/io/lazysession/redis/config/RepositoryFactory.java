@@ -1,6 +1,8 @@
 package io.lazysession.redis.config;
 
+import io.lazysession.redis.EncryptionKeySource;
 import io.lazysession.redis.LazyRedisSessionRepository;
+import io.lazysession.redis.SessionEncryption;
 import io.lazysession.redis.SpringSessionDataRedis;
 import io.lazysession.serializer.AttributeSerializer;
 import io.lazysession.serializer.compress.Compression;
@@ -92,6 +94,26 @@ final class RepositoryFactory {
         : SpringSessionDataRedis.DEFAULT_NAMESPACE;
   }
 
+  /**
+   * The customizer that turns protection on with the keys of an {@link EncryptionKeySource} bean
+   * and the {@code lazysession.encryption.*} flags; null without such a bean.
+   *
+   * @throws LazySessionConfigurationException when {@code lazysession.encryption.keys} is set too
+   */
+  static @Nullable LazySessionRepositoryCustomizer keySource(LazySessionProperties properties,
+      @Nullable EncryptionKeySource source) {
+    if (source == null) {
+      return null;
+    }
+    if (properties.encryption().keys() != null) {
+      throw new LazySessionConfigurationException(LazySessionProperties.PREFIX + ".encryption.keys",
+          "the keys are set both by this property and by an EncryptionKeySource bean",
+          "Keep one of them: remove the property, or the bean.");
+    }
+    SessionEncryption encryption = properties.encryption().settings(source);
+    return builder -> builder.encryption(encryption);
+  }
+
   static LazyRedisSessionRepository build(Request request) {
     LazySessionProperties properties = request.properties();
     properties.checkTouchInterval(request.sessionTimeout(), request.sessionTimeoutName());
@@ -140,6 +162,10 @@ final class RepositoryFactory {
     if (properties.migrateFrom() != null) {
       builder.migrateFrom(SpringSessionDataRedis.namespace(
           migrateFromNamespace(properties, request.springSessionNamespace())));
+    }
+    SessionEncryption encryption = properties.encryption().settings(null);
+    if (encryption != null) {
+      builder.encryption(encryption);
     }
     request.customizers().forEach(customizer -> customizer.customize(builder));
     try {

@@ -88,6 +88,12 @@ public final class LazySessionMetrics implements MeterBinder {
     counter(registry, tags, "lazysession.sessions.migrated",
         "sessions taken over from Spring Session Data Redis", null,
         RepositoryMetrics::sessionsMigrated);
+    counter(registry, tags, "lazysession.values.rejected",
+        "stored values refused by encryption (forged, copied, or unprotected when refused)", null,
+        RepositoryMetrics::rejectedValues);
+    counter(registry, tags, "lazysession.values.unprotected",
+        "values read without protection while encryption keys are set", null,
+        RepositoryMetrics::unprotectedValuesRead);
   }
 
   private void counter(MeterRegistry registry, Tags tags, String name, String description,

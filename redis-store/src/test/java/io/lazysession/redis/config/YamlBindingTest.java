@@ -63,6 +63,10 @@ class YamlBindingTest {
         require-serializable: false
         allow-organization-packages: false
         require-redis-at-startup: true
+        encryption:
+          keys: "k1:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="
+          accept-unprotected: false
+          write-unprotected: false
       """;
 
   static StandardEnvironment yaml(String document) throws IOException {
@@ -102,6 +106,9 @@ class YamlBindingTest {
     assertThat(properties.requireSerializable()).isFalse();
     assertThat(properties.allowOrganizationPackages()).isFalse();
     assertThat(properties.requireRedisAtStartup()).isTrue();
+    assertThat(properties.encryption().keys()).startsWith("k1:");
+    assertThat(properties.encryption().acceptUnprotected()).isFalse();
+    assertThat(properties.encryption().writeUnprotected()).isFalse();
   }
 
   /** A property added without a line in {@link #EVERY_PROPERTY} fails here, until it has one. */

@@ -1,0 +1,110 @@
+package io.lazysession.redis;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import io.lettuce.core.KeyScanArgs;
+import io.lettuce.core.ScanIterator;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Seals every stored value anew as this node writes them (under the first key, or unprotected with
+ * {@code writeUnprotected}): what {@link LazyRedisSessionRepository#reencrypt()} runs after a key
+ * rotation or to finish turning protection on or off. Thread-safe (stateless but for its
+ * collaborators); one run at a time is enough, though concurrent runs and saves are harmless.
+ *
+ * <p>Design: one SCAN of the namespace's session hashes (every node of a Cluster), then per hash an
+ * HGETALL and, when something is not current, one reseal.lua call that replaces each value only if
+ * it is still the one read (a compare-and-set per field, and on the pack's SHA-1 as save.lua does):
+ * a save in between keeps its value, already under the first key. Values this node cannot open
+ * (a key it lacks, a refused value) are left as they are and counted as remaining.
+ */
+final class Reencryption {
+  private static final int SCAN_BATCH = 500;
+
+  private final SessionConnection connection;
+  private final RedisSessionStore store;
+  private final ValueProtection protection;
+  private final MetricsRecorder metrics;
+
+  Reencryption(SessionConnection connection, RedisSessionStore store, MetricsRecorder metrics) {
+    this.connection = connection;
+    this.store = store;
+    this.protection = store.protection();
+    this.metrics = metrics;
+  }
+
+  ReencryptionReport run() {
+    String prefix = store.keys().namespace() + ":s:{";
+    KeyScanArgs args = KeyScanArgs.Builder.matches(prefix + "*}").type("hash").limit(SCAN_BATCH);
+    ScanIterator<byte[]> keys = ScanIterator.scan(connection.commands(), args);
+    long sessions = 0;
+    long rewritten = 0;
+    long remaining = 0;
+    while (keys.hasNext()) {
+      String key = new String(keys.next(), UTF_8);
+      metrics.roundTrips.increment();
+      sessions++;
+      long[] outcome = reseal(key.substring(prefix.length(), key.length() - 1));
+      rewritten += outcome[0];
+      remaining += outcome[1];
+    }
+    return new ReencryptionReport(sessions, rewritten, remaining);
+  }
+
+  /** Seals the values of session {@code id} anew; {rewritten, remaining}. */
+  private long[] reseal(String id) {
+    metrics.roundTrips.increment();
+    Map<byte[], byte[]> hash = connection.commands().hgetall(store.keys().session(id));
+    List<byte[]> triples = new ArrayList<>();
+    ScriptReplies.PackFields packFields = new ScriptReplies.PackFields();
+    long remaining = 0;
+    for (Map.Entry<byte[], byte[]> entry : hash.entrySet()) {
+      String field = new String(entry.getKey(), UTF_8);
+      byte[] value = entry.getValue();
+      if (packFields.offer(entry.getKey(), value)
+          || (!field.equals(SessionKeys.PRINCIPAL) && SessionKeys.attributeName(field) == null)
+          || protection.current(value)) {
+        continue; // the pack (below), metadata, or already current
+      }
+      byte[] resealed = resealed(id, field, value);
+      if (resealed == null) {
+        remaining++;
+        continue;
+      }
+      triples.add(entry.getKey());
+      triples.add(value);
+      triples.add(resealed);
+    }
+    byte[] pack = packFields.pack();
+    byte[] packResealed = pack == null || protection.current(pack) ? null
+        : resealed(id, StoredPack.FIELD, pack);
+    if (pack != null && !protection.current(pack) && packResealed == null) {
+      remaining++;
+    }
+    int wanted = triples.size() / 3 + (packResealed == null ? 0 : 1);
+    if (wanted == 0) {
+      return new long[] {0, remaining};
+    }
+    byte[][] arguments = new byte[2 + triples.size()][];
+    arguments[0] = packResealed == null ? new byte[0]
+        : RedisScript.prefixedSha1Hex((byte) '=', pack);
+    arguments[1] = packResealed == null ? new byte[0] : packResealed;
+    for (int i = 0; i < triples.size(); i++) {
+      arguments[2 + i] = triples.get(i);
+    }
+    long replaced = store.reseal(id, arguments);
+    return new long[] {replaced, remaining + wanted - replaced};
+  }
+
+  /** {@code value} of {@code field} sealed as this node writes; null when it cannot be opened here. */
+  private byte @Nullable [] resealed(String id, String field, byte[] value) {
+    if (ValueProtection.isSealed(value) && !protection.canOpen(value)) {
+      return null;
+    }
+    byte[] plain = protection.open(id, field, value);
+    return plain == null ? null : protection.seal(id, field, plain);
+  }
+}

@@ -1,0 +1,14 @@
+package io.lazysession.redis;
+
+/**
+ * What {@link LazyRedisSessionRepository#reencrypt()} did. Immutable.
+ *
+ * @param sessions session hashes it looked at
+ * @param rewritten values it sealed anew under the first key (or, with {@code writeUnprotected},
+ *     wrote unprotected)
+ * @param remaining values still not as this node writes them: sealed under a key this node does not
+ *     hold, refused (forged, or unprotected while {@code acceptUnprotected} is off), or rewritten by
+ *     a save between the read and the rewrite (then under the first key; a second run tells). 0 means
+ *     the old keys can be removed (and {@code acceptUnprotected} turned off) without losing anything
+ */
+public record ReencryptionReport(long sessions, long rewritten, long remaining) {}

@@ -1,0 +1,293 @@
+package io.lazysession.redis;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import java.security.GeneralSecurityException;
+import java.security.SecureRandom;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.crypto.AEADBadTagException;
+import javax.crypto.Cipher;
+import javax.crypto.Mac;
+import javax.crypto.spec.GCMParameterSpec;
+import javax.crypto.spec.SecretKeySpec;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Seals and opens the values a repository stores ({@link SessionEncryption}): attribute fields, the
+ * pack and the principal name. Thread-safe (ciphers and MACs are confined to their thread).
+ *
+ * <p>A sealed value is {@code F5 | n | key id (n ASCII bytes) | nonce (24) | AES-256-GCM ciphertext
+ * and tag (16)}. 0xF5 never starts an envelope (0xA_), a pack (0xB_) nor UTF-8 text, so sealed and
+ * unprotected values are told apart during a rollout. The first 12 nonce bytes derive the value's
+ * AES key, HMAC-SHA256(key, label | those bytes); GCM runs under it with the other 12 as its nonce.
+ * Random 96-bit GCM nonces under one key are safe for about 2^32 values only, which a busy site
+ * writes in weeks; here a writer draws the first 12 bytes once (a salt per repository instance, so
+ * its derived key is computed once) and makes the other 12 from 4 random bytes and a counter, so a
+ * GCM nonce never repeats under one derived key and derived keys of two instances collide with
+ * probability 2^-96: no rotation is ever needed for nonces. A reader derives the key of each value
+ * (one HMAC). The associated data is the header, the namespace, the session id and the field
+ * name: bytes copied to another session, field or namespace fail the check. The JDK's own AES-GCM
+ * and HMAC are used (no new dependency: both are FIPS-reviewed, hardware-accelerated, and every JVM
+ * has them).
+ *
+ * <p>Outcomes of {@link #open}: the plaintext; the stored bytes themselves when they are sealed
+ * under a key this node does not hold (valid for another node: kept, never deleted); null when they
+ * fail the check under a key it holds, or are unprotected while {@code acceptUnprotected} is off
+ * (counted as rejected, logged once, read as absent, never decoded).
+ */
+final class ValueProtection {
+  private static final Logger log = LoggerFactory.getLogger(ValueProtection.class);
+
+  /** The first byte of a sealed value. */
+  static final int MARKER = 0xF5;
+  static final int NONCE_BYTES = 24;
+  static final int TAG_BYTES = 16;
+  /** No keys: values are written and read as they are. */
+  static final ValueProtection NONE = new ValueProtection("", null, new MetricsRecorder());
+  /** Opens nothing: every value as it is stored. */
+  static final SessionValues CLEAR = new SessionValues(NONE, "");
+
+  private static final byte[] LABEL = "lazysession value key v1".getBytes(UTF_8);
+  private static final ThreadLocal<Cipher> CIPHER = ThreadLocal.withInitial(() -> {
+    try {
+      return Cipher.getInstance("AES/GCM/NoPadding");
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("this JVM lacks AES/GCM/NoPadding", e);
+    }
+  });
+
+  private final byte[] namespace;
+  private final @Nullable SessionEncryption encryption;
+  private final MetricsRecorder metrics;
+  /** Key id to secret, in the configured order. */
+  private final Map<String, SecretKeySpec> keys = new LinkedHashMap<>();
+  private final @Nullable String writeKey;
+  private final ThreadLocal<Map<String, Mac>> macs = ThreadLocal.withInitial(LinkedHashMap::new);
+  private final AtomicBoolean rejectionLogged = new AtomicBoolean();
+  /** The first 12 bytes of every nonce this instance writes, random: the derivation salt. */
+  private final byte[] salt = new byte[NONCE_BYTES / 2];
+  /** Then 4 random bytes, then the counter (8 bytes, big-endian). */
+  private final byte[] noncePrefix = new byte[4];
+  private final AtomicLong counter = new AtomicLong();
+  /** The write key derived with {@link #salt}; null without a write key. */
+  private final @Nullable SecretKeySpec sealKey;
+
+  ValueProtection(String namespace, @Nullable SessionEncryption encryption,
+      MetricsRecorder metrics) {
+    this.namespace = namespace.getBytes(UTF_8);
+    this.encryption = encryption;
+    this.metrics = metrics;
+    if (encryption != null) {
+      for (EncryptionKey key : encryption.keys()) {
+        keys.put(key.id(), new SecretKeySpec(key.secret(), "HmacSHA256"));
+      }
+    }
+    List<EncryptionKey> configured = encryption == null ? List.of() : encryption.keys();
+    this.writeKey = configured.isEmpty() || encryption.writeUnprotected() ? null
+        : configured.get(0).id();
+    if (writeKey != null) {
+      SecureRandom random = CompactSessionIdGenerator.seededDrbg();
+      random.nextBytes(salt);
+      random.nextBytes(noncePrefix);
+      try {
+        this.sealKey = valueKey(writeKey, salt, 0);
+      } catch (GeneralSecurityException e) {
+        throw new IllegalStateException("this JVM lacks HmacSHA256", e);
+      }
+    } else {
+      this.sealKey = null;
+    }
+  }
+
+  /** Whether this node has keys. */
+  boolean enabled() {
+    return encryption != null;
+  }
+
+  /** Whether {@code stored} starts like a sealed value. */
+  static boolean isSealed(byte @Nullable [] stored) {
+    return stored != null && stored.length > 2 && (stored[0] & 0xFF) == MARKER;
+  }
+
+  /** The key id of a sealed value; null when it is not one or its header is malformed. */
+  static @Nullable String keyId(byte[] stored) {
+    if (!isSealed(stored)) {
+      return null;
+    }
+    int length = stored[1] & 0xFF;
+    if (length == 0 || 2 + length + NONCE_BYTES + TAG_BYTES > stored.length) {
+      return null;
+    }
+    return new String(stored, 2, length, UTF_8);
+  }
+
+  /**
+   * Whether {@code stored} is as this node writes it: sealed under its first key (or, writing
+   * unprotected, not sealed). Anything else is what {@link LazyRedisSessionRepository#reencrypt}
+   * rewrites.
+   */
+  boolean current(byte[] stored) {
+    return writeKey == null ? !isSealed(stored) : writeKey.equals(keyId(stored));
+  }
+
+  /** Whether this node holds the key {@code stored} was sealed with (false: not sealed). */
+  boolean canOpen(byte[] stored) {
+    String id = keyId(stored);
+    return id != null && keys.containsKey(id);
+  }
+
+  /** {@code plain} sealed for field {@code field} of session {@code id}; as is without a write key. */
+  byte[] seal(String id, String field, byte[] plain) {
+    String keyId = writeKey;
+    SecretKeySpec key = sealKey;
+    if (keyId == null || key == null) {
+      return plain;
+    }
+    byte[] idBytes = keyId.getBytes(UTF_8);
+    int header = 2 + idBytes.length;
+    byte[] sealed = new byte[header + NONCE_BYTES + plain.length + TAG_BYTES];
+    sealed[0] = (byte) MARKER;
+    sealed[1] = (byte) idBytes.length;
+    System.arraycopy(idBytes, 0, sealed, 2, idBytes.length);
+    System.arraycopy(salt, 0, sealed, header, salt.length);
+    System.arraycopy(noncePrefix, 0, sealed, header + salt.length, noncePrefix.length);
+    long count = counter.getAndIncrement();
+    for (int i = 0; i < 8; i++) {
+      sealed[header + NONCE_BYTES - 1 - i] = (byte) (count >>> (8 * i));
+    }
+    try {
+      Cipher cipher = cipher(Cipher.ENCRYPT_MODE, key, sealed, header, id, field);
+      cipher.doFinal(plain, 0, plain.length, sealed, header + NONCE_BYTES);
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("AES-GCM failed to seal a value", e);
+    }
+    return sealed;
+  }
+
+  /**
+   * The plaintext of {@code stored}, field {@code field} of session {@code id}: see the class
+   * comment for the three outcomes.
+   */
+  byte @Nullable [] open(String id, String field, byte[] stored) {
+    if (encryption == null) {
+      return stored;
+    }
+    if (!isSealed(stored)) {
+      if (encryption.acceptUnprotected()) {
+        metrics.unprotectedValues.increment();
+        return stored;
+      }
+      return rejected(field, "it is not protected and lazysession.encryption.accept-unprotected "
+          + "is false");
+    }
+    String keyId = keyId(stored);
+    if (keyId == null) {
+      return rejected(field, "its header is malformed");
+    }
+    if (!keys.containsKey(keyId)) {
+      return stored; // valid for a node holding that key: kept as it is
+    }
+    int header = 2 + (stored[1] & 0xFF);
+    try {
+      Cipher cipher = cipher(Cipher.DECRYPT_MODE, valueKey(keyId, stored, header), stored,
+          header, id, field);
+      int from = header + NONCE_BYTES;
+      return cipher.doFinal(stored, from, stored.length - from);
+    } catch (AEADBadTagException e) {
+      return rejected(field, "it fails authentication under key '" + keyId + "' (forged, "
+          + "corrupt, or copied from another session or field)");
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("AES-GCM failed to open a value", e);
+    }
+  }
+
+  /** The principal name stored as {@code stored}; null when none, unreadable here, or rejected. */
+  @Nullable String openPrincipal(String id, byte @Nullable [] stored) {
+    if (stored == null) {
+      return null;
+    }
+    byte[] plain = open(id, SessionKeys.PRINCIPAL, stored);
+    return plain == null || (enabled() && isSealed(plain)) ? null : new String(plain, UTF_8);
+  }
+
+  /** The values of session {@code id}, opened as this protection does. */
+  SessionValues of(String id) {
+    return new SessionValues(this, id);
+  }
+
+  /**
+   * The values of one session, sealed for writing and opened when read: what {@link SaveRequest}
+   * writes and {@link ScriptReplies} reads answers with.
+   */
+  record SessionValues(ValueProtection protection, String id) {
+    /** {@code plain} sealed for the hash field {@code field}. */
+    byte[] seal(String field, byte[] plain) {
+      return protection.seal(id, field, plain);
+    }
+
+    /** The envelope of attribute {@code name}: see {@link ValueProtection#open}. */
+    byte @Nullable [] attribute(String name, byte[] stored) {
+      return protection.encryption == null ? stored
+          : protection.open(id, SessionKeys.attributeField(name), stored);
+    }
+
+    /** The stored principal name, opened; null when none, rejected or unreadable here. */
+    @Nullable String principal(byte @Nullable [] stored) {
+      return protection.openPrincipal(id, stored);
+    }
+  }
+
+  /** The AES key of key {@code keyId} derived with the 12 bytes of {@code salt} from {@code at}. */
+  private SecretKeySpec valueKey(String keyId, byte[] salt, int at)
+      throws GeneralSecurityException {
+    Mac mac = macs.get().get(keyId);
+    if (mac == null) {
+      mac = Mac.getInstance("HmacSHA256");
+      mac.init(keys.get(keyId));
+      macs.get().put(keyId, mac);
+    }
+    mac.update(LABEL);
+    mac.update(salt, at, NONCE_BYTES / 2);
+    return new SecretKeySpec(mac.doFinal(), "AES");
+  }
+
+  /** A cipher set up for the value whose header and nonce are {@code value}'s bytes. */
+  private Cipher cipher(int mode, SecretKeySpec valueKey, byte[] value, int header, String id,
+      String field) throws GeneralSecurityException {
+    Cipher cipher = CIPHER.get();
+    cipher.init(mode, valueKey,
+        new GCMParameterSpec(TAG_BYTES * 8, value, header + NONCE_BYTES / 2, NONCE_BYTES / 2));
+    cipher.updateAAD(value, 0, header);
+    cipher.updateAAD(associated(id, field));
+    return cipher;
+  }
+
+  /** namespace, 0, session id, 0, field name: what a sealed value is bound to besides its header. */
+  private byte[] associated(String id, String field) {
+    byte[] session = id.getBytes(UTF_8);
+    byte[] name = field.getBytes(UTF_8);
+    byte[] data = new byte[namespace.length + 1 + session.length + 1 + name.length];
+    System.arraycopy(namespace, 0, data, 0, namespace.length);
+    System.arraycopy(session, 0, data, namespace.length + 1, session.length);
+    System.arraycopy(name, 0, data, namespace.length + 2 + session.length, name.length);
+    return data;
+  }
+
+  private byte @Nullable [] rejected(String field, String why) {
+    metrics.rejectedValues.increment();
+    if (rejectionLogged.compareAndSet(false, true)) {
+      log.warn("Ignored the stored value of field '{}' of a session: {}. It reads as absent and is "
+          + "never decoded; later ones are only counted (metric lazysession.values.rejected) and "
+          + "logged at DEBUG", field, why);
+    } else {
+      log.debug("Ignored the stored value of field '{}' of a session: {}", field, why);
+    }
+    return null;
+  }
+}

@@ -1,0 +1,148 @@
+package io.lazysession.redis;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The sealed value format and the three outcomes of opening one (see {@link ValueProtection}). */
+class ValueProtectionTest {
+  static final String SECRET_1 = Base64.getEncoder().encodeToString(new byte[32]);
+  static final String SECRET_2 = Base64.getEncoder().encodeToString(filled(32, 7));
+  static final byte[] PLAIN = "an envelope".getBytes(UTF_8);
+
+  final MetricsRecorder metrics = new MetricsRecorder();
+
+  static byte[] filled(int length, int value) {
+    byte[] bytes = new byte[length];
+    Arrays.fill(bytes, (byte) value);
+    return bytes;
+  }
+
+  ValueProtection protection(String keys, boolean acceptUnprotected, boolean writeUnprotected) {
+    return new ValueProtection("ns", SessionEncryption.builder().keys(keys)
+        .acceptUnprotected(acceptUnprotected).writeUnprotected(writeUnprotected).build(), metrics);
+  }
+
+  @Test
+  void seal_value_isMarkerKeyIdNonceCiphertextAndTag() {
+    byte[] sealed = protection("k1:" + SECRET_1, true, false).seal("id", "cart", PLAIN);
+
+    assertThat(sealed.length).isEqualTo(1 + 1 + 2 + 24 + PLAIN.length + 16);
+    assertThat(sealed[0] & 0xFF).isEqualTo(0xF5);
+    assertThat(sealed[1]).isEqualTo((byte) 2);
+    assertThat(new String(sealed, 2, 2, UTF_8)).isEqualTo("k1");
+    assertThat(ValueProtection.keyId(sealed)).isEqualTo("k1");
+    assertThat(new String(sealed, UTF_8)).doesNotContain("envelope");
+  }
+
+  @Test
+  void open_sameSessionAndField_givesThePlaintext() {
+    ValueProtection protection = protection("k1:" + SECRET_1, false, false);
+
+    byte[] opened = protection.open("id", "cart", protection.seal("id", "cart", PLAIN));
+
+    assertThat(opened).isEqualTo(PLAIN);
+    assertThat(metrics.rejectedValues.sum()).isZero();
+  }
+
+  @Test
+  void open_otherSessionFieldOrNamespace_isRejected() {
+    ValueProtection protection = protection("k1:" + SECRET_1, false, false);
+    byte[] sealed = protection.seal("id", "cart", PLAIN);
+    ValueProtection otherNamespace = new ValueProtection("other", SessionEncryption.builder()
+        .keys("k1:" + SECRET_1).build(), metrics);
+
+    assertThat(protection.open("id2", "cart", sealed)).isNull();
+    assertThat(protection.open("id", "cart2", sealed)).isNull();
+    assertThat(otherNamespace.open("id", "cart", sealed)).isNull();
+    assertThat(metrics.rejectedValues.sum()).isEqualTo(3);
+  }
+
+  @Test
+  void open_oneBitFlipped_isRejected() {
+    ValueProtection protection = protection("k1:" + SECRET_1, false, false);
+    byte[] sealed = protection.seal("id", "cart", PLAIN);
+    sealed[sealed.length - 20] ^= 1;
+
+    assertThat(protection.open("id", "cart", sealed)).isNull();
+  }
+
+  @Test
+  void open_keyThisNodeLacks_keepsTheBytes() {
+    byte[] sealed = protection("k2:" + SECRET_2, false, false).seal("id", "cart", PLAIN);
+
+    byte[] opened = protection("k1:" + SECRET_1, false, false).open("id", "cart", sealed);
+
+    assertThat(opened).isSameAs(sealed);
+    assertThat(metrics.rejectedValues.sum()).isZero();
+  }
+
+  @Test
+  void open_unprotected_acceptedOrRejectedAsConfigured() {
+    assertThat(protection("k1:" + SECRET_1, true, false).open("id", "cart", PLAIN))
+        .isSameAs(PLAIN);
+    assertThat(metrics.unprotectedValues.sum()).isEqualTo(1);
+    assertThat(protection("k1:" + SECRET_1, false, false).open("id", "cart", PLAIN)).isNull();
+    assertThat(metrics.rejectedValues.sum()).isEqualTo(1);
+  }
+
+  @Test
+  void seal_secondKeyOrWriteUnprotected_readsWithEveryKey() {
+    ValueProtection rotated = protection("k2:" + SECRET_2 + ",k1:" + SECRET_1, false, false);
+    byte[] underOld = protection("k1:" + SECRET_1, false, false).seal("id", "f", PLAIN);
+
+    assertThat(rotated.open("id", "f", underOld)).isEqualTo(PLAIN);
+    assertThat(rotated.current(underOld)).isFalse();
+    assertThat(rotated.current(rotated.seal("id", "f", PLAIN))).isTrue();
+    assertThat(protection("k1:" + SECRET_1, true, true).seal("id", "f", PLAIN)).isSameAs(PLAIN);
+  }
+
+  @Test
+  void seal_twice_differs() {
+    ValueProtection protection = protection("k1:" + SECRET_1, false, false);
+
+    assertThat(protection.seal("id", "f", PLAIN)).isNotEqualTo(protection.seal("id", "f", PLAIN));
+  }
+
+  @Test
+  void none_opensNothing() {
+    byte[] sealed = protection("k1:" + SECRET_1, false, false).seal("id", "f", PLAIN);
+
+    assertThat(ValueProtection.NONE.open("id", "f", sealed)).isSameAs(sealed);
+    assertThat(ValueProtection.NONE.seal("id", "f", PLAIN)).isSameAs(PLAIN);
+  }
+
+  @Test
+  void parseList_malformedEntries_failWithMessagesThatNeverShowTheSecret() {
+    assertThatThrownBy(() -> EncryptionKey.parseList("k1"))
+        .hasMessage("key entry 1 must be keyId:base64 (for example k1:$(openssl rand -base64 32)), "
+            + "was not");
+    assertThatThrownBy(() -> EncryptionKey.parseList("k1:" + SECRET_1 + ",k1:" + SECRET_2))
+        .hasMessage("key id 'k1' appears twice");
+    assertThatThrownBy(() -> EncryptionKey.parseList("bad id:" + SECRET_1))
+        .hasMessageContaining("key id must be 1 to 32 letters, digits or -_. characters");
+    assertThatThrownBy(() -> EncryptionKey.parseList(" , "))
+        .hasMessageContaining("at least one key is needed");
+    assertThat(EncryptionKey.parseList("k1:" + SECRET_1).toString()).doesNotContain(SECRET_1);
+  }
+
+  @Test
+  void toBuilder_copy_keepsEverySetting() {
+    SessionEncryption settings = SessionEncryption.builder()
+        .keys(EncryptionKey.parseList("k2:" + SECRET_2 + ",k1:" + SECRET_1))
+        .acceptUnprotected(true).writeUnprotected(true).build();
+
+    SessionEncryption copy = settings.toBuilder().build();
+
+    assertThat(copy.keys()).isEqualTo(settings.keys());
+    assertThat(copy.keys()).extracting(EncryptionKey::id).isEqualTo(List.of("k2", "k1"));
+    assertThat(copy.acceptUnprotected()).isTrue();
+    assertThat(copy.writeUnprotected()).isTrue();
+    assertThat(copy.toString()).doesNotContain(SECRET_1);
+  }
+}
