@@ -45,10 +45,4 @@ public class CheckoutWizard implements Serializable {
   public String delivery() {
     return delivery;
   }
-
-  public void reset() {
-    recipient = null;
-    address = null;
-    delivery = "standard";
-  }
 }

@@ -1,8 +1,6 @@
 package io.lazysession.sample.web;
 
-import io.lazysession.sample.shop.Cart;
 import io.lazysession.sample.shop.CheckoutWizard;
-import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpSession;
 import java.util.List;
 import org.springframework.stereotype.Controller;
@@ -27,10 +25,10 @@ class CheckoutController {
   }
 
   @GetMapping("/checkout")
-  String address(HttpServletRequest request, HttpSession session, Model model) {
+  String address(HttpSession session, Model model) {
     model.addAttribute("wizard", wizard);
     model.addAttribute("deliveries", DELIVERIES);
-    return page("checkout", request, session, model);
+    return ShopController.page("checkout", session, model);
   }
 
   @PostMapping("/checkout")
@@ -42,21 +40,11 @@ class CheckoutController {
   }
 
   @GetMapping("/checkout/review")
-  String review(HttpServletRequest request, HttpSession session, Model model) {
+  String review(HttpSession session, Model model) {
     if (!wizard.hasAddress()) {
       return "redirect:/checkout";
     }
     model.addAttribute("wizard", wizard);
-    return page("checkout-review", request, session, model);
-  }
-
-  private static String page(String view, HttpServletRequest request, HttpSession session, Model model) {
-    model.addAttribute("user", session.getAttribute(ShopAttributes.USER));
-    Cart cart = (Cart) session.getAttribute(ShopAttributes.CART);
-    model.addAttribute("cart", cart);
-    model.addAttribute("csrf", ShopController.csrfToken());
-    model.addAttribute("sessionId", session.getId());
-    model.addAttribute("node", "node :" + request.getLocalPort());
-    return view;
+    return ShopController.page("checkout-review", session, model);
   }
 }

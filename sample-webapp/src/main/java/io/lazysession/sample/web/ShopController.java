@@ -115,7 +115,8 @@ class ShopController {
     return page("signin", session, model);
   }
 
-  private String page(String view, HttpSession session, Model model) {
+  /** Fills what every page's header and footer show; used by the checkout's pages too. */
+  static String page(String view, HttpSession session, Model model) {
     Integer visits = (Integer) session.getAttribute(ShopAttributes.VISITS);
     session.setAttribute(ShopAttributes.VISITS, visits == null ? 1 : visits + 1);
     model.addAttribute("user", session.getAttribute(ShopAttributes.USER));
@@ -126,16 +127,16 @@ class ShopController {
     return view;
   }
 
-  /**
-   * Spring Security's CSRF token for this request's forms (masked per request; the session holds the
-   * raw token). Asking for it is what makes Spring Security create and store it.
-   */
   /** Which node served the page: its port (the configured one may be 0, a random port). */
   private static String node() {
     return RequestContextHolder.getRequestAttributes() instanceof ServletRequestAttributes attributes
         ? "node :" + attributes.getRequest().getLocalPort() : "node";
   }
 
+  /**
+   * Spring Security's CSRF token for this request's forms (masked per request; the session holds the
+   * raw token). Asking for it is what makes Spring Security create and store it.
+   */
   static String csrfToken() {
     if (RequestContextHolder.getRequestAttributes() instanceof ServletRequestAttributes attributes
         && attributes.getRequest().getAttribute(CsrfToken.class.getName()) instanceof CsrfToken token) {
