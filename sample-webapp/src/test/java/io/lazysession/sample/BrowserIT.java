@@ -44,6 +44,7 @@ class BrowserIT {
   private SampleNode otherNode;
   private WebDriver driver;
   private Path profile;
+  private RoundRobinBalancer balancer;
 
   @BeforeEach
   void startBrowser() throws IOException {
@@ -145,6 +146,134 @@ class BrowserIT {
     driver.get(second + "/cart");
     wait.until(ExpectedConditions.presenceOfElementLocated(By.id("signin-form")));
     screenshot("7-signed-out-everywhere");
+  }
+
+  @Test
+  void flashMessageCheckoutAndLanguage_behindRoundRobinBalancer_eachStepOnTheOtherNode() throws IOException {
+    RoundRobinBalancer balancer = balanceNewNodes();
+    String shop = balancer.uri();
+    WebDriverWait wait = new WebDriverWait(driver, Duration.ofSeconds(15));
+    signInThroughForm(shop, "grace", wait);
+
+    // Locale: SessionLocaleResolver keeps the choice in the session; the next page, on the other node,
+    // is in German too.
+    driver.get(shop + "/?lang=de");
+    wait.until(ExpectedConditions.textToBe(By.id("catalog-title"), "Katalog"));
+    String switchedOn = nodeOfPage();
+    driver.get(shop + "/");
+    wait.until(ExpectedConditions.presenceOfElementLocated(By.id("catalog-title")));
+    assertThat(driver.findElement(By.id("catalog-title")).getText()).isEqualTo("Katalog");
+    assertThat(nodeOfPage()).isNotEqualTo(switchedOn);
+    screenshot("8-catalog-in-german-on-the-other-node");
+
+    // Flash attribute: the post that adds to the cart and the redirected page that shows the message run
+    // on different nodes; the message is shown once.
+    WebElement add = driver.findElements(By.cssSelector("button.add-to-cart")).get(0);
+    String productId = add.getAttribute("data-product");
+    add.click();
+    wait.until(ExpectedConditions.presenceOfElementLocated(By.id("flash-added")));
+    assertThat(driver.findElement(By.id("flash-added")).getText())
+        .matches("1 × .+ in den Warenkorb gelegt\\.");
+    assertThat(driver.findElement(By.cssSelector("tr.cart-line")).getAttribute("data-product")).isEqualTo(productId);
+    assertThat(balancer.last("GET", "/cart").nodePort()).isNotEqualTo(balancer.last("POST", "/cart").nodePort());
+    screenshot("9-flash-message-on-the-other-node");
+    driver.get(shop + "/cart");
+    wait.until(ExpectedConditions.presenceOfElementLocated(By.id("cart-table")));
+    assertThat(driver.findElements(By.id("flash-added"))).isEmpty();
+
+    // Session-scoped bean: the address step fills the checkout wizard, the review (on the other node)
+    // reads it, and so does the address form when the user goes back (on the first node again).
+    driver.get(shop + "/checkout?lang=en");
+    wait.until(ExpectedConditions.presenceOfElementLocated(By.id("checkout-form")));
+    driver.findElement(By.id("recipient")).sendKeys("Grace Hopper");
+    driver.findElement(By.id("address")).sendKeys("1 Harbour Road, Arlington");
+    driver.findElement(By.id("delivery-express")).click();
+    driver.findElement(By.id("checkout-next")).click();
+    wait.until(ExpectedConditions.presenceOfElementLocated(By.id("review-recipient")));
+    assertThat(driver.findElement(By.id("review-title")).getText()).isEqualTo("Checkout: review");
+    assertThat(driver.findElement(By.id("review-recipient")).getText()).isEqualTo("Grace Hopper");
+    assertThat(driver.findElement(By.id("review-address")).getText()).isEqualTo("1 Harbour Road, Arlington");
+    assertThat(driver.findElement(By.id("review-delivery")).getAttribute("data-delivery")).isEqualTo("express");
+    assertThat(balancer.last("GET", "/checkout/review").nodePort())
+        .isNotEqualTo(balancer.last("POST", "/checkout").nodePort());
+    screenshot("10-checkout-review-on-the-other-node");
+    driver.findElement(By.id("review-change")).click();
+    wait.until(ExpectedConditions.presenceOfElementLocated(By.id("checkout-form")));
+    assertThat(driver.findElement(By.id("recipient")).getAttribute("value")).isEqualTo("Grace Hopper");
+    assertThat(driver.findElement(By.id("delivery-express")).isSelected()).isTrue();
+  }
+
+  @Test
+  void oidcSignIn_refusedCodeThenAccepted_landsOnSignInPageWithTheErrorThenSignsIn() throws Exception {
+    try (TestIssuer issuer = TestIssuer.start()) {
+      RoundRobinBalancer balancer = balanceNewNodes(
+          issuer.clientProperties("{baseUrl}/login/oauth2/code/{registrationId}").toArray(String[]::new));
+      String shop = balancer.uri();
+      WebDriverWait wait = new WebDriverWait(driver, Duration.ofSeconds(15));
+
+      // The provider refuses the code (expired or used): the callback fails on one node, and the other
+      // serves the sign-in page with the provider's error read from the session.
+      issuer.refuseCodes(true);
+      driver.get(shop + "/signin");
+      wait.until(ExpectedConditions.elementToBeClickable(By.id("signin-with-idp"))).click();
+      wait.until(ExpectedConditions.presenceOfElementLocated(By.id("signin-idp-error")));
+      assertThat(driver.getCurrentUrl()).isEqualTo(shop + "/signin?error");
+      assertThat(driver.findElement(By.id("signin-idp-error")).getText())
+          .isEqualTo("Signing in with the identity provider failed (invalid_grant). Try again, or sign in "
+              + "with your name and password.");
+      assertThat(driver.findElements(By.id("signed-in-as"))).isEmpty();
+      assertThat(balancer.last("GET", "/signin?error").nodePort())
+          .isNotEqualTo(balancer.last("GET", "/login/oauth2/code/idp").nodePort());
+      screenshot("11-oidc-refused");
+
+      // The next attempt succeeds: started on one node, completed on the other.
+      issuer.refuseCodes(false);
+      driver.findElement(By.id("signin-with-idp")).click();
+      wait.until(ExpectedConditions.textToBe(By.id("signed-in-as"), "Ada"));
+      assertThat(balancer.last("GET", "/login/oauth2/code/idp").nodePort())
+          .isNotEqualTo(balancer.last("GET", "/oauth2/authorization/idp").nodePort());
+      driver.get(shop + "/cart");
+      wait.until(ExpectedConditions.presenceOfElementLocated(By.id("cart-empty")));
+      assertThat(driver.findElement(By.id("signed-in-as")).getText()).isEqualTo("Ada");
+      screenshot("12-oidc-signed-in");
+    }
+  }
+
+  /**
+   * Replaces the two nodes with two that also take {@code properties} and learn the browser's address
+   * from the balancer's {@code X-Forwarded-*} headers, and puts a {@link RoundRobinBalancer} before them.
+   */
+  private RoundRobinBalancer balanceNewNodes(String... properties) throws IOException {
+    node.close();
+    otherNode.close();
+    List<String> all = new java.util.ArrayList<>(List.of(properties));
+    all.add("spring.data.redis.url=" + redis.url());
+    all.add("server.forward-headers-strategy=framework");
+    node = SampleNode.start(all.toArray(String[]::new));
+    otherNode = SampleNode.start(all.toArray(String[]::new));
+    balancer = RoundRobinBalancer.start(node, otherNode);
+    return balancer;
+  }
+
+  @AfterEach
+  void stopBalancer() {
+    if (balancer != null) {
+      balancer.close();
+    }
+  }
+
+  private void signInThroughForm(String shop, String username, WebDriverWait wait) {
+    driver.get(shop + "/signin");
+    wait.until(ExpectedConditions.presenceOfElementLocated(By.id("signin-form")));
+    driver.findElement(By.id("username")).sendKeys(username);
+    driver.findElement(By.id("password")).sendKeys("password");
+    driver.findElement(By.id("signin-submit")).click();
+    wait.until(ExpectedConditions.presenceOfElementLocated(By.id("signed-in-as")));
+  }
+
+  /** The node that served the page in the browser, from the footer. */
+  private String nodeOfPage() {
+    return driver.findElement(By.id("node")).getText();
   }
 
   private void screenshot(String name) throws IOException {

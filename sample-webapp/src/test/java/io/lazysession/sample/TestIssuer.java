@@ -31,7 +31,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * endpoint signs in {@code ada} at once and redirects back with a code; the token endpoint trades the
  * code for an RS256-signed ID token carrying the request's nonce; the JWK set endpoint publishes the
  * key. No discovery and no user-info endpoint: the sample is configured with the endpoints. Only for
- * tests: no client authentication check, codes never expire. Thread-safe.
+ * tests: no client authentication check, codes never expire unless {@link #refuseCodes} says they have.
+ * Thread-safe.
  */
 final class TestIssuer implements AutoCloseable {
   static final String CLIENT_ID = "shop";
@@ -39,6 +40,7 @@ final class TestIssuer implements AutoCloseable {
   private final HttpServer server;
   private final RSAKey key;
   private final Map<String, String> nonceByCode = new ConcurrentHashMap<>();
+  private volatile boolean refuseCodes;
 
   private TestIssuer(HttpServer server, RSAKey key) {
     this.server = server;
@@ -76,6 +78,14 @@ final class TestIssuer implements AutoCloseable {
         provider + "user-name-attribute=preferred_username");
   }
 
+  /**
+   * While {@code refuse} is true, the token endpoint answers every code with {@code 400 invalid_grant},
+   * as a provider does for an expired or already used code.
+   */
+  void refuseCodes(boolean refuse) {
+    refuseCodes = refuse;
+  }
+
   private void authorize(HttpExchange exchange) throws IOException {
     Map<String, String> query = form(exchange.getRequestURI().getRawQuery());
     String code = UUID.randomUUID().toString();
@@ -90,8 +100,9 @@ final class TestIssuer implements AutoCloseable {
   private void token(HttpExchange exchange) throws IOException {
     Map<String, String> body = form(new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
     String nonce = nonceByCode.remove(body.getOrDefault("code", ""));
-    if (nonce == null) {
-      respond(exchange, 400, Map.of("error", "invalid_grant"));
+    if (nonce == null || refuseCodes) {
+      respond(exchange, 400, Map.of("error", "invalid_grant",
+          "error_description", "The authorization code has expired or was already used"));
       return;
     }
     Instant now = Instant.now();

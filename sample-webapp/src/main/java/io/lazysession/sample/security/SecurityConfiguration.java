@@ -33,7 +33,7 @@ class SecurityConfiguration {
   SecurityFilterChain shopSecurity(HttpSecurity http, AuthenticationSuccessHandler signedIn,
       ObjectProvider<ClientRegistrationRepository> identityProviders) throws Exception {
     http.authorizeHttpRequests(requests -> requests
-            .requestMatchers("/cart", "/history").authenticated()
+            .requestMatchers("/cart", "/history", "/checkout", "/checkout/**").authenticated()
             .anyRequest().permitAll())
         .formLogin(form -> form
             .loginPage("/signin")

@@ -11,6 +11,8 @@ import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.http.HttpStatus;
 import org.springframework.security.oauth2.client.registration.ClientRegistration;
+import org.springframework.security.oauth2.core.OAuth2AuthenticationException;
+import org.springframework.security.web.WebAttributes;
 import org.springframework.security.oauth2.client.registration.ClientRegistrationRepository;
 import org.springframework.security.web.csrf.CsrfToken;
 import org.springframework.stereotype.Controller;
@@ -22,6 +24,7 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.context.request.RequestContextHolder;
 import org.springframework.web.context.request.ServletRequestAttributes;
 import org.springframework.web.server.ResponseStatusException;
+import org.springframework.web.servlet.mvc.support.RedirectAttributes;
 
 /**
  * The shop's pages. Every page reads only the attributes it shows, so lazysession leaves the others
@@ -66,7 +69,7 @@ class ShopController {
 
   @PostMapping("/cart")
   String addToCart(@RequestParam String productId, @RequestParam(defaultValue = "1") int quantity,
-      HttpSession session) {
+      HttpSession session, RedirectAttributes redirect) {
     requireSignedIn(session); // Spring Security checked the CSRF token and the sign-in already
     Product product = catalog.find(productId)
         .orElseThrow(() -> new ResponseStatusException(HttpStatus.BAD_REQUEST, "no product " + productId));
@@ -75,6 +78,10 @@ class ShopController {
     }
     // Changed in place, without setAttribute: lazysession sees the new bytes when it saves.
     cart(session).add(product, quantity, LocalDateTime.now(clock));
+    // Post/redirect/get: the cart page says what was added once, through Spring MVC's flash map (kept
+    // in the session until the redirected request, which may reach another node, takes it).
+    redirect.addFlashAttribute("addedProduct", product.name());
+    redirect.addFlashAttribute("addedQuantity", quantity);
     return "redirect:/cart";
   }
 
@@ -99,10 +106,17 @@ class ShopController {
       registrations.forEach(r -> providers.add((ClientRegistration) r));
     }
     model.addAttribute("identityProviders", providers);
+    // Where a failed sign-in left Spring Security's exception (its failure handler stores it in the
+    // session): an OAuth2 failure shows the provider's error code, not the form login's message.
+    if (session.getAttribute(WebAttributes.AUTHENTICATION_EXCEPTION)
+        instanceof OAuth2AuthenticationException failed) {
+      model.addAttribute("identityProviderError", failed.getError().getErrorCode());
+    }
     return page("signin", session, model);
   }
 
-  private String page(String view, HttpSession session, Model model) {
+  /** Fills what every page's header and footer show; used by the checkout's pages too. */
+  static String page(String view, HttpSession session, Model model) {
     Integer visits = (Integer) session.getAttribute(ShopAttributes.VISITS);
     session.setAttribute(ShopAttributes.VISITS, visits == null ? 1 : visits + 1);
     model.addAttribute("user", session.getAttribute(ShopAttributes.USER));
@@ -113,16 +127,16 @@ class ShopController {
     return view;
   }
 
-  /**
-   * Spring Security's CSRF token for this request's forms (masked per request; the session holds the
-   * raw token). Asking for it is what makes Spring Security create and store it.
-   */
   /** Which node served the page: its port (the configured one may be 0, a random port). */
   private static String node() {
     return RequestContextHolder.getRequestAttributes() instanceof ServletRequestAttributes attributes
         ? "node :" + attributes.getRequest().getLocalPort() : "node";
   }
 
+  /**
+   * Spring Security's CSRF token for this request's forms (masked per request; the session holds the
+   * raw token). Asking for it is what makes Spring Security create and store it.
+   */
   static String csrfToken() {
     if (RequestContextHolder.getRequestAttributes() instanceof ServletRequestAttributes attributes
         && attributes.getRequest().getAttribute(CsrfToken.class.getName()) instanceof CsrfToken token) {
