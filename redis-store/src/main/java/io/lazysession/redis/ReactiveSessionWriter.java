@@ -12,6 +12,7 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * The reactive counterpart of {@link SessionWriter} and of the delete path of
@@ -167,6 +168,8 @@ final class ReactiveSessionWriter {
       String oldId = session.storedId();
       nearCache.invalidate(oldId);
       return claimThenDelete(oldId, now -> store.delete(oldId, now, true))
+          // Unpacking decompresses: off Lettuce's event loop, which serves every connection.
+          .publishOn(Schedulers.parallel())
           .flatMap(claim -> {
             ScriptReplies.DeletedHash stored = claim.deleted();
             if (stored == null) {
@@ -283,8 +286,11 @@ final class ReactiveSessionWriter {
       if (attempt >= AttributePacking.MAX_ATTEMPTS) {
         return Mono.error(AttributePacking.unsettled(id));
       }
-      return send(id, session, request.with(AttributePacking.rebase(session.serializer(), session.protection(), id,
-          request.placement(), result.currentPack())), attempt + 1);
+      // Rebasing decompresses and recompresses the pack: off Lettuce's event loop.
+      return Mono.fromCallable(() -> request.with(AttributePacking.rebase(session.serializer(),
+              session.protection(), id, request.placement(), result.currentPack())))
+          .subscribeOn(Schedulers.parallel())
+          .flatMap(rebased -> send(id, session, rebased, attempt + 1));
     });
   }
 
