@@ -130,7 +130,7 @@ public final class LazyReactiveRedisSessionRepository
   @Override
   public Mono<LazySession> createSession() {
     Mono<LazySession> created = Mono.fromSupplier(() -> new LazySession(context,
-        context.newSessionId(), context.now(), defaultMaxInactiveInterval));
+        context.newSessionId(), context.now(), context.policies().timeoutOfNew()));
     return nonBlockingIds ? created : created.subscribeOn(Schedulers.boundedElastic());
   }
 
@@ -159,6 +159,7 @@ public final class LazyReactiveRedisSessionRepository
       if (session.invalidated()) {
         return session.isNew() ? Mono.<Void>empty() : deleteById(session.storedId());
       }
+      context.policies().beforeSave(session, principal);
       return writer.save(session, principal).onErrorMap(RedisException.class, e -> {
         nearCache.invalidate(session.getId());
         nearCache.invalidate(session.storedId());
@@ -262,6 +263,11 @@ public final class LazyReactiveRedisSessionRepository
       @Override
       public boolean flushesImmediately() {
         return false;
+      }
+
+      @Override
+      public SessionPolicies policies() {
+        return context.policies();
       }
     };
   }

@@ -41,13 +41,39 @@ final class RedisSessionStore {
   private final SessionConnection connection;
   private final SessionKeys keys;
   private final MetricsRecorder metrics;
+  /** The absolute timeout in milliseconds the delete and expire scripts apply; 0: none. */
+  private final long absoluteMillis;
   /** Set by {@link #loadScripts}; cleared when Redis loses the function and will not take it back. */
   private volatile boolean findByFunction;
 
   RedisSessionStore(SessionConnection connection, SessionKeys keys, MetricsRecorder metrics) {
+    this(connection, keys, metrics, 0);
+  }
+
+  /**
+   * @param absoluteMillis the absolute timeout (SessionPolicies) that delete.lua and expire.lua
+   *     apply; 0: none
+   */
+  RedisSessionStore(SessionConnection connection, SessionKeys keys, MetricsRecorder metrics,
+      long absoluteMillis) {
     this.connection = connection;
     this.keys = keys;
     this.metrics = metrics;
+    this.absoluteMillis = absoluteMillis;
+  }
+
+  /**
+   * The arguments of delete.lua and expire.lua: the time, 'all' or '' and, with an absolute
+   * timeout, that timeout in milliseconds (nothing more without one, so that their calls stay as
+   * they were).
+   */
+  byte[][] deleteArguments(long nowMillis, boolean all) {
+    byte[] now = utf8(Long.toString(nowMillis));
+    byte[] mode = all ? utf8("all") : new byte[0];
+    if (absoluteMillis > 0) {
+      return new byte[][] {now, mode, utf8(Long.toString(absoluteMillis))};
+    }
+    return all ? new byte[][] {now, mode} : new byte[][] {now};
   }
 
   SessionKeys keys() {
@@ -255,9 +281,8 @@ final class RedisSessionStore {
    * more bytes), or null when there was nothing live to delete.
    */
   ScriptReplies.@Nullable DeletedHash delete(String id, long nowMillis, boolean all) {
-    byte[] now = utf8(Long.toString(nowMillis));
     List<Object> answer = eval(connection.commands(), RedisScript.DELETE, ScriptOutputType.MULTI,
-        keys.session(id), all ? new byte[][] {now, utf8("all")} : new byte[][] {now});
+        keys.session(id), deleteArguments(nowMillis, all));
     return isNil(answer) ? null : ScriptReplies.deletedHash(countedRead(elements(answer)));
   }
 
@@ -324,9 +349,8 @@ final class RedisSessionStore {
    * {@code all}, an expired hash's fields come back in the same answer.
    */
   ScriptReplies.ExpireReply expire(String id, long nowMillis, boolean all) {
-    byte[] now = utf8(Long.toString(nowMillis));
     List<Object> answer = eval(connection.commands(), RedisScript.EXPIRE, ScriptOutputType.MULTI,
-        keys.session(id), all ? new byte[][] {now, utf8("all")} : new byte[][] {now});
+        keys.session(id), deleteArguments(nowMillis, all));
     return ScriptReplies.expire(answer == null ? List.of() : countedRead(elements(answer)));
   }
 

@@ -84,8 +84,9 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
       LazyRedisSessionRepository.Builder builder, AttributeSerializer serializer,
       SessionConnection connection, NearCache nearCache, @Nullable TrackingConnection tracking) {
     MetricsRecorder metrics = new MetricsRecorder();
-    RedisSessionStore store =
-        new RedisSessionStore(connection, new SessionKeys(builder.namespace), metrics);
+    SessionPolicies policies = builder.sessionPolicies();
+    RedisSessionStore store = new RedisSessionStore(connection, new SessionKeys(builder.namespace),
+        metrics, policies.absoluteMillis());
     if (!(connection instanceof DeferredConnection deferred) || deferred.isOpen()) {
       store.loadScripts(!builder.expiryEvents);
       EvictionPolicyCheck.report(connection.commands());
@@ -94,7 +95,7 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
         builder.idGenerator != null ? builder.idGenerator : new CompactSessionIdGenerator();
     SessionContext context = SessionContext.of(serializer, ids, builder.clock,
         new DecodeFailureHandler(builder.decodeFailurePolicy, metrics),
-        builder.flushMode == FlushMode.IMMEDIATE ? repository::save : null);
+        builder.flushMode == FlushMode.IMMEDIATE ? repository::save : null, policies);
     TouchPolicy touch = new TouchPolicy(builder.touchInterval, builder.defaultMaxInactiveInterval);
     SessionEvents events = new SessionEvents(repository, builder.eventPublisher,
         DestroyedSession.context(serializer, builder.clock, metrics));
@@ -105,7 +106,7 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
             serializer);
     SessionReader reader = new SessionReader(store, nearCache, metrics, context, migration);
     ExpirySweeper expiry = new ExpirySweeper(store, nearCache, principals, events, metrics,
-        builder.clock, builder.cleanupInterval, builder.expiryEvents);
+        builder.clock, builder.cleanupInterval, builder.expiryEvents, policies);
     SessionWriter writer = new SessionWriter(store, nearCache, metrics, principals, expiry, events,
         touch, builder.clock, builder.expiryGrace,
         new SessionWriter.Durability(builder.durabilityReplicas, builder.durabilityTimeout),

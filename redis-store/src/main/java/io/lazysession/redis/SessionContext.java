@@ -29,13 +29,32 @@ interface SessionContext {
   /** Whether {@link #changed} saves (flush mode IMMEDIATE). */
   boolean flushesImmediately();
 
+  /** The absolute and anonymous timeouts; none unless configured. */
+  default SessionPolicies policies() {
+    return SessionPolicies.NONE;
+  }
+
+  /** As {@link #of(AttributeSerializer, SessionIdGenerator, Clock, DecodeFailureHandler, Consumer,
+   * SessionPolicies)}, without session policies. */
+  static SessionContext of(AttributeSerializer serializer, SessionIdGenerator ids, Clock clock,
+      DecodeFailureHandler failures, @Nullable Consumer<LazySession> flush) {
+    return of(serializer, ids, clock, failures, flush, SessionPolicies.NONE);
+  }
+
   /**
+   * @param policies the absolute and anonymous timeouts
    * @param flush what saves a session when the application changes it (flush mode IMMEDIATE); null
    *     when sessions are saved at the end of the request only
    */
   static SessionContext of(AttributeSerializer serializer, SessionIdGenerator ids, Clock clock,
-      DecodeFailureHandler failures, @Nullable Consumer<LazySession> flush) {
+      DecodeFailureHandler failures, @Nullable Consumer<LazySession> flush,
+      SessionPolicies policies) {
     return new SessionContext() {
+      @Override
+      public SessionPolicies policies() {
+        return policies;
+      }
+
       @Override
       public AttributeSerializer serializer() {
         return serializer;

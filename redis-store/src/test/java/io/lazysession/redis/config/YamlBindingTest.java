@@ -63,6 +63,8 @@ class YamlBindingTest {
         require-serializable: false
         allow-organization-packages: false
         require-redis-at-startup: true
+        absolute-timeout: 8h
+        anonymous-timeout: 2m
       """;
 
   static StandardEnvironment yaml(String document) throws IOException {
@@ -102,6 +104,8 @@ class YamlBindingTest {
     assertThat(properties.requireSerializable()).isFalse();
     assertThat(properties.allowOrganizationPackages()).isFalse();
     assertThat(properties.requireRedisAtStartup()).isTrue();
+    assertThat(properties.absoluteTimeout()).isEqualTo(Duration.ofHours(8));
+    assertThat(properties.anonymousTimeout()).isEqualTo(Duration.ofMinutes(2));
   }
 
   /** A property added without a line in {@link #EVERY_PROPERTY} fails here, until it has one. */
