@@ -64,7 +64,6 @@ public final class LazyReactiveRedisSessionRepository
   private final MetricsRecorder metrics;
   private final SessionContext context;
   private final PrincipalIndex principals;
-  private final Duration defaultMaxInactiveInterval;
   /** Whether ids come from a generator of lazysession's own, known not to block. */
   private final boolean nonBlockingIds;
 
@@ -85,7 +84,6 @@ public final class LazyReactiveRedisSessionRepository
     this.context = uuids ? withIds(shared.context(), new NonBlockingUuidGenerator())
         : shared.context();
     this.principals = shared.principals();
-    this.defaultMaxInactiveInterval = shared.defaultMaxInactiveInterval();
   }
 
   /**
