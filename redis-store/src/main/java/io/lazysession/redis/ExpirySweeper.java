@@ -43,6 +43,8 @@ final class ExpirySweeper implements AutoCloseable {
   private final Clock clock;
   /** Whether sessions are put on the schedule and swept: expiry events are on. */
   private final boolean scheduling;
+  /** The absolute timeout brings a session's due time forward (never stored: see SessionPolicies). */
+  private final SessionPolicies policies;
   private final @Nullable ScheduledExecutorService thread;
 
   /**
@@ -51,7 +53,8 @@ final class ExpirySweeper implements AutoCloseable {
    */
   ExpirySweeper(RedisSessionStore store, NearCache nearCache, PrincipalIndex principals,
       SessionEvents events, MetricsRecorder metrics, Clock clock, Duration interval,
-      boolean scheduling) {
+      boolean scheduling, SessionPolicies policies) {
+    this.policies = policies;
     this.store = store;
     this.nearCache = nearCache;
     this.principals = principals;
@@ -80,15 +83,32 @@ final class ExpirySweeper implements AutoCloseable {
   }
 
   /** Puts a session on the schedule at its due time, or takes it off when it never expires. */
-  void schedule(String id, Instant lastAccess, Duration maxInactive) {
+  void schedule(String id, Instant creation, Instant lastAccess, Duration maxInactive) {
     if (!scheduling) {
       return;
     }
-    if (maxInactive.isNegative()) {
+    Long due = dueMillis(policies, creation, lastAccess, maxInactive);
+    if (due == null) {
       store.unscheduleExpiry(id);
     } else {
-      store.scheduleExpiry(id, lastAccess.toEpochMilli() + maxInactive.toMillis());
+      store.scheduleExpiry(id, due);
     }
+  }
+
+  /**
+   * When a session expires by its idle timeout or its absolute deadline, whichever comes first;
+   * null when it never does.
+   */
+  static @Nullable Long dueMillis(SessionPolicies policies, Instant creation, Instant lastAccess,
+      Duration maxInactive) {
+    return policies.due(creation.toEpochMilli(), maxInactive.isNegative() ? null
+        : lastAccess.toEpochMilli() + maxInactive.toMillis());
+  }
+
+  /** As {@link #dueMillis(SessionPolicies, Instant, Instant, Duration)}, for stored metadata. */
+  private @Nullable Long dueMillis(SessionMetadata metadata) {
+    Long idle = metadata.expires() ? metadata.dueMillis() : null;
+    return metadata.creation() == null ? idle : policies.due(metadata.creation(), idle);
   }
 
   /**
@@ -97,14 +117,14 @@ final class ExpirySweeper implements AutoCloseable {
    * tells a write in flight from a session that is gone. A session that never expires is scheduled
    * too, {@link #IN_FLIGHT} ahead: the sweep then finds it never expires and takes it off.
    */
-  void scheduleWrite(String id, Instant lastAccess, Duration maxInactive) {
+  void scheduleWrite(String id, Instant creation, Instant lastAccess, Duration maxInactive) {
     if (!scheduling) {
       return;
     }
-    if (maxInactive.isNegative()) {
+    if (dueMillis(policies, creation, lastAccess, maxInactive) == null) {
       store.scheduleExpiry(id, clock.millis() + IN_FLIGHT.toMillis());
     } else {
-      schedule(id, lastAccess, maxInactive);
+      schedule(id, creation, lastAccess, maxInactive);
     }
   }
 
@@ -214,12 +234,13 @@ final class ExpirySweeper implements AutoCloseable {
   private boolean sweep(String id, long now) {
     SessionMetadata metadata = store.metadata(id);
     boolean gone = metadata.lastAccess() == null || metadata.maxInactiveSeconds() == null;
-    if (!gone && !metadata.expires()) {
+    Long due = gone ? null : dueMillis(metadata);
+    if (!gone && due == null) {
       store.unscheduleExpiry(id); // never expires any more
       return false;
     }
-    if (!gone && metadata.dueMillis() > now) {
-      store.rescheduleExpiry(id, metadata.dueMillis()); // touched since scheduled
+    if (!gone && due > now) {
+      store.rescheduleExpiry(id, due); // touched since scheduled
       return false;
     }
     return expireClaimed(id, now);
@@ -249,8 +270,9 @@ final class ExpirySweeper implements AutoCloseable {
         return false;
       }
       case LIVE -> {
-        if (reply.metadata().expires()) {
-          store.scheduleExpiry(id, reply.metadata().dueMillis());
+        Long due = dueMillis(reply.metadata());
+        if (due != null) {
+          store.scheduleExpiry(id, due);
         }
         return false;
       }

@@ -64,7 +64,6 @@ public final class LazyReactiveRedisSessionRepository
   private final MetricsRecorder metrics;
   private final SessionContext context;
   private final PrincipalIndex principals;
-  private final Duration defaultMaxInactiveInterval;
   /** Whether ids come from a generator of lazysession's own, known not to block. */
   private final boolean nonBlockingIds;
 
@@ -85,7 +84,6 @@ public final class LazyReactiveRedisSessionRepository
     this.context = uuids ? withIds(shared.context(), new NonBlockingUuidGenerator())
         : shared.context();
     this.principals = shared.principals();
-    this.defaultMaxInactiveInterval = shared.defaultMaxInactiveInterval();
   }
 
   /**
@@ -130,7 +128,7 @@ public final class LazyReactiveRedisSessionRepository
   @Override
   public Mono<LazySession> createSession() {
     Mono<LazySession> created = Mono.fromSupplier(() -> new LazySession(context,
-        context.newSessionId(), context.now(), defaultMaxInactiveInterval));
+        context.newSessionId(), context.now(), context.policies().timeoutOfNew()));
     return nonBlockingIds ? created : created.subscribeOn(Schedulers.boundedElastic());
   }
 
@@ -159,6 +157,7 @@ public final class LazyReactiveRedisSessionRepository
       if (session.invalidated()) {
         return session.isNew() ? Mono.<Void>empty() : deleteById(session.storedId());
       }
+      context.policies().beforeSave(session, principal);
       return writer.save(session, principal).onErrorMap(RedisException.class, e -> {
         nearCache.invalidate(session.getId());
         nearCache.invalidate(session.storedId());
@@ -267,6 +266,11 @@ public final class LazyReactiveRedisSessionRepository
       @Override
       public boolean flushesImmediately() {
         return false;
+      }
+
+      @Override
+      public SessionPolicies policies() {
+        return context.policies();
       }
     };
   }

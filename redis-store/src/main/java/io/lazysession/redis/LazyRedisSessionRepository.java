@@ -103,7 +103,7 @@ public final class LazyRedisSessionRepository
   public LazySession createSession() {
     SessionContext context = shared.context();
     LazySession session = new LazySession(context, context.newSessionId(), context.now(),
-        shared.defaultMaxInactiveInterval());
+        context.policies().timeoutOfNew());
     context.changed(session); // created in Redis at once in flush mode IMMEDIATE
     CurrentRequest.expose(session);
     return session;
@@ -151,6 +151,7 @@ public final class LazyRedisSessionRepository
       return;
     }
     try {
+      shared.context().policies().beforeSave(session, principal);
       writer.save(session, principal);
     } catch (RedisException e) {
       shared.nearCache().invalidate(session.getId());
@@ -325,6 +326,8 @@ public final class LazyRedisSessionRepository
     FlushMode flushMode = FlushMode.ON_SAVE;
     boolean requireRedisAtStartup = true;
     @Nullable SessionEncryption encryption;
+    @Nullable Duration absoluteTimeout;
+    @Nullable Duration anonymousTimeout;
 
     private Builder(Connector connector, @Nullable RedisClient client) {
       this.connector = connector;
@@ -513,6 +516,36 @@ public final class LazyRedisSessionRepository
     public Builder encryption(@Nullable SessionEncryption encryption) {
       this.encryption = encryption;
       return this;
+    }
+
+    /**
+     * How long after its creation a session is over, however active (OWASP's absolute timeout);
+     * none (null) by default. Decided by every node alike, with the expired event sent once.
+     * Whole seconds. docs/session-policies.md.
+     */
+    public Builder absoluteTimeout(@Nullable Duration timeout) {
+      this.absoluteTimeout = timeout;
+      return policies();
+    }
+
+    /**
+     * The idle timeout of a new session until a principal is set (bots that never sign in); the save
+     * that sets the principal gives it the default timeout. None (null) by default; only a timeout
+     * shorter than the default one applies. Whole seconds. docs/session-policies.md.
+     */
+    public Builder anonymousTimeout(@Nullable Duration timeout) {
+      this.anonymousTimeout = timeout;
+      return policies();
+    }
+
+    /** Checks the policies as they now stand; the settings named in the message. */
+    private Builder policies() {
+      sessionPolicies();
+      return this;
+    }
+
+    SessionPolicies sessionPolicies() {
+      return new SessionPolicies(absoluteTimeout, anonymousTimeout, defaultMaxInactiveInterval);
     }
 
     /**

@@ -212,7 +212,22 @@ public final class LazySession implements Session {
 
   boolean isExpired(Instant now) {
     return invalidated || (!maxInactiveInterval.isNegative()
-        && !now.isBefore(lastAccessedTime.plus(maxInactiveInterval)));
+        && !now.isBefore(lastAccessedTime.plus(maxInactiveInterval)))
+        || context.policies().pastDeadline(creationTime, now);
+  }
+
+  /** The repository's absolute and anonymous timeouts. */
+  SessionPolicies policies() {
+    return context.policies();
+  }
+
+  /**
+   * The idle timeout a session gets in the save that sets its principal (the anonymous timeout ends
+   * there, see {@link SessionPolicies#beforeSave}); unlike {@link #setMaxInactiveInterval}, never
+   * saves by itself.
+   */
+  void timeoutOnSignIn(Duration interval) {
+    this.maxInactiveInterval = interval;
   }
 
   /**

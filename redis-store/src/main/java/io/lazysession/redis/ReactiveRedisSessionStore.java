@@ -69,9 +69,8 @@ final class ReactiveRedisSessionStore {
 
   /** As {@link RedisSessionStore#delete}: empty when there was nothing live to delete. */
   Mono<ScriptReplies.DeletedHash> delete(String id, long nowMillis, boolean all) {
-    byte[] now = utf8(Long.toString(nowMillis));
     return this.<List<Object>>eval(RedisScript.DELETE, ScriptOutputType.MULTI, keys.session(id),
-        all ? new byte[][] {now, utf8("all")} : new byte[][] {now})
+        store.deleteArguments(nowMillis, all))
         .filter(answer -> !RedisSessionStore.isNil(answer))
         .map(answer -> ScriptReplies.deletedHash(
             store.countedRead(RedisSessionStore.elements(answer)), store.protection().of(id)));

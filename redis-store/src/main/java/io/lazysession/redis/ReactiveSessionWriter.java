@@ -92,8 +92,8 @@ final class ReactiveSessionWriter {
                 && sent.attempt() == 1;
             commit(session, version, writes, removes, false, principal.applyTo(oldPrincipal),
                 epoch, exact, sent.request().packAfter(session.storedPack()));
-            Mono<Void> schedule = timeoutChanged ? schedule(id, session.storedLastAccessedTime(),
-                session.getMaxInactiveInterval()) : Mono.empty();
+            Mono<Void> schedule = timeoutChanged ? schedule(id, session.getCreationTime(),
+                session.storedLastAccessedTime(), session.getMaxInactiveInterval()) : Mono.empty();
             Duration maxInactive = session.getMaxInactiveInterval();
             String newPrincipal = session.storedPrincipal();
             Mono<Void> index;
@@ -131,7 +131,7 @@ final class ReactiveSessionWriter {
       // Index entries first, as SessionWriter.writeFull explains.
       Mono<Boolean> added = newPrincipal == null ? Mono.just(false)
           : add(newPrincipal, id, maxInactive);
-      return schedule(id, session.getLastAccessedTime(), maxInactive)
+      return schedule(id, session.getCreationTime(), session.getLastAccessedTime(), maxInactive)
           .then(added)
           .flatMap(principalAdded -> {
             long epoch = nearCache.epoch();
@@ -233,14 +233,16 @@ final class ReactiveSessionWriter {
   }
 
   /** As {@link ExpirySweeper#schedule}. */
-  private Mono<Void> schedule(String id, Instant lastAccess, Duration maxInactive) {
+  private Mono<Void> schedule(String id, Instant creation, Instant lastAccess,
+      Duration maxInactive) {
     if (!scheduling) {
       return Mono.empty();
     }
-    if (maxInactive.isNegative()) {
+    Long due = ExpirySweeper.dueMillis(context.policies(), creation, lastAccess, maxInactive);
+    if (due == null) {
       return store.unscheduleExpiry(id).then();
     }
-    return store.scheduleExpiry(id, lastAccess.toEpochMilli() + maxInactive.toMillis());
+    return store.scheduleExpiry(id, due);
   }
 
   /** As {@link PrincipalIndex#move}. */

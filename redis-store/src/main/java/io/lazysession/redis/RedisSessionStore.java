@@ -42,20 +42,56 @@ final class RedisSessionStore {
   private final SessionKeys keys;
   private final MetricsRecorder metrics;
   private final ValueProtection protection;
+  /** The absolute timeout in milliseconds the delete and expire scripts apply; 0: none. */
+  private final long absoluteMillis;
   /** Set by {@link #loadScripts}; cleared when Redis loses the function and will not take it back. */
   private volatile boolean findByFunction;
 
+  RedisSessionStore(SessionConnection connection, SessionKeys keys, MetricsRecorder metrics) {
+    this(connection, keys, metrics, ValueProtection.NONE, 0);
+  }
+
   RedisSessionStore(SessionConnection connection, SessionKeys keys, MetricsRecorder metrics,
       ValueProtection protection) {
+    this(connection, keys, metrics, protection, 0);
+  }
+
+  RedisSessionStore(SessionConnection connection, SessionKeys keys, MetricsRecorder metrics,
+      long absoluteMillis) {
+    this(connection, keys, metrics, ValueProtection.NONE, absoluteMillis);
+  }
+
+  /**
+   * @param protection how values are sealed before they are sent and opened when they arrive
+   * @param absoluteMillis the absolute timeout (SessionPolicies) that delete.lua and expire.lua
+   *     apply; 0: none
+   */
+  RedisSessionStore(SessionConnection connection, SessionKeys keys, MetricsRecorder metrics,
+      ValueProtection protection, long absoluteMillis) {
     this.connection = connection;
     this.keys = keys;
     this.metrics = metrics;
     this.protection = protection;
+    this.absoluteMillis = absoluteMillis;
   }
 
   /** How values are sealed before they are sent and opened when they arrive. */
   ValueProtection protection() {
     return protection;
+  }
+
+  /**
+   * The arguments of delete.lua and expire.lua: the time, 'all' or '' and, with an absolute
+   * timeout, that timeout in milliseconds (nothing more without one, so that their calls stay as
+   * they were).
+   */
+  byte[][] deleteArguments(long nowMillis, boolean all) {
+    byte[] now = utf8(Long.toString(nowMillis));
+    byte[] mode = all ? utf8("all") : new byte[0];
+    if (absoluteMillis > 0) {
+      return new byte[][] {now, mode, utf8(Long.toString(absoluteMillis))};
+    }
+    return all ? new byte[][] {now, mode} : new byte[][] {now};
   }
 
   SessionKeys keys() {
@@ -263,9 +299,8 @@ final class RedisSessionStore {
    * more bytes), or null when there was nothing live to delete.
    */
   ScriptReplies.@Nullable DeletedHash delete(String id, long nowMillis, boolean all) {
-    byte[] now = utf8(Long.toString(nowMillis));
     List<Object> answer = eval(connection.commands(), RedisScript.DELETE, ScriptOutputType.MULTI,
-        keys.session(id), all ? new byte[][] {now, utf8("all")} : new byte[][] {now});
+        keys.session(id), deleteArguments(nowMillis, all));
     return isNil(answer) ? null
         : ScriptReplies.deletedHash(countedRead(elements(answer)), protection.of(id));
   }
@@ -333,9 +368,8 @@ final class RedisSessionStore {
    * {@code all}, an expired hash's fields come back in the same answer.
    */
   ScriptReplies.ExpireReply expire(String id, long nowMillis, boolean all) {
-    byte[] now = utf8(Long.toString(nowMillis));
     List<Object> answer = eval(connection.commands(), RedisScript.EXPIRE, ScriptOutputType.MULTI,
-        keys.session(id), all ? new byte[][] {now, utf8("all")} : new byte[][] {now});
+        keys.session(id), deleteArguments(nowMillis, all));
     return ScriptReplies.expire(answer == null ? List.of() : countedRead(elements(answer)),
         protection.of(id));
   }

@@ -86,8 +86,9 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
     MetricsRecorder metrics = new MetricsRecorder();
     ValueProtection protection = builder.encryption == null ? ValueProtection.NONE
         : new ValueProtection(builder.namespace, builder.encryption, metrics);
+    SessionPolicies policies = builder.sessionPolicies();
     RedisSessionStore store = new RedisSessionStore(connection,
-        new SessionKeys(builder.namespace), metrics, protection);
+        new SessionKeys(builder.namespace), metrics, protection, policies.absoluteMillis());
     if (!(connection instanceof DeferredConnection deferred) || deferred.isOpen()) {
       store.loadScripts(!builder.expiryEvents);
       EvictionPolicyCheck.report(connection.commands());
@@ -96,7 +97,7 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
         builder.idGenerator != null ? builder.idGenerator : new CompactSessionIdGenerator();
     SessionContext context = SessionContext.of(serializer, protection, ids, builder.clock,
         new DecodeFailureHandler(builder.decodeFailurePolicy, metrics),
-        builder.flushMode == FlushMode.IMMEDIATE ? repository::save : null);
+        builder.flushMode == FlushMode.IMMEDIATE ? repository::save : null, policies);
     TouchPolicy touch = new TouchPolicy(builder.touchInterval, builder.defaultMaxInactiveInterval);
     SessionEvents events = new SessionEvents(repository, builder.eventPublisher,
         DestroyedSession.context(serializer, protection, builder.clock, metrics));
@@ -107,7 +108,7 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
             serializer);
     SessionReader reader = new SessionReader(store, nearCache, metrics, context, migration);
     ExpirySweeper expiry = new ExpirySweeper(store, nearCache, principals, events, metrics,
-        builder.clock, builder.cleanupInterval, builder.expiryEvents);
+        builder.clock, builder.cleanupInterval, builder.expiryEvents, policies);
     SessionWriter writer = new SessionWriter(store, nearCache, metrics, principals, expiry, events,
         touch, builder.clock, builder.expiryGrace,
         new SessionWriter.Durability(builder.durabilityReplicas, builder.durabilityTimeout),

@@ -12,11 +12,12 @@ import org.jspecify.annotations.Nullable;
  * @param writes attribute name to envelope bytes to store in fields of their own
  * @param removes attribute names whose own fields are deleted
  * @param pack the new pack and the one it was made from; null leaves the pack as it is
+ * @param absoluteMillis the absolute timeout (SessionPolicies), milliseconds; 0: none
  */
 record SaveRequest(SaveMode mode, long nowMillis, long creationMillis, long lastAccessMillis,
     @Nullable Long maxInactiveSeconds, long graceMillis, PrincipalChange principal,
     Map<String, byte[]> writes, Collection<String> removes,
-    AttributePacking.@Nullable PackWrite pack) {
+    AttributePacking.@Nullable PackWrite pack, long absoluteMillis) {
   /**
    * The request that saves {@code session} at {@code nowMillis}. The max inactive interval is sent
    * only when {@code withTimeout} (created, or changed by this request): otherwise the script keeps
@@ -34,7 +35,7 @@ record SaveRequest(SaveMode mode, long nowMillis, long creationMillis, long last
     return new SaveRequest(mode, nowMillis, session.getCreationTime().toEpochMilli(),
         session.getLastAccessedTime().toEpochMilli(), withTimeout ? maxInactive : null,
         graceMillis, principal, placement.fieldWrites(), placement.fieldRemoves(),
-        placement.pack());
+        placement.pack(), session.policies().absoluteMillis());
   }
 
   /** Where this request writes, as {@link AttributePacking} placed it. */
@@ -46,7 +47,7 @@ record SaveRequest(SaveMode mode, long nowMillis, long creationMillis, long last
   SaveRequest with(AttributePacking.Placement placement) {
     return new SaveRequest(mode, nowMillis, creationMillis, lastAccessMillis, maxInactiveSeconds,
         graceMillis, principal, placement.fieldWrites(), placement.fieldRemoves(),
-        placement.pack());
+        placement.pack(), absoluteMillis);
   }
 
   /** The pack the hash holds once this request is applied, given the one it was loaded with. */
@@ -91,7 +92,9 @@ record SaveRequest(SaveMode mode, long nowMillis, long creationMillis, long last
     arguments[i++] = decimal(creationMillis());
     arguments[i++] = decimal(lastAccessMillis());
     arguments[i++] = maxInactiveSeconds() == null ? EMPTY : decimal(maxInactiveSeconds());
-    arguments[i++] = decimal(graceMillis());
+    // With an absolute timeout, ':' and that timeout follow the grace (save.lua, ARGV[6]).
+    arguments[i++] = absoluteMillis == 0 ? decimal(graceMillis())
+        : RedisSessionStore.utf8(graceMillis() + ":" + absoluteMillis);
     arguments[i++] = principalArgument(principal(), values);
     arguments[i++] = pack == null ? EMPTY : pack.expected() == null ? NO_PACK_LOADED
         : RedisScript.prefixedSha1Hex((byte) '=', pack.expected());

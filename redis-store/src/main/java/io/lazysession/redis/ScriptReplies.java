@@ -31,7 +31,8 @@ final class ScriptReplies {
    *
    * @param deleted what the script says of the session: for {@code EXPIRED} and {@code GONE} the
    *     deleted session's metadata (for {@code EXPIRED} asked with {@code 'all'}, its attributes
-   *     and pack too); for {@code LIVE} its last access and timeout; nothing for {@code NEVER}
+   *     and pack too); for {@code LIVE} its last access, timeout and creation; nothing for
+   *     {@code NEVER}
    */
   record ExpireReply(ExpireOutcome outcome, DeletedHash deleted) {
     ExpireReply(ExpireOutcome outcome, SessionMetadata metadata) {
@@ -421,7 +422,7 @@ final class ScriptReplies {
       return new ExpireReply(ExpireOutcome.NEVER, SessionMetadata.NONE);
     }
     if ("live".equals(outcome)) {
-      return new ExpireReply(ExpireOutcome.LIVE, new SessionMetadata(null,
+      return new ExpireReply(ExpireOutcome.LIVE, new SessionMetadata(number(at(answer, 3)),
           number(at(answer, 1)), number(at(answer, 2)), null));
     }
     return new ExpireReply("expired".equals(outcome) ? ExpireOutcome.EXPIRED : ExpireOutcome.GONE,

@@ -32,21 +32,46 @@ interface SessionContext {
   /** Whether {@link #changed} saves (flush mode IMMEDIATE). */
   boolean flushesImmediately();
 
-  /**
-   * @param flush what saves a session when the application changes it (flush mode IMMEDIATE); null
-   *     when sessions are saved at the end of the request only
-   */
-  static SessionContext of(AttributeSerializer serializer, SessionIdGenerator ids, Clock clock,
-      DecodeFailureHandler failures, @Nullable Consumer<LazySession> flush) {
-    return of(serializer, ValueProtection.NONE, ids, clock, failures, flush);
+  /** The absolute and anonymous timeouts; none unless configured. */
+  default SessionPolicies policies() {
+    return SessionPolicies.NONE;
   }
 
-  /** As {@link #of(AttributeSerializer, SessionIdGenerator, Clock, DecodeFailureHandler,
-   * Consumer)}, with {@code protection}. */
+  /** A context without value protection nor session policies. */
+  static SessionContext of(AttributeSerializer serializer, SessionIdGenerator ids, Clock clock,
+      DecodeFailureHandler failures, @Nullable Consumer<LazySession> flush) {
+    return of(serializer, ValueProtection.NONE, ids, clock, failures, flush, SessionPolicies.NONE);
+  }
+
+  /** A context without value protection. */
+  static SessionContext of(AttributeSerializer serializer, SessionIdGenerator ids, Clock clock,
+      DecodeFailureHandler failures, @Nullable Consumer<LazySession> flush,
+      SessionPolicies policies) {
+    return of(serializer, ValueProtection.NONE, ids, clock, failures, flush, policies);
+  }
+
+  /** A context without session policies. */
   static SessionContext of(AttributeSerializer serializer, ValueProtection protection,
       SessionIdGenerator ids, Clock clock, DecodeFailureHandler failures,
       @Nullable Consumer<LazySession> flush) {
+    return of(serializer, protection, ids, clock, failures, flush, SessionPolicies.NONE);
+  }
+
+  /**
+   * @param protection how values are sealed and opened
+   * @param policies the absolute and anonymous timeouts
+   * @param flush what saves a session when the application changes it (flush mode IMMEDIATE); null
+   *     when sessions are saved at the end of the request only
+   */
+  static SessionContext of(AttributeSerializer serializer, ValueProtection protection,
+      SessionIdGenerator ids, Clock clock, DecodeFailureHandler failures,
+      @Nullable Consumer<LazySession> flush, SessionPolicies policies) {
     return new SessionContext() {
+      @Override
+      public SessionPolicies policies() {
+        return policies;
+      }
+
       @Override
       public AttributeSerializer serializer() {
         return serializer;

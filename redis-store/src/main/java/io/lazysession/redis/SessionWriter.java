@@ -125,7 +125,8 @@ final class SessionWriter {
     commit(session, result, writes, removes, false, principal.applyTo(oldPrincipal), epoch, exact,
         sent.request());
     if (timeoutChanged) {
-      expiry.schedule(id, session.storedLastAccessedTime(), session.getMaxInactiveInterval());
+      expiry.schedule(id, session.getCreationTime(), session.storedLastAccessedTime(),
+          session.getMaxInactiveInterval());
     }
     Duration maxInactive = session.getMaxInactiveInterval();
     String newPrincipal = session.storedPrincipal();
@@ -156,7 +157,8 @@ final class SessionWriter {
     // harmless: the sweep and findByPrincipalName clean it up).
     String id = session.getId();
     Duration maxInactive = session.getMaxInactiveInterval();
-    expiry.scheduleWrite(id, session.getLastAccessedTime(), maxInactive);
+    expiry.scheduleWrite(id, session.getCreationTime(), session.getLastAccessedTime(),
+        maxInactive);
     boolean principalAdded = newPrincipal != null && principals.add(newPrincipal, id, maxInactive);
     long epoch = nearCache.epoch();
     SaveRequest request = request(SaveMode.CREATE, session, principal, true, writes, List.of());
@@ -254,7 +256,8 @@ final class SessionWriter {
       Map<String, AttributeEntry.Rebased> rebased = session.rebased(claimed.attributes());
       Map<String, byte[]> replaced = new LinkedHashMap<>();
       rebased.forEach((name, value) -> replaced.put(name, value.bytes()));
-      expiry.scheduleWrite(id, Instant.ofEpochMilli(claimed.lastAccess()),
+      expiry.scheduleWrite(id, Instant.ofEpochMilli(claimed.creation()),
+          Instant.ofEpochMilli(claimed.lastAccess()),
           Duration.ofSeconds(claimed.maxInactiveSeconds()));
       // With durability, replicated before SSDR's copy is removed (claim-done).
       boolean created = store.migrate(id, clock.millis(), claimed, replaced,

@@ -2,7 +2,9 @@
 -- KEYS[1]: the session hash
 -- ARGV[1]: now, epoch milliseconds (the application's clock)
 -- ARGV[2] (optional): 'all' to also return every field of the deleted hash (an id change carries
---          them over to the new id)
+--          them over to the new id), or ''
+-- ARGV[3] (optional): the absolute timeout, milliseconds: a session whose creation + that timeout
+--          is past counts as expired
 -- Returns {c, a, m, p} of the deleted session (p may be nil), followed with 'all' by its fields and
 -- values as HGETALL gives them (a pack in chunks is joined by the caller, see pack.lua); nil when
 -- there was nothing live to delete. An expired session is left for the expiry sweep, so that it is
@@ -18,6 +20,9 @@ if not v then
 end
 local maxInactive = tonumber(m)
 if maxInactive >= 0 and tonumber(a) + maxInactive * 1000 <= tonumber(ARGV[1]) then
+  return nil
+end
+if ARGV[3] and tonumber(c) + tonumber(ARGV[3]) <= tonumber(ARGV[1]) then
   return nil
 end
 local answer = {c, a, m, meta[2]}

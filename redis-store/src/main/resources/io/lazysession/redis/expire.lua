@@ -4,11 +4,13 @@
 -- KEYS[1]: the session hash
 -- ARGV[1]: now, epoch milliseconds (the sweeping node's clock)
 -- ARGV[2] (optional): 'all' to also return every field of an expired hash (for the expired event's
---          session; a pack in chunks is joined by the caller, see pack.lua)
+--          session; a pack in chunks is joined by the caller, see pack.lua), or ''
+-- ARGV[3] (optional): the absolute timeout, milliseconds: a session is also expired once its
+--          creation + that timeout is past, whatever its last access
 -- Returns {'expired', c, a, m, p} when it deleted an expired session, followed with 'all' by its
 -- fields and values as HGETALL gives them; {'gone', c, a, m, p} when the
--- hash was missing or incomplete (deleted if present; the values may be nil); {'live', a, m} when the
--- session is live again (nothing deleted); {'never'} when it no longer expires.
+-- hash was missing or incomplete (deleted if present; the values may be nil); {'live', a, m, c} when
+-- the session is live again (nothing deleted); {'never'} when it no longer expires.
 -- The metadata field '#' holds 'creation:lastAccess:maxInactive:version'.
 -- #include metadata.lua
 local key = KEYS[1]
@@ -19,11 +21,14 @@ if not v then
   return {'gone', false, false, false, meta[2]}
 end
 local maxInactive = tonumber(m)
-if maxInactive < 0 then
+local now = tonumber(ARGV[1])
+local absolute = tonumber(ARGV[3])
+local pastDeadline = absolute ~= nil and tonumber(c) + absolute <= now
+if maxInactive < 0 and not absolute then
   return {'never'}
 end
-if tonumber(a) + maxInactive * 1000 > tonumber(ARGV[1]) then
-  return {'live', a, m}
+if not pastDeadline and (maxInactive < 0 or tonumber(a) + maxInactive * 1000 > now) then
+  return {'live', a, m, c}
 end
 local answer = {'expired', c, a, m, meta[2]}
 if ARGV[2] == 'all' then

@@ -8,7 +8,9 @@
 -- every call that writes bumps the version.
 -- ARGV[5]: max inactive interval, seconds; negative means never expires; '' (update only) keeps the
 --          stored one, so a request that did not change it never undoes another node's change
--- ARGV[6]: grace, milliseconds, kept on top of the inactive interval before Redis drops the hash
+-- ARGV[6]: grace, milliseconds, kept on top of the inactive interval before Redis drops the hash;
+--          with an absolute timeout, followed by ':' and that timeout in milliseconds: a session
+--          whose creation + that timeout is past is expired, and its TTL never outlasts it (+ grace)
 -- ARGV[7]: principal: '' unchanged, '-' none, '=' followed by the name to store
 -- ARGV[8]: the pack (the small attributes together; stored whole or in chunks, see pack.lua): ''
 --          leaves it as it is; else '=' followed by the SHA-1 (hex) of the pack this request loaded
@@ -33,6 +35,9 @@ local lastAccessText = ARGV[4]
 local lastAccess = tonumber(lastAccessText)
 local maxInactiveText = ARGV[5]
 local creationText = ARGV[3]
+local graceText, absoluteText = string.match(ARGV[6], '^([^:]*):?(.*)$')
+local grace = tonumber(graceText)
+local absolute = tonumber(absoluteText) -- nil: no absolute timeout
 local version = 1
 local packBefore -- the pack's fields as the update's check read them
 if ARGV[1] == 'u' then
@@ -43,6 +48,9 @@ if ARGV[1] == 'u' then
   local storedAccess = tonumber(a)
   local storedMax = tonumber(m)
   if storedMax >= 0 and storedAccess + storedMax * 1000 <= now then
+    return 0
+  end
+  if absolute and tonumber(c) + absolute <= now then
     return 0
   end
   if storedAccess > lastAccess then
@@ -113,10 +121,18 @@ if ARGV[8] ~= '' then
 elseif ARGV[1] == 'u' and (ARGV[10] ~= '0' or string.sub(principal, 1, 1) == '=') then
   packSettle(key)
 end
-if maxInactive < 0 then
+local deadline = absolute and tonumber(creationText) + absolute
+if maxInactive < 0 and not deadline then
   redis.call('PERSIST', key)
 else
-  local ttl = lastAccess + maxInactive * 1000 + tonumber(ARGV[6]) - now
+  local due = deadline
+  if maxInactive >= 0 then
+    due = lastAccess + maxInactive * 1000
+    if deadline and deadline < due then
+      due = deadline
+    end
+  end
+  local ttl = due + grace - now
   if ttl < 1 then
     ttl = 1
   end

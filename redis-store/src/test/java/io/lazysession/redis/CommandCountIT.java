@@ -181,4 +181,53 @@ class CommandCountIT {
     assertThat(delta).isEqualTo(Map.of(stats.findCommand(), 1L, "hget", 1L, "hgetall", 1L));
     assertThat(loaded[0].<String>getAttribute("currency")).isEqualTo("JPY");
   }
+
+  /**
+   * The commands of one session's life (create, find, a change, sign-in, sweep) on
+   * {@code repository}, step by step.
+   */
+  static java.util.List<Map<String, Long>> sessionLife(LazyRedisSessionRepository repository) {
+    LazySession created = repository.createSession();
+    created.setAttribute("csrf", "token");
+    java.util.List<Map<String, Long>> steps = new java.util.ArrayList<>();
+    steps.add(stats.during(() -> repository.save(created)));
+    LazySession[] loaded = new LazySession[1];
+    steps.add(stats.during(() -> loaded[0] = repository.findById(created.getId())));
+    loaded[0].setAttribute("visits", 1);
+    steps.add(stats.during(() -> repository.save(loaded[0])));
+    LazySession signingIn = repository.findById(created.getId());
+    signingIn.setAttribute(PRINCIPAL, "policy-user");
+    steps.add(stats.during(() -> repository.save(signingIn)));
+    steps.add(stats.during(() -> repository.deleteById(created.getId())));
+    return steps;
+  }
+
+  @Test
+  void sessionLife_absoluteTimeout_addsNoCommand() {
+    try (LazyRedisSessionRepository absolute = LazyRedisSessionRepository.builder(client)
+        .serializer(TestRedis.serializer()).namespace(repository.namespace()).clock(clock)
+        .cleanupInterval(Duration.ZERO).touchInterval(Duration.ofSeconds(30))
+        .nearCacheMaxBytes(0).absoluteTimeout(Duration.ofHours(8)).build()) {
+      assertThat(sessionLife(absolute)).isEqualTo(sessionLife(repository));
+    }
+  }
+
+  @Test
+  void sessionLife_anonymousTimeout_addsOneZaddAtSignIn() {
+    try (LazyRedisSessionRepository anonymous = LazyRedisSessionRepository.builder(client)
+        .serializer(TestRedis.serializer()).namespace(repository.namespace()).clock(clock)
+        .cleanupInterval(Duration.ZERO).touchInterval(Duration.ofSeconds(5))
+        .nearCacheMaxBytes(0).anonymousTimeout(Duration.ofMinutes(2)).build()) {
+      java.util.List<Map<String, Long>> withPolicy = sessionLife(anonymous);
+      java.util.List<Map<String, Long>> without = sessionLife(repository);
+
+      // The sign-in save stores the longer timeout and moves the session on the expiry schedule.
+      Map<String, Long> signIn = new java.util.HashMap<>(without.get(3));
+      signIn.merge("zadd", 1L, Long::sum);
+      assertThat(withPolicy.get(3)).isEqualTo(signIn);
+      withPolicy.remove(3);
+      without.remove(3);
+      assertThat(withPolicy).isEqualTo(without);
+    }
+  }
 }

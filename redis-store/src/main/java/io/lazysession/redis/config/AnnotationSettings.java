@@ -37,7 +37,9 @@ final class AnnotationSettings {
       Map.entry("touchInterval", "touch-interval"), Map.entry("maxValueBytes", "max-value-bytes"),
       Map.entry("expiryEvents", "expiry-events"),
       Map.entry("migrateFrom", "migrate-from"),
-      Map.entry("migrateFromNamespace", "migrate-from-namespace"));
+      Map.entry("migrateFromNamespace", "migrate-from-namespace"),
+      Map.entry("absoluteTimeout", "absolute-timeout"),
+      Map.entry("anonymousTimeout", "anonymous-timeout"));
 
   private final String annotation;
   private final Map<String, Object> settings = new HashMap<>();

@@ -84,6 +84,18 @@ public @interface EnableLazyHttpSession {
   /** e.g. {@code 10s} ({@code lazysession.touch-interval}); empty: the default. */
   String touchInterval() default "";
 
+  /**
+   * How long after its creation a session is over, however active, e.g. {@code 8h}
+   * ({@code lazysession.absolute-timeout}); empty: none.
+   */
+  String absoluteTimeout() default "";
+
+  /**
+   * The idle timeout of a session without a principal until one is set, e.g. {@code 2m}
+   * ({@code lazysession.anonymous-timeout}); empty: the session timeout.
+   */
+  String anonymousTimeout() default "";
+
   /** The largest encoded attribute value, e.g. {@code 4MB} ({@code lazysession.max-value-bytes}). */
   String maxValueBytes() default "";
 

@@ -88,6 +88,11 @@ import org.springframework.util.unit.DataSize;
  *     session, and connects by itself once Redis is reachable. Redis refusing the connection (wrong
  *     password, ACL) fails startup either way.
  * @param encryption Protection of what is stored in Redis; off unless keys are set.
+ * @param absoluteTimeout How long after its creation a session is over, however active (OWASP's
+ *     absolute timeout), for every node at once; whole seconds. Off by default.
+ * @param anonymousTimeout The idle timeout of a session without a principal (visitors and bots that
+ *     never sign in); the save that sets a principal gives it the session timeout. Shorter than the
+ *     session timeout; whole seconds. Off by default (the session timeout applies).
  */
 @ConfigurationProperties(LazySessionProperties.PREFIX)
 public record LazySessionProperties(
@@ -116,7 +121,9 @@ public record LazySessionProperties(
     @DefaultValue("true") boolean requireSerializable,
     @DefaultValue("true") boolean allowOrganizationPackages,
     @DefaultValue("false") boolean requireRedisAtStartup,
-    @DefaultValue Encryption encryption) {
+    @DefaultValue Encryption encryption,
+    @DurationUnit(ChronoUnit.SECONDS) @Nullable Duration absoluteTimeout,
+    @DurationUnit(ChronoUnit.SECONDS) @Nullable Duration anonymousTimeout) {
 
   public static final String PREFIX = "lazysession";
   static final String DEFAULT_CODEC = "kryo";
@@ -154,6 +161,14 @@ public record LazySessionProperties(
     }
     if (maxValueBytes != null) {
       PropertyChecks.maxValueBytes(maxValueBytes);
+    }
+    if (absoluteTimeout != null) {
+      PropertyChecks.wholeSeconds("absolute-timeout", absoluteTimeout,
+          "8h, or remove it for none (the default)");
+    }
+    if (anonymousTimeout != null) {
+      PropertyChecks.wholeSeconds("anonymous-timeout", anonymousTimeout,
+          "2m, or remove it for none (the default)");
     }
   }
 
@@ -370,6 +385,21 @@ public record LazySessionProperties(
               + "), or the WAIT after each save times out as a command before it can answer",
           "Set " + PREFIX + ".durability.timeout below " + PropertyChecks.shown(commandTimeout)
               + " (e.g. half of it), or raise " + commandTimeoutName + ".");
+    }
+  }
+
+  /**
+   * Fails naming both properties when {@code lazysession.anonymous-timeout} is set and not shorter
+   * than the session timeout (it would change nothing).
+   */
+  void checkAnonymousTimeout(Duration sessionTimeout, String sessionTimeoutName) {
+    if (anonymousTimeout != null && !sessionTimeout.isNegative()
+        && anonymousTimeout.compareTo(sessionTimeout) >= 0) {
+      throw PropertyChecks.invalid("anonymous-timeout", anonymousTimeout,
+          "must be shorter than the session timeout (" + sessionTimeoutName + ", "
+              + PropertyChecks.shown(sessionTimeout) + "), or it changes nothing",
+          "Set " + PREFIX + ".anonymous-timeout below " + PropertyChecks.shown(sessionTimeout)
+              + " (e.g. 2m), or remove it.");
     }
   }
 

@@ -138,6 +138,14 @@ final class PropertyChecks {
     }
   }
 
+  /** @param example a duration to suggest, e.g. "8h, or remove it for none (the default)" */
+  static void wholeSeconds(String name, Duration value, String example) {
+    if (value.compareTo(Duration.ofSeconds(1)) < 0 || value.getNano() != 0) {
+      throw invalid(name, value, "must be whole seconds, 1s or more",
+          "Set " + PREFIX + name + " to a duration such as " + example + ".");
+    }
+  }
+
   /** A duration as a property would say it: {@code 2h}, {@code 90s}, {@code 250ms}. */
   static String shown(Duration duration) {
     if (duration.isZero()) {

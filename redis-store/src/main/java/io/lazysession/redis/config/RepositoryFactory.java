@@ -117,6 +117,7 @@ final class RepositoryFactory {
   static LazyRedisSessionRepository build(Request request) {
     LazySessionProperties properties = request.properties();
     properties.checkTouchInterval(request.sessionTimeout(), request.sessionTimeoutName());
+    properties.checkAnonymousTimeout(request.sessionTimeout(), request.sessionTimeoutName());
     if (request.target() != null) {
       properties.checkDurabilityTimeout(request.target().commandTimeout(),
           request.target().commandTimeoutName());
@@ -155,7 +156,9 @@ final class RepositoryFactory {
         .nearCacheTracking(properties.nearCache().tracking())
         .durability(properties.durability().replicas(), properties.durability().timeout())
         .eventPublisher(request.events())
-        .requireRedisAtStartup(properties.requireRedisAtStartup());
+        .requireRedisAtStartup(properties.requireRedisAtStartup())
+        .absoluteTimeout(properties.absoluteTimeout())
+        .anonymousTimeout(properties.anonymousTimeout());
     if (properties.touchInterval() != null) {
       builder.touchInterval(properties.touchInterval());
     }

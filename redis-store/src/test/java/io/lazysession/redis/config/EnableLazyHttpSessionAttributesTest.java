@@ -19,7 +19,8 @@ class EnableLazyHttpSessionAttributesTest {
   @EnableLazyHttpSession(namespace = "shop", codec = "jdk", compression = "none",
       nearCacheMaxBytes = "0", durabilityReplicas = 1, durabilityTimeout = "250ms",
       touchInterval = "5s", maxValueBytes = "2MB", compressionLevel = 7, expiryEvents = "false",
-      onDecodeFailure = DecodeFailurePolicy.FAIL, allowedPackages = "com.example.shop")
+      onDecodeFailure = DecodeFailurePolicy.FAIL, allowedPackages = "com.example.shop",
+      absoluteTimeout = "8h", anonymousTimeout = "2m")
   static class Everything {}
 
   @EnableLazyHttpSession(codec = "${session.codec}")
@@ -57,6 +58,8 @@ class EnableLazyHttpSessionAttributesTest {
     assertThat(properties.expiryEvents()).isFalse();
     assertThat(properties.decodeFailurePolicy()).isEqualTo(DecodeFailurePolicy.FAIL);
     assertThat(properties.allowedPackages()).containsExactly("com.example.shop");
+    assertThat(properties.absoluteTimeout()).isEqualTo(Duration.ofHours(8));
+    assertThat(properties.anonymousTimeout()).isEqualTo(Duration.ofMinutes(2));
   }
 
   @Test

@@ -67,6 +67,8 @@ class YamlBindingTest {
           keys: "k1:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="
           accept-unprotected: false
           write-unprotected: false
+        absolute-timeout: 8h
+        anonymous-timeout: 2m
       """;
 
   static StandardEnvironment yaml(String document) throws IOException {
@@ -109,6 +111,8 @@ class YamlBindingTest {
     assertThat(properties.encryption().keys()).startsWith("k1:");
     assertThat(properties.encryption().acceptUnprotected()).isFalse();
     assertThat(properties.encryption().writeUnprotected()).isFalse();
+    assertThat(properties.absoluteTimeout()).isEqualTo(Duration.ofHours(8));
+    assertThat(properties.anonymousTimeout()).isEqualTo(Duration.ofMinutes(2));
   }
 
   /** A property added without a line in {@link #EVERY_PROPERTY} fails here, until it has one. */
