@@ -595,6 +595,13 @@ class SpringSessionDataRedisMigrationIT {
     assertThat((Object) onB.getAttribute("items")).isEqualTo(List.of("book"));
   }
 
+  /** Node A again, reading {@code clock}: a test acts at an exact step of its saves. */
+  LazyRedisSessionRepository hookedNode(HookedClock clock) {
+    return LazyRedisSessionRepository.builder(clients.a()).serializer(serializer())
+        .namespace(namespace).cleanupInterval(Duration.ZERO).clock(clock)
+        .migrateFrom(SpringSessionDataRedis.namespace(ssdrNamespace)).build();
+  }
+
   /** What a lazysession request ends with, after loading the session. */
   enum LazyRequest {
     /** Reads nothing, changes nothing. */
@@ -689,9 +696,7 @@ class SpringSessionDataRedisMigrationIT {
       String id = ssdrSessionWithBook();
       HookedClock clock = new HookedClock(java.time.Clock.systemUTC());
       AtomicReference<Boolean> acknowledged = new AtomicReference<>();
-      try (LazyRedisSessionRepository hooked = LazyRedisSessionRepository.builder(clients.a())
-          .serializer(serializer()).namespace(namespace).cleanupInterval(Duration.ZERO)
-          .clock(clock).migrateFrom(SpringSessionDataRedis.namespace(ssdrNamespace)).build()) {
+      try (LazyRedisSessionRepository hooked = hookedNode(clock)) {
         LazySession onA = hooked.findById(id);
         onA.setAttribute("theme", "dark");
         String item = "pen" + n;
@@ -730,9 +735,7 @@ class SpringSessionDataRedisMigrationIT {
       String id = ssdrSessionWithBook();
       HookedClock clock = new HookedClock(java.time.Clock.systemUTC());
       AtomicReference<Boolean> ran = new AtomicReference<>(false);
-      try (LazyRedisSessionRepository hooked = LazyRedisSessionRepository.builder(clients.a())
-          .serializer(serializer()).namespace(namespace).cleanupInterval(Duration.ZERO)
-          .clock(clock).migrateFrom(SpringSessionDataRedis.namespace(ssdrNamespace)).build()) {
+      try (LazyRedisSessionRepository hooked = hookedNode(clock)) {
         LazySession onA = hooked.findById(id); // the cart as it was: [book]
         assertThat((Object) onA.getAttribute("items")).isEqualTo(List.of("book"));
         ssdrNodeAddsToCart(id, "pen", "SAVE10");
@@ -774,9 +777,7 @@ class SpringSessionDataRedisMigrationIT {
       String id = ssdrSessionWithBook();
       HookedClock clock = new HookedClock(java.time.Clock.systemUTC());
       AtomicReference<String> newId = new AtomicReference<>();
-      try (LazyRedisSessionRepository hooked = LazyRedisSessionRepository.builder(clients.a())
-          .serializer(serializer()).namespace(namespace).cleanupInterval(Duration.ZERO)
-          .clock(clock).migrateFrom(SpringSessionDataRedis.namespace(ssdrNamespace)).build()) {
+      try (LazyRedisSessionRepository hooked = hookedNode(clock)) {
         LazySession onA = hooked.findById(id);
         LazySession onB = nodeB.findById(id);
         onA.setAttribute("theme", "dark");
@@ -840,9 +841,7 @@ class SpringSessionDataRedisMigrationIT {
       String id = ssdrSessionWithBook();
       HookedClock clock = new HookedClock(java.time.Clock.systemUTC());
       AtomicReference<Boolean> ran = new AtomicReference<>(false);
-      try (LazyRedisSessionRepository hooked = LazyRedisSessionRepository.builder(clients.a())
-          .serializer(serializer()).namespace(namespace).cleanupInterval(Duration.ZERO)
-          .clock(clock).migrateFrom(SpringSessionDataRedis.namespace(ssdrNamespace)).build()) {
+      try (LazyRedisSessionRepository hooked = hookedNode(clock)) {
         LazySession onA = hooked.findById(id);
         onA.setAttribute("theme", "dark");
         clock.onRead(n, () -> {
