@@ -602,7 +602,10 @@ final class ReplicationCostHarness {
     Counters delta = after.minus(before).minus(overhead);
     double n = Math.max(1, batch.requests());
     return new CellResult(store, size, workload, threads, batch.requests(), batch.errors(),
-        memoryPerSession, bytesPerSession, delta.commands() / n, (sentAfter - sentBefore) / n,
+        // Clamped as the byte counts are: the overhead subtracted (an empty batch) may hold a
+        // background command (a tracked-reads lease PING) that the batch itself did not.
+        memoryPerSession, bytesPerSession, Math.max(0, delta.commands()) / n,
+        (sentAfter - sentBefore) / n,
         Math.max(0, delta.netInput()) / n, Math.max(0, delta.netOutput()) / n,
         batch.cpuNanos() / n / 1e3, (cpuAfter - cpuBefore) / n / 1e3, batch.allocatedBytes() / n,
         batch.percentileMicros(0.50), batch.percentileMicros(0.99),
