@@ -65,6 +65,7 @@ public final class LazyRedisSessionRepository
   private final SessionReader reader;
   private final SessionWriter writer;
   private final @Nullable SpringSessionDataRedisMigration migration;
+  private final SessionSizeWatch sizes;
 
   LazyRedisSessionRepository(Builder builder, AttributeSerializer serializer,
       SessionConnection connection, NearCache nearCache, @Nullable TrackingConnection tracking) {
@@ -74,6 +75,7 @@ public final class LazyRedisSessionRepository
     this.reader = wired.reader();
     this.writer = wired.writer();
     this.migration = wired.migration();
+    this.sizes = wired.sizes();
   }
 
   /**
@@ -203,6 +205,28 @@ public final class LazyRedisSessionRepository
     return StoreFailures.translated("cleanUpExpiredSessions", null, shared.expiry()::sweepDue);
   }
 
+  /**
+   * What {@code session} takes in Redis, read from its hash as stored now (one HGETALL, and one
+   * MEMORY USAGE with {@code memoryUsage}): each attribute with where it lives and its bytes, with
+   * whether {@code session} (typically the request's) decoded it, and the session's total. Decodes
+   * every attribute of a copy (never of {@code session}) to give its type and JDK size; for
+   * diagnostics, not for every request. Null when Redis holds no such session (not saved yet).
+   *
+   * @throws SessionStoreUnavailableException when Redis cannot be reached in time
+   */
+  public @Nullable SessionSize measure(LazySession session, boolean memoryUsage) {
+    String id = session.getId();
+    return StoreFailures.translated("measure", id, () -> SessionSizes.measure(id,
+        shared.store().keys().session(id), shared.store().hash(id),
+        memoryUsage ? shared.store().memoryUsage(id) : null, shared.context().serializer(),
+        session.attributeInfo()));
+  }
+
+  /** Tells {@code listener} the stored sizes of each session this repository saves from now on. */
+  public void addSizeListener(SessionSizeListener listener) {
+    sizes.add(Objects.requireNonNull(listener, "listener must not be null"));
+  }
+
   /** What this repository has done so far: loads, saves, round trips, bytes, decode failures... */
   public RepositoryMetrics metrics() {
     return shared.metrics().snapshot();
@@ -290,6 +314,7 @@ public final class LazyRedisSessionRepository
     Duration durabilityTimeout = DEFAULT_DURABILITY_TIMEOUT;
     @Nullable SpringSessionDataRedis migrateFrom;
     FlushMode flushMode = FlushMode.ON_SAVE;
+    SessionBudget sessionBudget = SessionBudget.NONE;
 
     private Builder(Connector connector, @Nullable RedisClient client) {
       this.connector = connector;
@@ -455,6 +480,12 @@ public final class LazyRedisSessionRepository
      */
     public Builder sessionIdGenerator(SessionIdGenerator generator) {
       this.idGenerator = Objects.requireNonNull(generator, "sessionIdGenerator must not be null");
+      return this;
+    }
+
+    /** Limits on each session's stored size: saves over them logged or refused; none by default. */
+    public Builder sessionBudget(SessionBudget budget) {
+      this.sessionBudget = Objects.requireNonNull(budget, "sessionBudget must not be null");
       return this;
     }
 
