@@ -158,8 +158,7 @@ final class SessionWriter {
     // harmless: the sweep and findByPrincipalName clean it up).
     String id = session.getId();
     Duration maxInactive = session.getMaxInactiveInterval();
-    // Made (and checked against the budget) before anything is written; an id change was checked
-    // before it took the old hash.
+    // Checked against the budget before anything is written (an id change: before changeId).
     SaveRequest request =
         request(SaveMode.CREATE, session, principal, true, writes, List.of(), !idChanged);
     expiry.scheduleWrite(id, session.getLastAccessedTime(), maxInactive);

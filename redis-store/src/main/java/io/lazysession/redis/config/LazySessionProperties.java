@@ -2,6 +2,7 @@ package io.lazysession.redis.config;
 
 import io.lazysession.redis.DecodeFailurePolicy;
 import io.lazysession.redis.LazyRedisSessionRepository;
+import io.lazysession.redis.SessionBudget;
 import io.lazysession.serializer.AttributeSerializer;
 import io.lazysession.serializer.ClassAllowList;
 import io.lazysession.serializer.codec.CodecKind;
@@ -66,6 +67,7 @@ import org.springframework.util.unit.DataSize;
  *     spring-session-data-redis (Spring Session Data Redis 4.x, both repositories). Off by default.
  * @param migrateFromNamespace The key prefix of the sessions to take over. Default:
  *     spring.session.data.redis.namespace when set, else spring:session.
+ * @param sessionBudget Limits on what one session takes in Redis.
  */
 @ConfigurationProperties(LazySessionProperties.PREFIX)
 public record LazySessionProperties(
@@ -88,7 +90,8 @@ public record LazySessionProperties(
     @Nullable DataSize maxValueBytes,
     @DefaultValue Pack pack,
     @Nullable String migrateFrom,
-    @Nullable String migrateFromNamespace) {
+    @Nullable String migrateFromNamespace,
+    @DefaultValue Budget sessionBudget) {
 
   public static final String PREFIX = "lazysession";
   static final String DEFAULT_CODEC = "kryo";
@@ -213,6 +216,34 @@ public record LazySessionProperties(
         throw new IllegalArgumentException(PREFIX + ".durability.timeout must be > 0, was "
             + timeout);
       }
+    }
+  }
+
+  /**
+   * Limits on one session's stored size (key, field names and values), {@code
+   * lazysession.session-budget.*}. None by default.
+   *
+   * @param warnBytes A save that takes a session's stored size above this is logged, naming the
+   *     largest attributes; once per attribute name.
+   * @param maxBytes A save that takes a session's stored size above this is refused with an error
+   *     naming the attribute that crossed it; nothing of it is written.
+   */
+  public record Budget(@Nullable DataSize warnBytes, @Nullable DataSize maxBytes) {
+    public Budget {
+      if (warnBytes != null && warnBytes.toBytes() <= 0) {
+        throw new IllegalArgumentException(PREFIX + ".session-budget.warn-bytes must be > 0, was "
+            + warnBytes);
+      }
+      if (maxBytes != null && maxBytes.toBytes() <= 0) {
+        throw new IllegalArgumentException(PREFIX + ".session-budget.max-bytes must be > 0, was "
+            + maxBytes);
+      }
+    }
+
+    /** What {@code Builder.sessionBudget} is given. */
+    SessionBudget toBudget() {
+      return new SessionBudget(warnBytes == null ? null : warnBytes.toBytes(),
+          maxBytes == null ? null : maxBytes.toBytes());
     }
   }
 
