@@ -73,7 +73,7 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
     SharedCollaborators shared = new SharedCollaborators(connection, store, nearCache, metrics,
         context, principals, expiry, events, touch, builder.defaultMaxInactiveInterval,
         builder.expiryGrace, builder.durabilityReplicas, migration != null, ids,
-        tracking);
+        tracking, sizes);
     return new RepositoryWiring(shared, reader, writer, migration, sizes);
   }
 }

@@ -115,6 +115,31 @@ class SessionBudgetIT {
   }
 
   @Test
+  void reactiveSave_updateAndIdChangeOverMaxBytes_refusedAndNothingWritten() {
+    nodes.configure(b -> b.sessionBudget(new SessionBudget(null, 4_000L)));
+    LazyReactiveRedisSessionRepository reactive = LazyReactiveRedisSessionRepository.of(nodes.a());
+    LazySession session = reactive.createSession().block();
+    session.setAttribute("user", "ada");
+    reactive.save(session).block();
+    String id = session.getId();
+    Map<String, String> before = stored(id);
+    LazySession update = reactive.findById(id).block();
+    update.setAttribute("upload", random(6_000, 8));
+    LazySession login = reactive.findById(id).block();
+    String newId = login.changeSessionId();
+    login.setAttribute("profile", random(6_000, 9));
+
+    assertThatThrownBy(() -> reactive.save(update).block())
+        .isInstanceOf(SessionBudgetExceededException.class)
+        .hasMessageContaining("attribute 'upload'");
+    assertThatThrownBy(() -> reactive.save(login).block())
+        .isInstanceOf(SessionBudgetExceededException.class)
+        .hasMessageContaining("attribute 'profile'");
+    assertThat(stored(id)).isEqualTo(before);
+    assertThat(nodes.raw().exists(nodes.sessionKey(newId))).isZero();
+  }
+
+  @Test
   void save_sessionAlreadyOverMaxBytesNotGrowing_goesThrough() {
     LazySession session = nodes.a().createSession();
     session.setAttribute("upload", random(6_000, 4));
