@@ -86,7 +86,8 @@ public record SessionSize(String sessionId, int keyBytes, int metadataBytes, int
    * @param name the attribute's name
    * @param place where its value lives
    * @param nameBytes bytes of its name (UTF-8)
-   * @param encodedBytes bytes of its codec payload, before any compression
+   * @param encodedBytes bytes of its codec payload, before any compression; -1 when this node
+ *     cannot read the envelope (a dictionary it lacks, corrupt bytes)
    * @param envelopeBytes bytes of its envelope: the field's value for an own field ({@code HSTRLEN}),
    *     its entry's value in the uncompressed pack for a pack member
    * @param storedBytes what it costs in the hash: an own field's name and value; a pack member's
