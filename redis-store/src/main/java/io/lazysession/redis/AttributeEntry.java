@@ -84,30 +84,35 @@ final class AttributeEntry {
     return stored != null && Arrays.equals(now, stored) ? null : now;
   }
 
+  /** A value in the configured encoding, and the bytes of that encoding. */
+  record Rebased(LazyValue value, byte[] bytes) {}
+
   /**
-   * The bytes to write for a session taken over from another store: a value this request read is
-   * written in the configured encoding (the first save rewrites the session anyway); anything else as
-   * {@link #changedBytes}. A read value the configured codec cannot encode keeps its bytes.
+   * For a session taken over from another store: this value, loaded, read and not changed, in the
+   * configured encoding when that is not the bytes it was read from (the take-over writes it so);
+   * null otherwise, or when the configured codec cannot encode it (it keeps its bytes).
    */
-  byte @Nullable [] takeOverBytes(AttributeSerializer serializer) {
-    if (!isLoaded() || !isInflated()) {
-      return changedBytes();
-    }
-    LazyValue rebased;
-    byte[] now;
-    try {
-      rebased = serializer.ofValue(value().get());
-      now = rebased.originalBytes();
-    } catch (SerializationException e) {
-      return changedBytes();
-    }
-    if (Arrays.equals(now, stored)) {
+  @Nullable Rebased rebased(AttributeSerializer serializer) {
+    if (!isLoaded() || !isInflated() || changedBytes() != null) {
       return null;
     }
-    // From now on the value is compared with what is written here, not with the bytes it was read
-    // from: a later save in the same request (flush mode IMMEDIATE) writes nothing unless it changed.
-    value = rebased;
-    return now;
+    try {
+      LazyValue rebased = serializer.ofValue(value().get());
+      byte[] bytes = rebased.originalBytes();
+      return Arrays.equals(bytes, stored) ? null : new Rebased(rebased, bytes);
+    } catch (SerializationException e) {
+      return null;
+    }
+  }
+
+  /**
+   * Redis now holds {@code rebased}'s bytes for it: from now on the value is compared with them, not
+   * with the bytes it was read from.
+   */
+  void takenOver(Rebased rebased) {
+    value = rebased.value();
+    stored = rebased.bytes();
+    set = false;
   }
 
   /** The bytes that represent it in a full write (new session, new id). */

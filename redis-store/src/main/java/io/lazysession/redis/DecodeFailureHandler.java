@@ -17,6 +17,10 @@ import org.slf4j.LoggerFactory;
 final class DecodeFailureHandler {
   private static final Logger log = LoggerFactory.getLogger(DecodeFailureHandler.class);
 
+  /** Refused classes this repository already reported; bounded so that it cannot grow without end. */
+  private final java.util.Set<String> reported = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private static final int MAX_REPORTED = 1024;
+
   private final DecodeFailurePolicy policy;
   private final MetricsRecorder metrics;
 
@@ -33,7 +37,16 @@ final class DecodeFailureHandler {
         : failure.getClass().getSimpleName() + ": " + failure.getMessage();
     switch (policy) {
       case DROP_ATTRIBUTE -> {
-        if (DecodeFailurePolicy.readableElsewhere(failure)) {
+        if (failure instanceof ClassNotAllowedException notAllowed) {
+          // Every request of every session holding it would say so: once per class is enough
+          // (sessions taken over from Spring Session Data Redis, a class not yet allowed).
+          if (reported.size() < MAX_REPORTED && reported.add(notAllowed.className())) {
+            log.warn("Hid attribute '{}' of session {} from this request, and hide every attribute "
+                + "holding {} likewise (its bytes stay in Redis untouched; logged once per class): "
+                + "{}", attributeName, session.getId(), notAllowed.className(), failure.getMessage());
+          }
+          session.hideAttribute(attributeName);
+        } else if (DecodeFailurePolicy.readableElsewhere(failure)) {
           log.warn("Hid attribute '{}' of session {} from this request: {}; its bytes stay in "
               + "Redis untouched (a node that can read them, such as a newer version during a "
               + "rolling deploy, still does)", attributeName, session.getId(), what);

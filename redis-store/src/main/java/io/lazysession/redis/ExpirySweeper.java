@@ -1,5 +1,6 @@
 package io.lazysession.redis;
 
+import io.lettuce.core.RedisException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -269,8 +270,15 @@ final class ExpirySweeper implements AutoCloseable {
   private void sweepQuietly() {
     try {
       sweepDue();
+      metrics.outage.available();
     } catch (VirtualMachineError e) {
       throw e;
+    } catch (RedisException e) {
+      // Redis unavailable: one line per outage (OutageLog), not one per sweep.
+      SessionStoreException failure = metrics.outage.translate("expiry sweep", null, e);
+      if (!(failure instanceof SessionStoreUnavailableException)) {
+        log.warn("lazysession expiry sweep failed; it will run again: {}", failure.getMessage());
+      }
     } catch (RuntimeException e) {
       log.warn("lazysession expiry sweep failed; it will run again: {}", e.toString());
     } catch (Throwable e) {

@@ -162,8 +162,8 @@ public final class LazyReactiveRedisSessionRepository
       return writer.save(session, principal).onErrorMap(RedisException.class, e -> {
         nearCache.invalidate(session.getId());
         nearCache.invalidate(session.storedId());
-        return StoreFailures.translate("save", session.getId(), e);
-      });
+        return metrics.outage.translate("save", session.getId(), e);
+      }).doOnSuccess(saved -> metrics.outage.available());
     });
   }
 
@@ -332,8 +332,12 @@ public final class LazyReactiveRedisSessionRepository
             : Mono.empty());
   }
 
-  /** Turns Lettuce's exceptions into the store's own, as the servlet repository does. */
-  private static <T> Mono<T> translated(String operation, @Nullable String id, Mono<T> call) {
-    return call.onErrorMap(RedisException.class, e -> StoreFailures.translate(operation, id, e));
+  /**
+   * Turns Lettuce's exceptions into the store's own, and logs an outage once, as the servlet
+   * repository does.
+   */
+  private <T> Mono<T> translated(String operation, @Nullable String id, Mono<T> call) {
+    return call.onErrorMap(RedisException.class, e -> metrics.outage.translate(operation, id, e))
+        .doOnSuccess(done -> metrics.outage.available());
   }
 }

@@ -65,10 +65,12 @@ public final class LazyRedisSessionRepository
   private final SessionReader reader;
   private final SessionWriter writer;
   private final @Nullable SpringSessionDataRedisMigration migration;
+  private final AttributeSerializer serializer;
   private final SessionSizeWatch sizes;
 
   LazyRedisSessionRepository(Builder builder, AttributeSerializer serializer,
       SessionConnection connection, NearCache nearCache, @Nullable TrackingConnection tracking) {
+    this.serializer = serializer;
     RepositoryWiring wired =
         RepositoryWiring.wire(this, builder, serializer, connection, nearCache, tracking);
     this.shared = wired.shared();
@@ -118,7 +120,8 @@ public final class LazyRedisSessionRepository
     if (!SessionKeys.isPlausibleId(id)) {
       return null;
     }
-    LazySession session = StoreFailures.translated("findById", id, () -> reader.find(id));
+    LazySession session = shared.metrics().outage.translated("findById", id,
+        () -> reader.find(id));
     if (session != null) {
       CurrentRequest.exposeIfAbsent(session);
     }
@@ -154,8 +157,9 @@ public final class LazyRedisSessionRepository
     } catch (RedisException e) {
       shared.nearCache().invalidate(session.getId());
       shared.nearCache().invalidate(session.storedId());
-      throw StoreFailures.translate("save", session.getId(), e);
+      throw shared.metrics().outage.translate("save", session.getId(), e);
     }
+    shared.metrics().outage.available();
   }
 
   /**
@@ -168,9 +172,14 @@ public final class LazyRedisSessionRepository
       return;
     }
     shared.nearCache().invalidate(id);
-    StoreFailures.translated("deleteById", id, () -> shared.expiry().delete(id));
-    if (migration != null) { // a session not yet taken over must not be found there afterwards
-      StoreFailures.translated("deleteById", id, () -> migration.delete(id));
+    try {
+      if (migration != null && migration.handles(id)) {
+        // A session not yet taken over must not be found there afterwards. First: a take-over in
+        // flight then sees the delete's mark when it is done, and deletes what it wrote here.
+        shared.metrics().outage.translated("deleteById", id, () -> migration.delete(id));
+      }
+    } finally {
+      shared.metrics().outage.translated("deleteById", id, () -> shared.expiry().delete(id));
     }
   }
 
@@ -184,7 +193,7 @@ public final class LazyRedisSessionRepository
         && !LazySession.REACTIVE_PRINCIPAL_NAME.equals(indexName)) {
       return Collections.emptyMap();
     }
-    return StoreFailures.translated("findByIndexNameAndIndexValue", null, () -> {
+    return shared.metrics().outage.translated("findByIndexNameAndIndexValue", null, () -> {
       Function<String, @Nullable LazySession> loader =
           id -> SessionKeys.isPlausibleId(id) ? reader.find(id) : null;
       Map<String, LazySession> found = shared.principals().find(indexValue, loader);
@@ -202,7 +211,8 @@ public final class LazyRedisSessionRepository
    * @throws SessionStoreUnavailableException when Redis cannot be reached in time
    */
   public int cleanUpExpiredSessions() {
-    return StoreFailures.translated("cleanUpExpiredSessions", null, shared.expiry()::sweepDue);
+    return shared.metrics().outage.translated("cleanUpExpiredSessions", null,
+        shared.expiry()::sweepDue);
   }
 
   /**
@@ -242,7 +252,17 @@ public final class LazyRedisSessionRepository
    */
   public long countSessionsWaitingForMigration() {
     return migration == null ? 0
-        : StoreFailures.translated("countSessionsWaitingForMigration", null, migration::countWaiting);
+        : shared.metrics().outage.translated("countSessionsWaitingForMigration", null,
+            migration::countWaiting);
+  }
+
+  /**
+   * The serializer attribute values are stored with: its {@linkplain
+   * AttributeSerializer#codecFallbacks() codec fallbacks} and, in audit mode, the classes its
+   * {@linkplain AttributeSerializer#allowList() allow-list} let through (for an actuator endpoint).
+   */
+  public AttributeSerializer serializer() {
+    return serializer;
   }
 
   /** The namespace (key prefix) this repository stores sessions under. */
@@ -314,6 +334,7 @@ public final class LazyRedisSessionRepository
     Duration durabilityTimeout = DEFAULT_DURABILITY_TIMEOUT;
     @Nullable SpringSessionDataRedis migrateFrom;
     FlushMode flushMode = FlushMode.ON_SAVE;
+    boolean requireRedisAtStartup = true;
     SessionBudget sessionBudget = SessionBudget.NONE;
 
     private Builder(Connector connector, @Nullable RedisClient client) {
@@ -483,13 +504,28 @@ public final class LazyRedisSessionRepository
       return this;
     }
 
+    /**
+     * Whether {@link #build()} fails when Redis cannot be reached (true, the default here), or
+     * returns a repository that connects by itself once Redis is reachable (false), logging one
+     * WARN line; meanwhile every operation fails with {@link SessionStoreUnavailableException}.
+     * Redis refusing the client (a wrong password, an ACL) fails the build either way. The Spring
+     * configurations set it from {@code lazysession.require-redis-at-startup}, default false.
+     */
+    public Builder requireRedisAtStartup(boolean require) {
+      this.requireRedisAtStartup = require;
+      return this;
+    }
+
     /** Limits on each session's stored size: saves over them logged or refused; none by default. */
     public Builder sessionBudget(SessionBudget budget) {
       this.sessionBudget = Objects.requireNonNull(budget, "sessionBudget must not be null");
       return this;
     }
 
-    /** Connects, loads the scripts, starts the sweep; {@code IllegalStateException} if Redis is down. */
+    /**
+     * Connects, loads the scripts, starts the sweep; {@code IllegalStateException} if Redis is down
+     * (unless {@link #requireRedisAtStartup} is false) or refuses the client.
+     */
     public LazyRedisSessionRepository build() {
       TouchPolicy.check(touchInterval, defaultMaxInactiveInterval);
       return RepositoryWiring.open(this);

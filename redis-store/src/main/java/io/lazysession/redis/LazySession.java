@@ -147,7 +147,9 @@ public final class LazySession implements Session {
    * Sets an attribute; a null value removes it. The value is encoded when the session is saved.
    *
    * @throws IllegalArgumentException when the name cannot be stored as a Redis field (it holds a
-   *     lone UTF-16 surrogate, which has no UTF-8 form)
+   *     lone UTF-16 surrogate, which has no UTF-8 form), or the value is not Serializable while
+   *     {@code lazysession.require-serializable} is on (the default); the message names the
+   *     attribute, the class and the setting
    */
   @Override
   public void setAttribute(String attributeName, @Nullable Object attributeValue) {
@@ -157,6 +159,13 @@ public final class LazySession implements Session {
       return;
     }
     SessionKeys.requireStorableName(attributeName);
+    if (context.serializer().requireSerializable()
+        && !(attributeValue instanceof java.io.Serializable)) {
+      // As a distributable Servlet container does (Servlet spec, distributed environments)
+      throw new IllegalArgumentException("attribute '" + attributeName + "' cannot be stored: "
+          + new io.lazysession.serializer.NotSerializableException(
+              attributeValue.getClass().getTypeName()).getMessage());
+    }
     attributes.set(attributeName, context.serializer().ofValue(attributeValue));
     notePrincipal(attributeName);
     context.changed(this);
@@ -314,24 +323,17 @@ public final class LazySession implements Session {
     storedPrincipal = metadata.principal();
   }
 
-  /** The names of the attributes this request set, changed in place or removed. */
-  Set<String> changedNames() {
-    return attributes.changedNames();
+  /**
+   * The values this request read and did not change, in the configured encoding, among the
+   * attributes {@code claimed} from another store: what a take-over writes in their place.
+   */
+  Map<String, AttributeEntry.Rebased> rebased(Map<String, byte[]> claimed) {
+    return attributes.rebased(claimed);
   }
 
-  /**
-   * Takes in what a Spring Session Data Redis node wrote to this session while it was being taken
-   * over ({@code before} to {@code after}) as changes to save, except to the attributes in
-   * {@code keep} and, with {@code keepTimeout}, to the timeout: this request's own changes win.
-   */
-  void adopt(SsdrSession before, SsdrSession after, Set<String> keep, boolean keepTimeout) {
-    attributes.adopt(before.attributes(), after.attributes(), keep);
-    if (after.lastAccess() > lastAccessedTime.toEpochMilli()) {
-      lastAccessedTime = Instant.ofEpochMilli(after.lastAccess());
-    }
-    if (!keepTimeout && after.maxInactiveSeconds() != before.maxInactiveSeconds()) {
-      maxInactiveInterval = Duration.ofSeconds(after.maxInactiveSeconds());
-    }
+  /** Redis now holds the {@code rebased} values (the take-over wrote them). */
+  void takenOver(Map<String, AttributeEntry.Rebased> rebased) {
+    attributes.takenOver(rebased);
   }
 
   /** The Spring Session Data Redis session this one still has to take over at save, if any. */
@@ -353,12 +355,9 @@ public final class LazySession implements Session {
     return attributes.removedNames();
   }
 
-  /**
-   * What an update writes: the attributes set, or read and changed in place (with {@code takeOver},
-   * every read one), with their bytes.
-   */
-  Map<String, byte[]> changedAttributes(boolean takeOver) {
-    return attributes.changed(id, takeOver);
+  /** What an update writes: the attributes set, or read and changed in place, with their bytes. */
+  Map<String, byte[]> changedAttributes() {
+    return attributes.changed(id);
   }
 
   /** What a full write (new session, new id) writes: every attribute, hidden ones as they are. */

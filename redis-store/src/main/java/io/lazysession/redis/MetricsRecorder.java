@@ -2,8 +2,12 @@ package io.lazysession.redis;
 
 import java.util.concurrent.atomic.LongAdder;
 
-/** The counters behind {@link RepositoryMetrics}. Thread-safe; increments never block. */
+/**
+ * The counters behind {@link RepositoryMetrics}, and the {@link OutageLog} that every user of them
+ * reports Redis outages to. Thread-safe; increments never block.
+ */
 final class MetricsRecorder {
+  final OutageLog outage = new OutageLog();
   final LongAdder loads = new LongAdder();
   final LongAdder nearCacheHits = new LongAdder();
   final LongAdder nearCacheTrustedHits = new LongAdder();

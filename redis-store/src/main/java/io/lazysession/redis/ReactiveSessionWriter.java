@@ -66,7 +66,7 @@ final class ReactiveSessionWriter {
 
   private Mono<Void> writeChanges(LazySession session, PrincipalChange principal) {
     return Mono.defer(() -> {
-      Map<String, byte[]> writes = session.changedAttributes(false);
+      Map<String, byte[]> writes = session.changedAttributes();
       List<String> removes = List.copyOf(session.removedNames());
       boolean timeoutChanged =
           !session.getMaxInactiveInterval().equals(session.storedMaxInactiveInterval());

@@ -28,8 +28,14 @@ final class RedisScript {
   static final RedisScript PRINCIPAL_ADD = load("principal-add");
   /** Takes over a Spring Session Data Redis session; see {@link SpringSessionDataRedisMigration}. */
   static final RedisScript MIGRATE = load("migrate");
-  /** Deletes a Spring Session Data Redis hash taken over, unless it changed since it was loaded. */
+  /** Claims a Spring Session Data Redis hash for a take-over, unless it changed since it was loaded. */
   static final RedisScript CLAIM_SSDR = load("claim-ssdr");
+  /** Ends a take-over: removes the claim key unless a delete marked it. */
+  static final RedisScript CLAIM_DONE = load("claim-done");
+  /** Deletes a Spring Session Data Redis session not yet taken over, marking its claim key. */
+  static final RedisScript DELETE_SSDR = load("delete-ssdr");
+  /** Spring Session Data Redis's hash of a session, or what an unfinished take-over left. */
+  static final RedisScript FIND_SSDR_ONLY = load("find-ssdr-only");
   /** find.lua with a fallback to Spring Session Data Redis's hash; see find-ssdr.lua. */
   static final RedisScript FIND_SSDR = load("find-ssdr");
   /** find.lua as the body of a Redis 7 function library; see find-function.lua. */

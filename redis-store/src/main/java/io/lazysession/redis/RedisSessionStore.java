@@ -383,10 +383,11 @@ final class RedisSessionStore {
 
   /**
    * As {@link #find(String, NearCache.Snapshot)}, falling back in the same call to the hash at
-   * {@code ssdrKey} (find-ssdr.lua). Only where both keys may be in one script: not on a Cluster.
+   * {@code ssdrKey}, then to its claim key (find-ssdr.lua). Only where these keys may be in one
+   * script: not on a Cluster.
    */
-  Found find(String id, NearCache.@Nullable Snapshot cached, byte[] ssdrKey) {
-    byte[][] scriptKeys = {keys.session(id), ssdrKey};
+  Found find(String id, NearCache.@Nullable Snapshot cached, byte[] ssdrKey, byte[] claimKey) {
+    byte[][] scriptKeys = {keys.session(id), ssdrKey, claimKey};
     List<Object> answer = callFind(RedisScript.FIND_SSDR, scriptKeys, findArguments(cached));
     if (isNil(answer)) {
       return new Found(null, null);
@@ -404,31 +405,74 @@ final class RedisSessionStore {
 
   /**
    * Runs the migrate script: creates the hash of a session taken over from Spring Session Data Redis
-   * with {@code attributes} (field name to envelope), unless the key exists. With {@code onWriter},
-   * on a connection to the key's primary, as durable saves are: the WAIT after the following save
-   * covers it too (replicas acknowledge offsets of one ordered stream).
+   * with its attributes (field name to envelope; {@code replaced} ones with the bytes given there),
+   * unless the key exists. With {@code replicas} above 0, on a connection to the key's primary, then
+   * waits (WAIT) for that many replicas to have it, so that SSDR's copy is only removed once this
+   * one is as durable as a save.
    *
    * @return whether this call created the hash (version 1)
+   * @throws SessionNotReplicatedException when too few replicas acknowledged within {@code timeout}
    */
-  boolean migrate(String id, long nowMillis, SsdrSession origin, long graceMillis,
-      boolean onWriter) {
+  boolean migrate(String id, long nowMillis, SsdrSession origin, Map<String, byte[]> replaced,
+      long graceMillis, int replicas, Duration timeout) {
     byte[] key = keys.session(id);
-    byte[][] arguments = counted(origin.migrateArguments(nowMillis, graceMillis));
-    Long created = onWriter
-        ? connection.<@Nullable Long>onPrimaryOf(key,
-            primary -> eval(primary, RedisScript.MIGRATE, ScriptOutputType.INTEGER, key, arguments))
-        : eval(connection.commands(), RedisScript.MIGRATE, ScriptOutputType.INTEGER, key, arguments);
-    return created != null && created == 1;
+    byte[][] arguments = counted(origin.migrateArguments(nowMillis, graceMillis, replaced));
+    if (replicas <= 0) {
+      Long created = eval(connection.commands(), RedisScript.MIGRATE, ScriptOutputType.INTEGER,
+          key, arguments);
+      return created != null && created == 1;
+    }
+    return connection.onPrimaryOf(key, primary -> {
+      Long created = eval(primary, RedisScript.MIGRATE, ScriptOutputType.INTEGER, key, arguments);
+      metrics.roundTrips.increment();
+      Long acknowledged = primary.waitForReplication(replicas, Math.max(1, timeout.toMillis()));
+      if (acknowledged == null || acknowledged < replicas) {
+        throw new SessionNotReplicatedException("save", id, replicas,
+            acknowledged == null ? 0 : acknowledged, timeout);
+      }
+      return created != null && created == 1;
+    });
   }
 
-  /**
-   * Runs claim-ssdr.lua on the Spring Session Data Redis hash {@code ssdrKey}: deletes it if it is
-   * still {@code expected} (or, with {@code force}, whatever it holds), and tells what it held.
-   */
-  ScriptReplies.SsdrClaim claimSsdr(byte[] ssdrKey, SsdrSession expected, boolean force) {
+  /** Runs claim-ssdr.lua on SSDR's hash {@code ssdrKey} and its claim key. */
+  ScriptReplies.SsdrClaim claimSsdr(byte[] ssdrKey, byte[] claimKey, SsdrSession expected,
+      boolean force) {
+    byte[][] scriptKeys = {ssdrKey, claimKey};
     List<Object> answer = eval(connection.commands(), RedisScript.CLAIM_SSDR,
-        ScriptOutputType.MULTI, ssdrKey, counted(claimArguments(expected, force)));
+        ScriptOutputType.MULTI, scriptKeys, counted(claimArguments(expected, force)));
     return ScriptReplies.ssdrClaim(answer);
+  }
+
+  /** Runs claim-done.lua: true when a delete marked the claim key. */
+  boolean claimDone(byte[] claimKey) {
+    Long marked = eval(connection.commands(), RedisScript.CLAIM_DONE, ScriptOutputType.INTEGER,
+        claimKey);
+    return marked != null && marked == 1;
+  }
+
+  /** Runs delete-ssdr.lua. */
+  void deleteSsdr(byte[] ssdrKey, byte[] claimKey, long markMillis) {
+    byte[][] scriptKeys = {ssdrKey, claimKey};
+    eval(connection.commands(), RedisScript.DELETE_SSDR, ScriptOutputType.INTEGER, scriptKeys,
+        utf8(Long.toString(markMillis)));
+  }
+
+  /** Runs find-ssdr-only.lua: SSDR's hash, or what an unfinished take-over left; empty if none. */
+  Map<byte[], byte[]> ssdrHash(byte[] ssdrKey, byte[] claimKey) {
+    byte[][] scriptKeys = {ssdrKey, claimKey};
+    List<Object> answer = eval(connection.commands(), RedisScript.FIND_SSDR_ONLY,
+        ScriptOutputType.MULTI, scriptKeys);
+    Map<byte[], byte[]> hash = answer == null ? null
+        : ScriptReplies.ssdrHash(List.of(utf8("#ssdr"), answer));
+    if (hash == null) {
+      return Map.of();
+    }
+    long bytes = 0;
+    for (Map.Entry<byte[], byte[]> field : hash.entrySet()) {
+      bytes += field.getKey().length + field.getValue().length;
+    }
+    metrics.bytesRead.add(bytes);
+    return hash;
   }
 
   /** claim-ssdr.lua's arguments. */

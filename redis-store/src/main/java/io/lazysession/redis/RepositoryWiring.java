@@ -26,13 +26,29 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
     NearCacheTracking tracks = builder.nearCacheTracking == null ? null : NearCacheTracking.checked(
         builder.nearCacheTracking, builder.client == null, builder.nearCacheMaxBytes);
     NearCache nearCache = new NearCache(builder.nearCacheMaxBytes, tracks);
-    SessionConnection connection =
-        builder.connector.connect(builder.durabilityReplicas > 0, nearCache::reset);
+    boolean durable = builder.durabilityReplicas > 0;
+    SessionConnection connection;
+    DeferredConnection deferred = null;
+    try {
+      connection = builder.connector.connect(durable, nearCache::reset);
+    } catch (IllegalStateException e) {
+      if (builder.requireRedisAtStartup || DeferredConnection.isRefusal(e)) {
+        throw e;
+      }
+      deferred = new DeferredConnection(() -> builder.connector.connect(durable, nearCache::reset),
+          builder.client == null, String.valueOf(e.getMessage()), builder.namespace);
+      connection = deferred;
+    }
     TrackingConnection tracking = null;
     try {
-      tracking = tracks == null || builder.client == null ? null
+      tracking = tracks == null || builder.client == null || deferred != null ? null
           : TrackingConnection.open(builder.client, builder.namespace, tracks);
-      return new LazyRedisSessionRepository(builder, serializer, connection, nearCache, tracking);
+      LazyRedisSessionRepository repository =
+          new LazyRedisSessionRepository(builder, serializer, connection, nearCache, tracking);
+      if (deferred != null) {
+        startDeferred(deferred, repository.shared(), builder, tracks);
+      }
+      return repository;
     } catch (RuntimeException e) {
       if (tracking != null) {
         tracking.close();
@@ -42,14 +58,38 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
     }
   }
 
-  /** Loads the scripts and builds the collaborators of {@code repository}. */
+  /**
+   * Redis could not be reached at startup: says so once, and once the connection opens, does what
+   * startup skipped (loading the scripts, opening the tracking connection) and says that Redis is
+   * back.
+   */
+  private static void startDeferred(DeferredConnection deferred, SharedCollaborators shared,
+      LazyRedisSessionRepository.Builder builder, @Nullable NearCacheTracking tracks) {
+    shared.metrics().outage.unavailableAtStartup(deferred.why());
+    deferred.start(opened -> {
+      try {
+        shared.store().loadScripts(!builder.expiryEvents);
+      } catch (RuntimeException e) {
+        // Not needed to serve: a script Redis lacks is sent whole on first use (NOSCRIPT).
+      }
+      EvictionPolicyCheck.report(opened.commands());
+      shared.metrics().outage.available();
+      return tracks == null || builder.client == null ? null
+          : TrackingConnection.open(builder.client, builder.namespace, tracks);
+    });
+  }
+
+  /** Loads the scripts (once connected) and builds the collaborators of {@code repository}. */
   static RepositoryWiring wire(LazyRedisSessionRepository repository,
       LazyRedisSessionRepository.Builder builder, AttributeSerializer serializer,
       SessionConnection connection, NearCache nearCache, @Nullable TrackingConnection tracking) {
     MetricsRecorder metrics = new MetricsRecorder();
     RedisSessionStore store =
         new RedisSessionStore(connection, new SessionKeys(builder.namespace), metrics);
-    store.loadScripts(!builder.expiryEvents);
+    if (!(connection instanceof DeferredConnection deferred) || deferred.isOpen()) {
+      store.loadScripts(!builder.expiryEvents);
+      EvictionPolicyCheck.report(connection.commands());
+    }
     SessionIdGenerator ids =
         builder.idGenerator != null ? builder.idGenerator : new CompactSessionIdGenerator();
     SessionContext context = SessionContext.of(serializer, ids, builder.clock,
@@ -61,7 +101,8 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
     PrincipalIndex principals =
         new PrincipalIndex(store, builder.clock, !builder.expiryEvents, builder.expiryGrace);
     SpringSessionDataRedisMigration migration = builder.migrateFrom == null ? null
-        : new SpringSessionDataRedisMigration(builder.migrateFrom, connection, metrics, serializer);
+        : new SpringSessionDataRedisMigration(builder.migrateFrom, connection, store, metrics,
+            serializer);
     SessionReader reader = new SessionReader(store, nearCache, metrics, context, migration);
     ExpirySweeper expiry = new ExpirySweeper(store, nearCache, principals, events, metrics,
         builder.clock, builder.cleanupInterval, builder.expiryEvents);

@@ -167,25 +167,27 @@ final class ScriptReplies {
   enum SsdrClaimOutcome {
     /** The hash is missing: nothing deleted. */
     GONE,
-    /** The hash was as loaded: deleted. */
+    /** The hash was as loaded: moved to the claim key. */
     TAKEN,
     /** The hash changed since it was loaded: kept. */
     CHANGED,
-    /** The hash changed since it was loaded, and was deleted all the same (forced). */
-    TAKEN_CHANGED
+    /** The hash changed since it was loaded, and was moved all the same (forced). */
+    TAKEN_CHANGED,
+    /** Another call claimed it and the take-over is not done: the claim key holds the session. */
+    TAKEN_BEFORE
   }
 
   /**
    * claim-ssdr.lua's answer.
    *
-   * @param hash every field and value the hash held, for {@code CHANGED} and {@code TAKEN_CHANGED};
-   *     null otherwise
+   * @param hash every field and value of the session, for {@code CHANGED}, {@code TAKEN_CHANGED}
+   *     and {@code TAKEN_BEFORE}; null otherwise
    */
   record SsdrClaim(SsdrClaimOutcome outcome, @Nullable Map<byte[], byte[]> hash) {}
 
   static SsdrClaim ssdrClaim(@Nullable List<Object> answer) {
     if (answer == null || answer.isEmpty() || !(answer.get(0) instanceof Long code)
-        || code < 0 || code > 3) {
+        || code < 0 || code > 4) {
       throw new IllegalStateException("claim-ssdr.lua answered " + answer);
     }
     SsdrClaimOutcome outcome = SsdrClaimOutcome.values()[code.intValue()];

@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -193,40 +192,31 @@ final class SessionAttributes {
   }
 
   /**
-   * The names of the attributes this request changed: set, read and changed in place, or removed
-   * (not those a save only re-encodes). Encodes what was read, as a save does.
+   * For a session taken over from another store, whose attributes there are {@code claimed}: the
+   * values this request read and did not change whose bytes are those, in the configured encoding
+   * ({@link AttributeEntry#rebased}).
    */
-  Set<String> changedNames() {
-    Set<String> names = new HashSet<>(removedNames());
+  Map<String, AttributeEntry.Rebased> rebased(Map<String, byte[]> claimed) {
+    Map<String, AttributeEntry.Rebased> rebased = new LinkedHashMap<>();
     attributes.forEach((name, entry) -> {
-      if (entry.isSet() || (entry.isInflated() && entry.changedBytes() != null)) {
-        names.add(name);
+      if (Arrays.equals(entry.stored(), claimed.get(name))) {
+        AttributeEntry.Rebased value = entry.rebased(serializer);
+        if (value != null) {
+          rebased.put(name, value);
+        }
       }
     });
-    return names;
+    return rebased;
   }
 
-  /**
-   * Takes in, as changes for the next save to write, what another store's node wrote to this session
-   * after it was loaded ({@code before} to {@code after}, attribute name to bytes): each attribute
-   * it set or changed is set to its new bytes (never decoded for this), each it removed is removed.
-   * Attributes in {@code keep}, this request's own changes (saved already), are left as they are.
-   */
-  void adopt(Map<String, byte[]> before, Map<String, byte[]> after, Set<String> keep) {
-    after.forEach((name, bytes) -> {
-      if (!keep.contains(name) && !Arrays.equals(before.get(name), bytes)) {
-        AttributeEntry previous = entries().get(name);
-        hidden.remove(name);
-        attributes.put(name, AttributeEntry.set(serializer.lazy(bytes),
-            previous == null ? null : previous.stored()));
+  /** Redis now holds the {@code rebased} values in their configured encoding. */
+  void takenOver(Map<String, AttributeEntry.Rebased> rebased) {
+    rebased.forEach((name, value) -> {
+      AttributeEntry entry = attributes.get(name);
+      if (entry != null) {
+        entry.takenOver(value);
       }
     });
-    for (String name : before.keySet()) {
-      if (!keep.contains(name) && !after.containsKey(name)) {
-        entries().remove(name);
-        hidden.remove(name);
-      }
-    }
   }
 
   /**
@@ -250,12 +240,12 @@ final class SessionAttributes {
   }
 
   /**
-   * What an update of session {@code id} writes: the attributes set, or read and changed in place
-   * (with {@code takeOver}, every read one: {@link AttributeEntry#takeOverBytes}), with their bytes.
+   * What an update of session {@code id} writes: the attributes set, or read and changed in place,
+   * with their bytes.
    * Only those are encoded; the map is made only when one changed (a read-only request allocates
    * none).
    */
-  Map<String, byte[]> changed(String id, boolean takeOver) {
+  Map<String, byte[]> changed(String id) {
     Map<String, byte[]> changed = null;
     for (Map.Entry<String, AttributeEntry> named : attributes.entrySet()) {
       AttributeEntry entry = named.getValue();
@@ -263,7 +253,7 @@ final class SessionAttributes {
         continue; // never read, never set: its stored bytes stand
       }
       byte[] bytes = AttributeEntry.encoded(id, named.getKey(),
-          takeOver ? () -> entry.takeOverBytes(serializer) : entry::changedBytes);
+          entry::changedBytes);
       if (bytes != null) {
         if (changed == null) {
           changed = new LinkedHashMap<>();

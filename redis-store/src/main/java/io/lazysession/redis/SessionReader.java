@@ -44,9 +44,10 @@ final class SessionReader {
     long stamp = nearCache.stamp(id); // before the call: an invalidation after it untrusts the copy
     NearCache.Snapshot cached = nearCache.get(id);
     StoredSession stored;
-    if (migration != null && migration.inFindScript()) {
+    if (migration != null && migration.inFindScript() && migration.handles(id)) {
       // ---- migration hook: SSDR's hash in the same call --------------------------------------
-      RedisSessionStore.Found found = store.find(id, cached, migration.sessionKey(id));
+      RedisSessionStore.Found found = store.find(id, cached, migration.sessionKey(id),
+          migration.claimKey(id));
       if (found.ssdrHash() != null) {
         metrics.loads.increment();
         nearCache.invalidate(id);
@@ -67,7 +68,7 @@ final class SessionReader {
     metrics.loads.increment();
     if (stored == null) {
       nearCache.invalidate(id); // missing, or a hash without complete metadata
-      if (migration == null || migration.inFindScript()) {
+      if (migration == null || migration.inFindScript() || !migration.handles(id)) {
         return null;
       }
       // ---- migration hook: a second call, on a miss only (Cluster) ----------------------------

@@ -5,10 +5,11 @@ import io.lazysession.redis.RedisSessionStore.SaveResult;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -93,12 +94,12 @@ final class SessionWriter {
     } else if (!session.getId().equals(session.storedId())) {
       changeId(session, principal);
     } else {
-      writeChanges(session, principal, false);
+      writeChanges(session, principal);
     }
   }
 
-  private void writeChanges(LazySession session, PrincipalChange principal, boolean takeOver) {
-    Map<String, byte[]> writes = session.changedAttributes(takeOver);
+  private void writeChanges(LazySession session, PrincipalChange principal) {
+    Map<String, byte[]> writes = session.changedAttributes();
     List<String> removes = List.copyOf(session.removedNames());
     boolean timeoutChanged =
         !session.getMaxInactiveInterval().equals(session.storedMaxInactiveInterval());
@@ -204,6 +205,11 @@ final class SessionWriter {
           principal, true, expiryGrace.toMillis(), session.allAttributes(), List.of()));
     }
     nearCache.invalidate(oldId);
+    if (migration != null && migration.handles(oldId)) {
+      // As a delete does: a take-over of the old id still in flight on another node must not bring
+      // it back once it is gone from here.
+      migration.delete(oldId);
+    }
     // Claimed as deleteById does, so that no sweep reports the old id as expired once its hash is
     // gone: the session lives on under the new id.
     ScriptReplies.DeletedHash stored = expiry.claimAndTake(oldId);
@@ -223,71 +229,53 @@ final class SessionWriter {
   // ---- migration from Spring Session Data Redis -------------------------------------------------
 
   /**
-   * The first save of a session loaded from Spring Session Data Redis: writes it here, then removes
-   * it there, without losing what an SSDR node wrote meanwhile (a rolling switch serves the same
-   * session from both kinds of node). SSDR's hash is only ever deleted by claim-ssdr.lua, and only
-   * as it was last read: whatever an SSDR node wrote after that is taken in first.
+   * The first save of a session loaded from Spring Session Data Redis: moves it here without losing
+   * what an SSDR node or another lazysession node wrote meanwhile (a rolling switch serves the same
+   * session from both kinds of node), and without ever leaving it in neither place.
    * <ol>
-   *   <li>the migrate script creates the hash here from the session as SSDR held it at the load
-   *       (attributes as their JDK envelopes), unless it exists: of racing nodes exactly one creates
-   *       it, and only that node claims SSDR's hash below (the others save their changes here);
-   *   <li>this request's changes are saved as an update of a loaded session (only what changed
-   *       travels; the creator re-encodes what the request read with the configured codec, never-read
-   *       attributes stay JDK envelopes); the update also stores the principal and indexes it;
-   *   <li>the creator claims SSDR's hash: it is deleted if it is still the one loaded. If an SSDR node
-   *       wrote it since, what that write changed (attributes set, changed or removed, the access
-   *       time, the timeout) is saved here too, except what this request changed itself, and the
-   *       claim is tried again against the hash as it is now; the last attempt deletes it whatever
-   *       it holds, and saves what it held the same way. When the hash is gone, the session was
-   *       deleted (a logout on another node, an SSDR node that changed its id, its TTL) after this
-   *       request loaded it: the hash just created is deleted again rather than bringing the session
+   *   <li>claim: claim-ssdr.lua moves SSDR's hash to the session's claim key if it is still what
+   *       this request loaded. If an SSDR node saved it since, its content is merged into this
+   *       request's session (this request's own changes win, as between two lazysession requests)
+   *       and the claim is tried again; the last attempt moves it whatever it holds. A claim key
+   *       that is already there (another node's take-over, not done yet) is merged the same way;
+   *   <li>the migrate script creates the hash here from the session as claimed, unless it exists
+   *       (another node created it: its changes stay). Values this request read and did not change
+   *       are written in the configured encoding there and then, never later: a later write of a
+   *       value nobody changed could undo another node's change;
+   *   <li>claim-done.lua removes the claim key. If a delete marked it meanwhile (a sign-out on
+   *       another node), the hash just created is deleted again rather than bringing the session
    *       back;
-   *   <li>SSDR's expiry key, expirations entry and principal index entry are removed.
+   *   <li>SSDR's expiry key, expirations entry and principal index entry are removed;
+   *   <li>this request's changes are saved as for any session loaded from here (an update, or an id
+   *       change, which takes in what other requests wrote here meanwhile).
    * </ol>
-   * A session whose id changed in this request (a sign-in) is claimed first, in one call that
-   * deletes SSDR's hash and answers what it held; what an SSDR node changed since the load is merged
-   * in (this request's changes win), then the session is written whole under the new id, as
-   * {@link #changeId} does. If another node took it over first, it is moved from here as any session.
+   * When there is nothing to claim (another node finished the take-over, or the session was
+   * deleted), the last step alone runs: it finds the session here, or saves nothing.
    */
   private void takeOver(LazySession session, PrincipalChange principal, SsdrSession origin,
       SpringSessionDataRedisMigration migration) {
     String id = session.storedId();
-    SsdrSession last = origin;
-    if (!session.getId().equals(id)) {
-      ScriptReplies.SsdrClaim claim = store.claimSsdr(migration.sessionKey(id), origin, true);
-      if (claim.outcome() == ScriptReplies.SsdrClaimOutcome.GONE) {
-        session.migratingFrom(null);
-        changeId(session, principal);
-        return;
+    SsdrSession claimed = claim(session, id, origin, migration);
+    if (claimed != null) {
+      if (claimed != origin) {
+        principal = principals.changeOf(session); // while still migrating: resolved from scratch
       }
-      SsdrSession current = claim.hash() == null ? null : migration.read(id, claim.hash());
-      if (current != null) {
-        session.mergeStored(current.attributes(), new SessionMetadata(current.creation(),
-            current.lastAccess(), current.maxInactiveSeconds(), null));
-        principal = principals.changeOf(session);
-        last = current;
+      Map<String, AttributeEntry.Rebased> rebased = session.rebased(claimed.attributes());
+      Map<String, byte[]> replaced = new LinkedHashMap<>();
+      rebased.forEach((name, value) -> replaced.put(name, value.bytes()));
+      expiry.scheduleWrite(id, Instant.ofEpochMilli(claimed.lastAccess()),
+          Duration.ofSeconds(claimed.maxInactiveSeconds()));
+      // With durability, replicated before SSDR's copy is removed (claim-done).
+      boolean created = store.migrate(id, clock.millis(), claimed, replaced,
+          expiryGrace.toMillis(), durability.replicas(), durability.timeout());
+      if (created) {
+        session.takenOver(rebased);
+        metrics.sessionsMigrated.increment();
       }
-      session.migratingFrom(null);
-      writeFull(session, true, principal);
-    } else {
-      boolean ownTimeout =
-          session.getMaxInactiveInterval().getSeconds() != origin.maxInactiveSeconds();
-      expiry.scheduleWrite(id, Instant.ofEpochMilli(origin.lastAccess()),
-          Duration.ofSeconds(origin.maxInactiveSeconds()));
-      boolean created = store.migrate(id, clock.millis(), origin, expiryGrace.toMillis(),
-          durability.on());
-      // Saved (and, with durability, replicated) before the original is removed.
-      Set<String> own = session.changedNames();
-      writeChanges(session, principal, created);
-      if (!created) {
-        session.migratingFrom(null);
-        return; // the node that created it claims SSDR's hash
-      }
-      last = claim(session, id, origin, own, ownTimeout, migration);
-      session.migratingFrom(null);
-      if (last == null) {
-        log.debug("session {} was deleted from Spring Session Data Redis while being taken over; "
+      if (migration.claimDone(id)) {
+        log.debug("session {} was deleted while being taken over from Spring Session Data Redis; "
             + "deleted here too", id);
+        session.migratingFrom(null);
         nearCache.invalidate(id);
         ExpirySweeper.Deleted deleted = expiry.claimAndDelete(id);
         if (deleted != null) {
@@ -295,47 +283,53 @@ final class SessionWriter {
         }
         return;
       }
+      migration.removeIndexEntries(id, origin);
+      if (claimed != origin) { // SSDR may have moved them since (another timeout, another principal)
+        migration.removeIndexEntries(id, claimed);
+      }
     }
-    migration.removeIndexEntries(id, origin);
-    if (last != origin) { // SSDR may have moved them since (another timeout, another principal)
-      migration.removeIndexEntries(id, last);
+    session.migratingFrom(null);
+    if (!session.getId().equals(id)) {
+      changeId(session, principal);
+    } else {
+      writeChanges(session, principal);
     }
-    metrics.sessionsMigrated.increment();
   }
 
   /**
-   * Deletes SSDR's hash of {@code id}, first saving here whatever an SSDR node wrote to it since
-   * {@code loaded} (see {@link #takeOver}). Returns the session as SSDR last held it, or null when
-   * its hash is gone.
+   * Claims SSDR's session {@code id} (see {@link #takeOver}), merging into {@code session} what an
+   * SSDR node wrote since {@code loaded}. Returns the session as claimed, or null when there is
+   * nothing to claim.
    */
   private @Nullable SsdrSession claim(LazySession session, String id, SsdrSession loaded,
-      Set<String> own, boolean ownTimeout, SpringSessionDataRedisMigration migration) {
+      SpringSessionDataRedisMigration migration) {
     SsdrSession expected = loaded;
     for (int attempt = 1; ; attempt++) {
-      boolean force = attempt >= CLAIM_ATTEMPTS;
-      ScriptReplies.SsdrClaim claim = store.claimSsdr(migration.sessionKey(id), expected, force);
-      switch (claim.outcome()) {
-        case GONE:
-          return null;
-        case TAKEN:
-          return expected;
-        default:
-          break;
+      ScriptReplies.SsdrClaim claim =
+          migration.claim(id, expected, attempt >= CLAIM_ATTEMPTS);
+      if (claim.outcome() == ScriptReplies.SsdrClaimOutcome.GONE) {
+        return null;
+      }
+      if (claim.outcome() == ScriptReplies.SsdrClaimOutcome.TAKEN) {
+        return expected;
       }
       SsdrSession current = claim.hash() == null ? null : migration.read(id, claim.hash());
+      boolean moved = claim.outcome() != ScriptReplies.SsdrClaimOutcome.CHANGED;
       if (current == null) {
-        // Not a session SSDR can serve (no metadata): nothing to take in; deleted on the last try.
-        if (claim.outcome() == ScriptReplies.SsdrClaimOutcome.TAKEN_CHANGED) {
+        // Not a session SSDR could serve (no metadata): nothing to take in.
+        if (moved) {
           return expected;
         }
-        attempt = CLAIM_ATTEMPTS - 1;
+        attempt = CLAIM_ATTEMPTS - 1; // the next attempt moves it
         continue;
       }
-      log.debug("session {} was changed by Spring Session Data Redis while being taken over; its "
-          + "changes are saved here", id);
-      session.adopt(expected, current, own, ownTimeout);
-      writeChanges(session, principals.changeOf(session), false);
-      if (claim.outcome() == ScriptReplies.SsdrClaimOutcome.TAKEN_CHANGED) {
+      if (!Arrays.equals(current.digest(), expected.digest())) {
+        log.debug("session {} was changed by Spring Session Data Redis while being taken over; its "
+            + "changes are taken in", id);
+        session.mergeStored(current.attributes(), new SessionMetadata(current.creation(),
+            current.lastAccess(), current.maxInactiveSeconds(), null));
+      }
+      if (moved) {
         return current;
       }
       expected = current;

@@ -26,8 +26,8 @@ import org.springframework.session.PrincipalNameIndexResolver;
  * repository that takes them over one by one: {@link SessionReader} falls back to {@link #find} when
  * an id is not in lazysession's namespace, and {@link SessionWriter} writes the session in
  * lazysession's layout on its first save, then removes the original (claim-ssdr.lua, through
- * {@link RedisSessionStore#claimSsdr}, deletes the hash only as it was last read) and
- * {@link #removeIndexEntries}. Plain commands, one key each, so Cluster routes each to its own
+ * {@link #claim}: SSDR's hash moves to a claim key only as it was last read, and stays
+ * there until lazysession's hash is written) and {@link #removeIndexEntries}. Plain commands, one key each, so Cluster routes each to its own
  * slot (SSDR's keys have no hash tag: they are never in the slot of lazysession's key for the same
  * id). Thread-safe.
  */
@@ -35,8 +35,14 @@ final class SpringSessionDataRedisMigration {
   private static final Logger log = LoggerFactory.getLogger(SpringSessionDataRedisMigration.class);
   private static final int SCAN_BATCH = 1000;
 
+  /** How long a delete's mark on a claim key stays: far longer than any take-over in flight. */
+  static final long DELETE_MARK_MILLIS = 600_000;
+
   private final SessionConnection connection;
+  private final RedisSessionStore store;
   private final SsdrLayout layout;
+  /** {@code <namespace>:taken:}: the prefix of claim keys, in lazysession's namespace. */
+  private final String claimPrefix;
   private final MetricsRecorder metrics;
   private final AttributeSerializer serializer;
   private final PrincipalNameIndexResolver<MapSession> principalResolver =
@@ -45,9 +51,11 @@ final class SpringSessionDataRedisMigration {
   private final boolean inFindScript;
 
   SpringSessionDataRedisMigration(SpringSessionDataRedis source, SessionConnection connection,
-      MetricsRecorder metrics, AttributeSerializer serializer) {
+      RedisSessionStore store, MetricsRecorder metrics, AttributeSerializer serializer) {
     this.connection = connection;
+    this.store = store;
     this.layout = new SsdrLayout(source);
+    this.claimPrefix = store.keys().namespace() + ":taken:";
     this.metrics = metrics;
     this.serializer = serializer;
     this.inFindScript = !(connection.commands() instanceof RedisAdvancedClusterCommands);
@@ -62,18 +70,40 @@ final class SpringSessionDataRedisMigration {
     return inFindScript;
   }
 
+  /**
+   * Whether {@code id} may name a session of SSDR: not when it holds a brace (SSDR's ids are UUIDs;
+   * such an id, from a cookie, would give its claim key another Cluster slot than SSDR's key).
+   */
+  boolean handles(String id) {
+    return id.indexOf('{') < 0 && id.indexOf('}') < 0;
+  }
+
   /** SSDR's key for the session {@code id}. */
   byte[] sessionKey(String id) {
     return layout.session(id);
   }
 
   /**
-   * The session SSDR holds under {@code id} (one HGETALL), or null when there is none or it cannot be
-   * read. Attributes are not decoded.
+   * The claim key of the session {@code id}: {@code <namespace>:taken:{<tag>}:<SSDR's key>}, where
+   * the tag is the one of SSDR's key (its {@code {...}} part if it has one, else the whole key), so
+   * that both are in one Cluster slot. A take-over moves SSDR's hash there until the session is
+   * written in lazysession's layout; a delete marks it.
+   */
+  byte[] claimKey(String id) {
+    String ssdrKey = new String(layout.session(id), UTF_8);
+    int open = ssdrKey.indexOf('{');
+    int close = open < 0 ? -1 : ssdrKey.indexOf('}', open + 1);
+    String tag = close > open + 1 ? ssdrKey.substring(open + 1, close) : ssdrKey;
+    return (claimPrefix + "{" + tag + "}:" + ssdrKey).getBytes(UTF_8);
+  }
+
+  /**
+   * The session SSDR holds under {@code id}, or what a take-over that did not finish left in its
+   * claim key (one call, find-ssdr-only.lua); null when there is none or it cannot be read.
+   * Attributes are not decoded.
    */
   @Nullable SsdrSession find(String id) {
-    metrics.roundTrips.increment();
-    Map<byte[], byte[]> hash = connection.commands().hgetall(layout.session(id));
+    Map<byte[], byte[]> hash = store.ssdrHash(layout.session(id), claimKey(id));
     if (hash == null || hash.isEmpty()) {
       return null;
     }
@@ -120,14 +150,33 @@ final class SpringSessionDataRedisMigration {
   }
 
   /**
-   * Deletes SSDR's hash and expiry key of {@code id} (a logout of a session not yet taken over):
-   * the session must not be found there afterwards. Index entries left behind are ignored by both
-   * stores, as they point at no hash.
+   * Deletes SSDR's hash and expiry key of {@code id} (a logout of a session not yet taken over), and
+   * marks its claim key, so that a take-over in flight deletes what it wrote rather than bringing the
+   * session back ({@link #claimDone}). Runs before the delete of lazysession's hash. Index entries
+   * left behind are ignored by both stores, as they point at no hash.
    */
   @Nullable Void delete(String id) {
+    store.deleteSsdr(layout.session(id), claimKey(id), DELETE_MARK_MILLIS);
     metrics.roundTrips.increment();
-    connection.commands().del(layout.session(id), layout.expires(id));
+    connection.commands().del(layout.expires(id));
     return null;
+  }
+
+  /**
+   * Claims SSDR's session {@code id} for its take-over (claim-ssdr.lua): moves its hash to the claim
+   * key if it is still {@code expected} (or, with {@code force}, whatever it holds), and tells what
+   * it held.
+   */
+  ScriptReplies.SsdrClaim claim(String id, SsdrSession expected, boolean force) {
+    return store.claimSsdr(layout.session(id), claimKey(id), expected, force);
+  }
+
+  /**
+   * Ends the take-over of {@code id}, its session now written in lazysession's layout: true when a
+   * delete marked the claim meanwhile (the session must be deleted there too).
+   */
+  boolean claimDone(String id) {
+    return store.claimDone(claimKey(id));
   }
 
   /**

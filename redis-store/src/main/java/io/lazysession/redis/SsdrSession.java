@@ -21,8 +21,11 @@ record SsdrSession(long creation, long lastAccess, long maxInactiveSeconds,
     return maxInactiveSeconds < 0 ? Long.MAX_VALUE : lastAccess + maxInactiveSeconds * 1000;
   }
 
-  /** migrate.lua's arguments for this session, taken over at {@code nowMillis}. */
-  byte[][] migrateArguments(long nowMillis, long graceMillis) {
+  /**
+   * migrate.lua's arguments for this session, taken over at {@code nowMillis}, with the bytes of
+   * {@code replaced} attributes in place of those read from SSDR.
+   */
+  byte[][] migrateArguments(long nowMillis, long graceMillis, Map<String, byte[]> replaced) {
     byte[][] arguments = new byte[5 + attributes.size() * 2][];
     int i = 0;
     arguments[i++] = RedisSessionStore.utf8(Long.toString(nowMillis));
@@ -32,7 +35,7 @@ record SsdrSession(long creation, long lastAccess, long maxInactiveSeconds,
     arguments[i++] = RedisSessionStore.utf8(Long.toString(graceMillis));
     for (Map.Entry<String, byte[]> attribute : attributes.entrySet()) {
       arguments[i++] = RedisSessionStore.utf8(SessionKeys.attributeField(attribute.getKey()));
-      arguments[i++] = attribute.getValue();
+      arguments[i++] = replaced.getOrDefault(attribute.getKey(), attribute.getValue());
     }
     return arguments;
   }

@@ -12,9 +12,12 @@ import org.jspecify.annotations.Nullable;
  * answer. Stateless.
  */
 final class StoreFailures {
-  /** Error answers that mean "not now" rather than "never": failover, loading, Cluster down. */
+  /**
+   * Error answers that mean "not now" rather than "never": failover, loading, Cluster down, and
+   * memory full under {@code maxmemory-policy noeviction} (sessions expiring free it).
+   */
   private static final List<String> TRANSIENT_ERRORS = List.of("READONLY", "LOADING", "MASTERDOWN",
-      "CLUSTERDOWN", "TRYAGAIN", "MOVED", "ASK", "NOREPLICAS", "BUSY");
+      "CLUSTERDOWN", "TRYAGAIN", "MOVED", "ASK", "NOREPLICAS", "BUSY", "OOM");
 
   private StoreFailures() {}
 

@@ -21,7 +21,9 @@
  * is on and too few replicas acknowledged a save. A failed save drops the session from the near
  * cache. For requests to fail fast rather than queue while Redis is down, give the client
  * {@code ClientOptions} with {@code REJECT_COMMANDS}, a bounded request queue and
- * {@code TimeoutOptions} (the Spring configurations do).
+ * {@code TimeoutOptions} (the Spring configurations do). A repository built with
+ * {@code Builder.requireRedisAtStartup(false)} starts while Redis is unreachable and connects by
+ * itself once it is; each outage is logged once, when it starts and when it ends.
  */
 @NullMarked
 package io.lazysession.redis;

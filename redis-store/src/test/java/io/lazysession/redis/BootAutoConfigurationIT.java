@@ -209,14 +209,15 @@ class BootAutoConfigurationIT {
   }
 
   @Test
-  void startup_redisUnreachable_failsSayingWhereRedisWasExpected() throws Exception {
+  void startup_redisUnreachableAndRequired_failsSayingWhereRedisWasExpected() throws Exception {
     int closedPort;
     try (ServerSocket socket = new ServerSocket(0)) {
       closedPort = socket.getLocalPort();
     }
     int port = closedPort;
     assertThatThrownBy(() -> start(WebApplicationType.SERVLET,
-        "spring.data.redis.url=redis://127.0.0.1:" + port, "spring.data.redis.timeout=1s"))
+        "spring.data.redis.url=redis://127.0.0.1:" + port, "spring.data.redis.timeout=1s",
+        "lazysession.require-redis-at-startup=true"))
         .hasStackTraceContaining("lazysession cannot connect to Redis")
         .hasStackTraceContaining("127.0.0.1:" + port + " (spring.data.redis.url)");
   }

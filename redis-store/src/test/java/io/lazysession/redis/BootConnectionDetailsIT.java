@@ -10,6 +10,7 @@ import io.lazysession.redis.config.LazySessionRepositoryCustomizer;
 import io.lazysession.testing.RedisServerExtension;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.resource.ClientResources;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.WebApplicationType;
@@ -83,9 +84,14 @@ class BootConnectionDetailsIT {
       assertThat(context.getBean(LazyRedisSessionRepository.class).touchInterval()).isZero();
       RedisClient sessionClient = context.getBean(LazySessionAutoConfiguration.CLIENT_BEAN_NAME,
           RedisClient.class);
-      assertThat(sessionClient.getResources())
-          .as("the application's one ClientResources, not a second event loop")
-          .isSameAs(context.getBean(ClientResources.class));
+      ClientResources application = context.getBean(ClientResources.class);
+      assertThat(sessionClient.getResources().eventLoopGroupProvider())
+          .as("the application's event loops, not a second set")
+          .isSameAs(application.eventLoopGroupProvider());
+      assertThat(sessionClient.getResources().eventExecutorGroup())
+          .isSameAs(application.eventExecutorGroup());
+      assertThat(sessionClient.getResources().reconnectDelay().createDelay(30))
+          .as("only the reconnect delay is the store's own").isEqualTo(Duration.ofMillis(500));
     }
   }
 

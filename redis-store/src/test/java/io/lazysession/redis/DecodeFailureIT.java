@@ -152,6 +152,35 @@ class DecodeFailureIT {
     return session.getId();
   }
 
+  /**
+   * A class outside the allow-list (as after taking sessions over from Spring Session Data Redis):
+   * hidden at every request, counted each time, but logged once per class, not once per request.
+   */
+  @org.junit.jupiter.api.Test
+  void getAttribute_classOutsideTheListOnEveryRequest_hiddenEachTimeLoggedOncePerClass() {
+    namespace = TestRedis.uniqueNamespace("refused-once");
+    try (LazyRedisSessionRepository repository = reader(DecodeFailurePolicy.DROP_ATTRIBUTE)) {
+      String id = plantedSession(repository, Planted.DISALLOWED_CLASS);
+      String other = plantedSession(repository, Planted.DISALLOWED_CLASS);
+
+      for (int request = 0; request < 3; request++) {
+        for (String session : new String[] {id, other}) {
+          LazySession loaded = repository.findById(session);
+          assertThat((Object) loaded.getAttribute("cart")).isNull();
+          repository.save(loaded);
+        }
+      }
+
+      assertThat(repository.metrics().decodeFailures()).isEqualTo(6);
+      assertThat(logs.list).singleElement().satisfies(event -> {
+        assertThat(event.getLevel()).isEqualTo(Level.WARN);
+        assertThat(event.getFormattedMessage()).contains(ShopFixtures.Cart.class.getName())
+            .contains("logged once per class")
+            .contains("lazysession.allowed-packages=io.lazysession.redis");
+      });
+    }
+  }
+
   @ParameterizedTest(name = "{0} x {1}")
   @MethodSource("policiesAndPlantedData")
   void getAttributeThenSave_plantedField_followsThePolicyAndKeepsWhatIsValid(

@@ -45,7 +45,7 @@ class LazySessionLoadTest {
 
     assertThat(session.<Integer>getAttribute("visits")).isEqualTo(42);
 
-    assertThat(session.changedAttributes(false)).isEmpty();
+    assertThat(session.changedAttributes()).isEmpty();
     assertThat(session.removedNames()).isEmpty();
     assertThat(session.inflation()).isEqualTo(new LazySession.Inflation(1, 2));
     assertThat(session.getAttributeNames()).containsExactly("cart", "visits", "currency");
@@ -58,7 +58,7 @@ class LazySessionLoadTest {
     session.removeAttribute("cart");
     session.setAttribute("visits", 43);
 
-    Map<String, byte[]> writes = session.changedAttributes(false);
+    Map<String, byte[]> writes = session.changedAttributes();
     Set<String> removes = session.removedNames();
     session.committed(4, writes, removes, false, null, 0);
 
@@ -78,7 +78,7 @@ class LazySessionLoadTest {
     session.setAttribute("coupon", "SAVE10");
 
     assertThat(session.getAttributeNames()).containsExactly("cart", "visits", "currency", "coupon");
-    assertThat(session.changedAttributes(false)).containsOnlyKeys("visits", "coupon");
+    assertThat(session.changedAttributes()).containsOnlyKeys("visits", "coupon");
     assertThat(session.<Integer>getAttribute("visits")).isEqualTo(43);
     assertThat(session.<List<String>>getAttribute("cart")).containsExactly("apple", "pear");
     assertThat(session.attributeInfo()).extracting(AttributeInfo::name)
@@ -91,7 +91,7 @@ class LazySessionLoadTest {
 
     assertThat((Object) session.getAttribute("nothing")).isNull();
 
-    assertThat(session.changedAttributes(false)).isEmpty();
+    assertThat(session.changedAttributes()).isEmpty();
     assertThat(session.inflation()).isEqualTo(new LazySession.Inflation(0, 3));
   }
 
@@ -112,7 +112,7 @@ class LazySessionLoadTest {
     assertThat(session.<List<String>>getAttribute("cart")).containsExactly("apple", "pear");
     session.setAttribute("cart", List.of("apple", "pear", "plum"));
 
-    Map<String, byte[]> writes = session.changedAttributes(false);
+    Map<String, byte[]> writes = session.changedAttributes();
     session.committed(4, writes, session.removedNames(), false, null, 0);
 
     assertThat(writes).containsOnlyKeys("cart");
@@ -120,7 +120,7 @@ class LazySessionLoadTest {
         Map.entry("cart", writes.get("cart")), Map.entry("visits", stored.get("visits")),
         Map.entry("currency", stored.get("currency")));
     assertThat(session.inflation()).isEqualTo(new LazySession.Inflation(1, 2));
-    assertThat(session.changedAttributes(false)).isEmpty();
+    assertThat(session.changedAttributes()).isEmpty();
     assertThat(session.removedNames()).isEmpty();
     session.removeAttribute("visits");
     assertThat(session.removedNames()).containsExactly("visits");
@@ -133,12 +133,12 @@ class LazySessionLoadTest {
   void loaded_setOfALoadedNameTwiceWithASaveBetween_secondWriteKnowsTheFirst() {
     LazySession session = loaded(stored());
     session.setAttribute("visits", 43);
-    Map<String, byte[]> first = session.changedAttributes(false);
+    Map<String, byte[]> first = session.changedAttributes();
     session.committed(4, first, session.removedNames(), false, null, 0);
 
     session.setAttribute("visits", 43);
 
-    assertThat(session.changedAttributes(false)).containsOnlyKeys("visits");
+    assertThat(session.changedAttributes()).containsOnlyKeys("visits");
     assertThat(session.attributeInfo()).extracting(AttributeInfo::name)
         .containsExactly("cart", "visits", "currency");
     assertThat(session.storedAttributes().get("visits")).isEqualTo(first.get("visits"));

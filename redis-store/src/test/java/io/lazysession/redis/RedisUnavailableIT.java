@@ -124,6 +124,89 @@ class RedisUnavailableIT {
   }
 
   @Test
+  void build_redisPausedAndNotRequired_failsEachCallUntilRedisAnswersThenServes()
+      throws Exception {
+    redis.primary().pause();
+    LazyRedisSessionRepository started;
+    try {
+      started = LazyRedisSessionRepository.builder(client)
+          .serializer(TestRedis.serializer())
+          .namespace(TestRedis.uniqueNamespace("deferred"))
+          .requireRedisAtStartup(false)
+          .build();
+    } finally {
+      redis.primary().unpause();
+    }
+    try {
+      LazySession session = started.createSession();
+      session.setAttribute("visits", 1);
+      // Bounded: the store retries every 500 ms at most, so this takes about a second.
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (true) {
+        try {
+          started.save(session);
+          break;
+        } catch (SessionStoreUnavailableException notYet) {
+          assertThat(notYet).hasMessageContaining("save of session " + session.getId());
+          assertThat(System.nanoTime()).as("connected within 30 s").isLessThan(deadline);
+          Thread.sleep(50);
+        }
+      }
+
+      assertThat(started.findById(session.getId()).<Integer>getAttribute("visits")).isEqualTo(1);
+    } finally {
+      started.close();
+    }
+  }
+
+  @Test
+  void build_trackedReadsRedisPausedAndNotRequired_opensTheTrackingConnectionOnceConnected()
+      throws Exception {
+    redis.primary().pause();
+    LazyRedisSessionRepository started;
+    try {
+      started = LazyRedisSessionRepository.builder(client)
+          .serializer(TestRedis.serializer())
+          .namespace(TestRedis.uniqueNamespace("deferred-tracking"))
+          .nearCacheTracking(Duration.ofMillis(500))
+          .requireRedisAtStartup(false)
+          .build();
+    } finally {
+      redis.primary().unpause();
+    }
+    try {
+      // Bounded: the store retries every 500 ms at most.
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      String tracking = " name=" + TrackingConnection.CLIENT_NAME + " ";
+      while (redis.sync(redis.primary(), commands -> commands.clientList()).lines()
+          .noneMatch(line -> line.contains(tracking))) {
+        assertThat(System.nanoTime()).as("tracking open within 30 s").isLessThan(deadline);
+        Thread.sleep(50);
+      }
+      String id = TestRedis.storeShopSession(started);
+      assertThat(started.findById(id)).isNotNull();
+    } finally {
+      started.close();
+    }
+  }
+
+  @Test
+  void build_redisRefusesTheClient_failsEvenWhenNotRequired() {
+    // The default user takes any password; a user that does not exist is refused (WRONGPASS).
+    RedisClient wrongPassword = (RedisClient) ClientsFromProperties.create(Map.of(
+        "spring.data.redis.url", redis.url(), "spring.data.redis.username", "nobody",
+        "spring.data.redis.password", "not-the-password"));
+    try {
+      assertThat(catchThrowable(() -> LazyRedisSessionRepository.builder(wrongPassword)
+          .requireRedisAtStartup(false).build()))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("lazysession cannot connect to Redis");
+    } finally {
+      wrongPassword.shutdown();
+    }
+  }
+
+  @Test
   void cleanUpExpiredSessions_redisPaused_failsWithUnavailable() {
     redis.primary().pause();
     Throwable failure = catchThrowable(repository::cleanUpExpiredSessions);

@@ -137,8 +137,9 @@ final class ContainerLauncher implements ServerLauncher {
     container.start();
     containers.add(container);
     ContainerNode node = hostNetwork
-        ? new ContainerNode(container, "127.0.0.1", port)
-        : new ContainerNode(container, container.getHost(), container.getMappedPort(REDIS_PORT));
+        ? new ContainerNode(container, "127.0.0.1", port, true)
+        : new ContainerNode(container, container.getHost(), container.getMappedPort(REDIS_PORT),
+            false);
     ServerLauncher.awaitPong(node.host(), node.port(), Duration.ofSeconds(20));
     return node;
   }
@@ -170,8 +171,26 @@ final class ContainerLauncher implements ServerLauncher {
     }
   }
 
-  private record ContainerNode(GenericContainer<?> container, String host, int port)
-      implements RedisNode {
+  /** @param samePortAfterRestart whether a restarted container listens where it did (host network) */
+  private record ContainerNode(GenericContainer<?> container, String host, int port,
+      boolean samePortAfterRestart) implements RedisNode {
+    @Override
+    public boolean canRestart() {
+      return samePortAfterRestart;
+    }
+
+    @Override
+    public void stop() {
+      DockerClientFactory.instance().client().stopContainerCmd(container.getContainerId())
+          .withTimeout(0).exec();
+    }
+
+    @Override
+    public void startAgain() {
+      DockerClientFactory.instance().client().startContainerCmd(container.getContainerId()).exec();
+      ServerLauncher.awaitPong(host, port, Duration.ofSeconds(20));
+    }
+
     @Override
     public void pause() {
       DockerClientFactory.instance().client().pauseContainerCmd(container.getContainerId()).exec();

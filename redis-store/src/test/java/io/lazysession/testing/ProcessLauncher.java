@@ -66,17 +66,21 @@ final class ProcessLauncher implements ServerLauncher {
   }
 
   private RedisNode start(int port, List<String> command) {
+    return new ProcessNode(launch(port, command), port, command);
+  }
+
+  private Process launch(int port, List<String> command) {
     Path dir = workDir.resolve("node-" + port);
     try {
       Files.createDirectories(dir);
       Process process = new ProcessBuilder(command)
           .directory(dir.toFile())
           .redirectErrorStream(true)
-          .redirectOutput(dir.resolve("redis.log").toFile())
+          .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("redis.log").toFile()))
           .start();
       processes.add(process);
       ServerLauncher.awaitPong("127.0.0.1", port, Duration.ofSeconds(20));
-      return new ProcessNode(process, port);
+      return process;
     } catch (IOException e) {
       throw new IllegalStateException("cannot start " + command, e);
     }
@@ -119,10 +123,25 @@ final class ProcessLauncher implements ServerLauncher {
     }
   }
 
-  private record ProcessNode(Process process, int port) implements RedisNode {
+  private final class ProcessNode implements RedisNode {
+    private final int port;
+    private final List<String> command;
+    private volatile Process process;
+
+    ProcessNode(Process process, int port, List<String> command) {
+      this.process = process;
+      this.port = port;
+      this.command = command;
+    }
+
     @Override
     public String host() {
       return "127.0.0.1";
+    }
+
+    @Override
+    public int port() {
+      return port;
     }
 
     @Override
@@ -138,6 +157,26 @@ final class ProcessLauncher implements ServerLauncher {
     @Override
     public void kill() {
       process.destroyForcibly();
+    }
+
+    @Override
+    public boolean canRestart() {
+      return true;
+    }
+
+    @Override
+    public void stop() {
+      process.destroyForcibly();
+      try {
+        process.waitFor(5, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+
+    @Override
+    public void startAgain() {
+      process = launch(port, command);
     }
 
     @Override

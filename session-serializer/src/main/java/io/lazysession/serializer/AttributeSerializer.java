@@ -9,7 +9,6 @@ import io.lazysession.serializer.compress.ZstdDictionary;
 import io.lazysession.serializer.envelope.EnvelopeCompression;
 import io.lazysession.serializer.envelope.EnvelopeHeader;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -54,9 +53,11 @@ public final class AttributeSerializer {
   private final ClassLoader classLoader;
   private final int maxPayloadBytes;
   private final int packMaxBytes;
+  private final boolean requireSerializable;
   private final Map<CodecKind, Codec> codecs;
   private final Codec writer;
   private final Map<Integer, ZstdDictionary> dictionariesById;
+  private final CodecFallback fallback = new CodecFallback();
 
   private AttributeSerializer(Builder builder) {
     this.codecKind = builder.codec;
@@ -65,9 +66,10 @@ public final class AttributeSerializer {
     this.classLoader = builder.classLoader != null ? builder.classLoader : defaultClassLoader();
     this.maxPayloadBytes = builder.maxPayloadBytes;
     this.packMaxBytes = builder.packMaxBytes;
+    this.requireSerializable = builder.requireSerializable;
     this.codecs = new EnumMap<>(CodecKind.class);
     for (CodecKind kind : CodecKind.values()) {
-      codecs.put(kind, Codecs.of(kind, allowList, classLoader, maxPayloadBytes));
+      codecs.put(kind, Codecs.of(kind, allowList, classLoader, maxPayloadBytes, requireSerializable));
     }
     this.writer = codecs.get(codecKind);
     Map<Integer, ZstdDictionary> byId = new LinkedHashMap<>();
@@ -104,12 +106,33 @@ public final class AttributeSerializer {
     b.classLoader = classLoader;
     b.maxPayloadBytes = maxPayloadBytes;
     b.packMaxBytes = packMaxBytes;
+    b.requireSerializable = requireSerializable;
     return b;
   }
 
-  /** Encodes a value into an envelope. Never returns null. */
+  /**
+   * Encodes a value into an envelope, with the configured codec or, for a value only Java
+   * serialization can encode, the JDK codec ({@link CodecFallback}). Never returns null.
+   *
+   * @throws SerializationException when neither codec can encode it, naming why
+   */
   public byte[] serialize(Object value) {
-    return envelope(encodePayload(value));
+    CodecFallback.Encoded encoded = encode(value);
+    return envelope(encoded.codec(), encoded.payload());
+  }
+
+  CodecFallback.Encoded encode(Object value) { // what serialize and lazy values store
+    return fallback.encode(Objects.requireNonNull(value, "value must not be null"), writer,
+        codecs.get(CodecKind.JDK));
+  }
+
+  /** Values stored with the JDK codec because Kryo could not encode them (see {@link #serialize}). */
+  public long codecFallbacks() {
+    return fallback.count();
+  }
+
+  public boolean requireSerializable() { // see the builder
+    return requireSerializable;
   }
 
   /**
@@ -126,10 +149,7 @@ public final class AttributeSerializer {
     return envelope(codecKind, payload);
   }
 
-  /**
-   * Encodes a value with the configured codec unless it encodes to exactly {@code length} bytes of
-   * {@code bytes} from {@code offset}; null when it does. See {@link Codec#encodeUnlessEqual}.
-   */
+  /** The configured codec's encoding, or null when it is {@code length} bytes of {@code bytes} from {@code offset}. */
   byte @Nullable [] encodePayloadUnlessEqual(Object value, byte[] bytes, int offset, int length) {
     return writer.encodeUnlessEqual(value, bytes, offset, length);
   }
@@ -280,29 +300,11 @@ public final class AttributeSerializer {
 
   /**
    * What this serializer compresses for a session holding {@code attributes}: the uncompressed body of
-   * its pack (the attributes small enough to be packed, together) and the payload of each larger
-   * attribute. Collect these from many real sessions and train a dictionary on them ({@link
-   * io.lazysession.serializer.compress.ZstdDictionary#train}), so that it learns what it will be
-   * used on: with packing on, training on single payloads misses the pack's names and envelope
-   * headers and the neighbourhood of attributes.
+   * its pack and the payload of each larger attribute; train a dictionary on these, from many real
+   * sessions ({@link io.lazysession.serializer.compress.ZstdDictionary#train}), not on single payloads.
    */
   public List<byte[]> dictionarySamples(Map<String, ?> attributes) {
-    Map<String, byte[]> packed = new LinkedHashMap<>();
-    List<byte[]> samples = new ArrayList<>();
-    attributes.forEach((name, value) -> {
-      byte[] payload = encodePayload(value);
-      if (packMaxBytes > 0 && payload.length <= packMaxBytes) {
-        packed.put(name,
-            EnvelopeHeader.raw(codecKind, payload.length).wrap(payload, payload.length));
-      } else {
-        samples.add(payload);
-      }
-    });
-    if (!packed.isEmpty()) {
-      byte[] pack = AttributePack.write(packed, Compression.none(), Integer.MAX_VALUE);
-      samples.add(0, Arrays.copyOfRange(pack, 2, pack.length)); // the body, without its header
-    }
-    return samples;
+    return DictionarySamples.of(this, attributes);
   }
 
   /**
@@ -366,8 +368,19 @@ public final class AttributeSerializer {
     private @Nullable ClassLoader classLoader;
     private int maxPayloadBytes = DEFAULT_MAX_PAYLOAD_BYTES;
     private int packMaxBytes = DEFAULT_PACK_MAX_BYTES;
+    private boolean requireSerializable = true;
 
     private Builder() {}
+
+    /**
+     * Store only what Java serialization can ({@code lazysession.require-serializable}, default
+     * true): else a {@link NotSerializableException}, as with Spring Session Data Redis and a
+     * distributable Servlet container. false lets Kryo store other values too.
+     */
+    public Builder requireSerializable(boolean requireSerializable) {
+      this.requireSerializable = requireSerializable;
+      return this;
+    }
 
     public Builder codec(CodecKind codec) {
       this.codec = Objects.requireNonNull(codec, "codec must not be null");

@@ -1,20 +1,41 @@
 package io.lazysession.serializer;
 
-/** The bytes name a class outside the allow-list; it was refused before being loaded or constructed. */
+/**
+ * A class outside the allow-list: refused before being loaded or constructed when decoding, or
+ * before anything is written when encoding. The message names the class, the package to allow and
+ * the property that allows it.
+ */
 public class ClassNotAllowedException extends SerializationException {
   private static final long serialVersionUID = 1L;
   private final String className;
 
-  /** @param className the refused class; for an array, its element class is reported */
+  /** @param className the refused class's binary name; for an array, its element class is reported */
   public ClassNotAllowedException(String className) {
-    super("class " + reported(className) + " is not allowed to be deserialized; add its package "
-        + "to lazysession.allowed-packages if it is yours");
+    super(message(className));
     this.className = reported(className);
   }
 
-  /** The fully qualified name of the refused class. */
+  private static String message(String className) {
+    String reported = reported(className);
+    String name = TypeNames.ofBinaryName(reported);
+    if (reported.startsWith("java.lang.reflect.Proxy")) {
+      return "class " + name + " is not allowed: dynamic proxies are never stored nor decoded";
+    }
+    String pkg = ClassAllowList.packageOf(reported);
+    return "class " + name + " is outside the allow-list, so it is neither stored nor decoded; "
+        + "to allow it, add its package: " + ClassAllowList.PROPERTY + "=" + pkg + " (a comma-"
+        + "separated list; " + ClassAllowList.MODE_PROPERTY + "=audit lists every class your "
+        + "sessions need without refusing them)";
+  }
+
+  /** The fully qualified (binary) name of the refused class; for an array, of its element class. */
   public String className() {
     return className;
+  }
+
+  /** The package to allow for this class. */
+  public String packageName() {
+    return ClassAllowList.packageOf(className);
   }
 
   /** The name to report when refusing a class: the element class of an array. */

@@ -87,9 +87,11 @@ final class EnvelopeLazyValue implements LazyValue {
         bytes = original;
         if (bytes == null) {
           Object v = value;
-          byte[] payload = serializer.encodePayload(v);
-          read = new AttributeSerializer.Inflated(v, serializer.codec(), payload, 0, payload.length);
-          bytes = serializer.envelope(payload);
+          // The configured codec, or the JDK codec for a value Kryo cannot encode (CodecFallback)
+          CodecFallback.Encoded encoded = serializer.encode(v);
+          byte[] payload = encoded.payload();
+          read = new AttributeSerializer.Inflated(v, encoded.codec(), payload, 0, payload.length);
+          bytes = serializer.envelope(encoded.codec(), payload);
           original = bytes;
         }
       }
@@ -142,7 +144,8 @@ final class EnvelopeLazyValue implements LazyValue {
 
   /**
    * A value read from the store that the configured codec cannot encode (a JDK-written map holding an
-   * {@code AtomicInteger}, read on a Kryo node). It is encoded by the codec that wrote it instead:
+   * {@code AtomicInteger}, read on a Kryo node). It is encoded by the codec that wrote it instead (by
+   * the JDK codec when Kryo wrote it, as {@link CodecFallback} does for a new value):
    * unchanged, its original bytes are kept; changed in place, it is stored in that codec, so the change
    * is not lost. When that fails too, its original bytes are kept (the only encoding of it this node
    * has) and the condition is logged once per class. A value that grew in place beyond the maximum
@@ -153,17 +156,22 @@ final class EnvelopeLazyValue implements LazyValue {
     if (e instanceof ValueTooLargeException && !storedValueTooLargeToo(from)) {
       throw e;
     }
-    if (from != null && from.codec() != serializer.codec()) {
+    // The codec that wrote it; or, for a value Kryo wrote and can no longer encode (it changed in
+    // place to hold something only Java serialization stores), the JDK codec (see CodecFallback).
+    CodecKind other = from != null && from.codec() != serializer.codec() ? from.codec()
+        : serializer.codec() == CodecKind.KRYO && !(e instanceof NotSerializableException)
+            ? CodecKind.JDK : null;
+    if (other != null) {
       try {
-        byte[] now = serializer.encodePayload(from.codec(), v);
-        return unchanged(from, from.codec(), now) ? bytes : serializer.envelope(from.codec(), now);
+        byte[] now = serializer.encodePayload(other, v);
+        return from != null && unchanged(from, other, now) ? bytes : serializer.envelope(other, now);
       } catch (ValueTooLargeException tooLarge) {
         throw tooLarge;
-      } catch (SerializationException other) {
+      } catch (SerializationException neither) {
         // neither codec encodes it: keep the stored bytes, below
       }
     }
-    String type = v.getClass().getName();
+    String type = v.getClass().getTypeName();
     if (REPORTED.size() < MAX_REPORTED && REPORTED.add(type)) {
       log.warn("A value of {} read from the session store cannot be encoded with {}; its stored bytes "
           + "are kept unchanged, and changes made to it in place will not be saved (set it again "

@@ -31,12 +31,12 @@ public class ValueTooLargeException extends SerializationException {
   }
 
   private static String message(String className, long size, int limit) {
-    return "value of " + className + " encodes to " + (size < 0 ? "" : size + " bytes, ")
+    return "value of " + TypeNames.ofBinaryName(className) + " encodes to " + (size < 0 ? "" : size + " bytes, ")
         + "more than the maximum of " + limit + " bytes set by " + PROPERTY
         + "; raise " + PROPERTY + " or keep less in this attribute";
   }
 
-  /** The class of the value refused. */
+  /** The class of the value refused, as given (a binary name: {@code [B} for a byte array). */
   public String className() {
     return className;
   }

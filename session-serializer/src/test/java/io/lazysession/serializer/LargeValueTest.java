@@ -3,6 +3,7 @@ package io.lazysession.serializer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.lazysession.serializer.codec.CodecKind;
 import io.lazysession.serializer.compress.Compression;
 import io.lazysession.serializer.envelope.EnvelopeCompression;
 import java.nio.charset.StandardCharsets;
@@ -33,7 +34,26 @@ class LargeValueTest {
         .isInstanceOf(ValueTooLargeException.class)
         .hasMessageContaining("lazysession.max-value-bytes")
         .hasMessageContaining(String.valueOf(AttributeSerializer.DEFAULT_MAX_PAYLOAD_BYTES))
-        .satisfies(e -> assertThat(((ValueTooLargeException) e).className()).isEqualTo("[B"));
+        .hasMessageContaining("value of byte[] encodes")
+        .satisfies(e -> assertThat(e.getMessage()).doesNotContain("[B"));
+  }
+
+  /** Type names in messages read as Java source writes them: arrays of objects too, any codec. */
+  @ParameterizedTest
+  @MethodSource("codecs")
+  void serialize_tooLargeArrayOfArrays_messageNamesTheTypeAsSourceDoes(CodecKind codec) {
+    AttributeSerializer serializer = AttributeSerializer.builder().codec(codec)
+        .maxPayloadBytes(4096).build();
+    String[][] value = {{"x".repeat(8192)}};
+
+    assertThatThrownBy(() -> serializer.serialize(value))
+        .isInstanceOf(ValueTooLargeException.class)
+        .hasMessageContaining("value of java.lang.String[][] encodes")
+        .satisfies(e -> assertThat(e.getMessage()).doesNotContain("[[L"));
+  }
+
+  static Stream<Arguments> codecs() {
+    return Stream.of(Arguments.of(CodecKind.KRYO), Arguments.of(CodecKind.JDK));
   }
 
   /** With lazysession.max-value-bytes at 32 MiB the same 20 MB value round-trips. */
@@ -78,5 +98,14 @@ class LargeValueTest {
       sb.append("item").append(random.nextInt(100_000)).append(' ');
     }
     return sb.substring(0, length).getBytes(StandardCharsets.US_ASCII);
+  }
+
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.CsvSource({
+      "[B, byte[]", "[[I, int[][]", "[Ljava.lang.String;, java.lang.String[]",
+      "[[Lcom.acme.Money;, com.acme.Money[][]", "java.util.ArrayList, java.util.ArrayList",
+      "[Q, [Q"})
+  void ofBinaryName_binaryName_readsAsJavaSource(String binary, String source) {
+    assertThat(TypeNames.ofBinaryName(binary)).isEqualTo(source);
   }
 }

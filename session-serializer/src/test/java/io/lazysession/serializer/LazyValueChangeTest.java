@@ -149,7 +149,8 @@ class LazyValueChangeTest {
     AttributeSerializer kryoNode = AttributeSerializer.builder().codec(CodecKind.KRYO).build();
     Map<String, Object> stats = new HashMap<>(Map.of("visits", new AtomicInteger(3)));
     byte[] stored = jdkNode.serialize(stats);
-    assertThatThrownBy(() -> kryoNode.serialize(stats)).isInstanceOf(SerializationException.class);
+    // Kryo cannot encode it: a value set on a Kryo node is stored with the JDK codec (fallback)
+    assertThat(kryoNode.header(kryoNode.serialize(stats)).codec()).isEqualTo(CodecKind.JDK);
 
     for (int request = 0; request < 3; request++) {
       LazyValue lazy = kryoNode.lazy(stored);

@@ -84,6 +84,10 @@ final class AnnotationSettings {
     try {
       return LazySessionProperties.bind(new MapConfigurationPropertySource(resolved));
     } catch (RuntimeException e) {
+      LazySessionConfigurationException named = named(e);
+      if (named != null) {
+        throw named;
+      }
       Throwable root = e;
       while (root.getCause() != null) {
         root = root.getCause();
@@ -127,10 +131,37 @@ final class AnnotationSettings {
     }
     AttributeSerializer serializer = serializers.getIfUnique(
         () -> properties.serializer(defaultPackages, classLoader));
-    return RepositoryFactory.build(new RepositoryFactory.Request(client, target, clientName,
-        serializer, properties, properties.namespace(), null, maxInactiveInterval,
-        annotation + "(maxInactiveIntervalInSeconds)", events,
-        customizers.orderedStream().toList()));
+    try {
+      RepositoryFactory.Request request = new RepositoryFactory.Request(client, target,
+          clientName, serializer, properties, properties.namespace(), null, maxInactiveInterval,
+          annotation + "(maxInactiveIntervalInSeconds)", events,
+          customizers.orderedStream().toList());
+      LazyRedisSessionRepository repository = RepositoryFactory.build(request);
+      RepositoryFactory.logStarted(request, LazySessionAutoConfiguration.ALLOW_LIST_ENFORCE);
+      return repository;
+    } catch (LazySessionConfigurationException e) {
+      LazySessionConfigurationException named = named(e);
+      throw named != null ? named : e;
+    }
+  }
+
+  /**
+   * A failure that names a {@code lazysession.*} property, said of the annotation's attribute that
+   * set it instead; null when there is none.
+   */
+  private @Nullable LazySessionConfigurationException named(RuntimeException failure) {
+    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+      if (cause instanceof LazySessionConfigurationException configuration) {
+        for (Map.Entry<String, String> entry : PROPERTIES.entrySet()) {
+          String property = LazySessionProperties.PREFIX + "." + entry.getValue();
+          if (configuration.setting().equals(property)) {
+            return configuration.as(annotation + "(" + entry.getKey() + ")");
+          }
+        }
+        return null;
+      }
+    }
+    return null;
   }
 
   /** Shuts down the client made from {@code redisUrl}, if any. */

@@ -25,7 +25,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceClientConfigurat
  * application's {@link ClientResources} (one event loop and one set of metrics for every Lettuce
  * client of the application), with the details' SSL bundle and credentials (sentinel ones too), and
  * the application's {@link LettuceClientOptionsBuilderCustomizer}s and
- * {@link LettuceClientConfigurationBuilderCustomizer}s applied as Boot applies them to its own client.
+ * {@link LettuceClientConfigurationBuilderCustomizer}s applied as Boot applies them to its own client,
+ * and a reconnect backoff capped by {@link CappedReconnects}.
  *
  * <p>Used only when spring-boot-data-redis is on the class path; without it,
  * {@link RedisConnectionSettings} reads {@code spring.data.redis.*} itself. Like that one, the client
@@ -106,8 +107,7 @@ final class ConnectionDetailsClients {
         applyCommon(uri, details.getUsername(), details.getPassword(), built);
         uris.add(uri.build());
       }
-      RedisClusterClient client = finalResources == null ? RedisClusterClient.create(uris)
-          : RedisClusterClient.create(finalResources, uris);
+      RedisClusterClient client = CappedReconnects.clusterClient(finalResources, uris);
       client.setOptions(options instanceof ClusterClientOptions clusterOptions ? clusterOptions
           : ClusterClientOptions.builder(options).build());
       return client;
@@ -133,8 +133,7 @@ final class ConnectionDetailsClients {
           .withDatabase(standalone.getDatabase());
     }
     applyCommon(uri, details.getUsername(), details.getPassword(), built);
-    RedisClient client = finalResources == null ? RedisClient.create(uri.build())
-        : RedisClient.create(finalResources, uri.build());
+    RedisClient client = CappedReconnects.redisClient(finalResources, uri.build());
     client.setOptions(options);
     return client;
   }

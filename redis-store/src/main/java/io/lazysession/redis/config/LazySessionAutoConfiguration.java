@@ -37,7 +37,6 @@ import org.springframework.core.env.Environment;
 import org.springframework.session.SessionRepository;
 import org.springframework.session.config.annotation.web.http.SpringHttpSessionConfiguration;
 import org.springframework.session.web.http.SessionRepositoryFilter;
-import org.springframework.util.ClassUtils;
 
 /**
  * Spring Boot auto-configuration: in a web application with redis-store on the class path, HTTP
@@ -61,9 +60,11 @@ import org.springframework.util.ClassUtils;
  * </ul>
  *
  * <p>Backs off when the application defines its own {@link SessionRepository}, or sets
- * {@code lazysession.enabled=false}. Classes of the application's package (the one of its
- * {@code @SpringBootApplication}) and, when Spring Security is present, {@code org.springframework.security}
- * may be decoded on top of JDK types and {@code lazysession.allowed-packages}.
+ * {@code lazysession.enabled=false}. Classes of the application's packages (every auto-configuration
+ * package, its {@code @SpringBootApplication}'s by default, widened to their organisation prefix:
+ * {@code org.acme} for {@code org.acme.shop}, see {@code ClassAllowList.organizationPackage}) may be
+ * decoded on top of JDK types, the Spring portfolio's session classes and
+ * {@code lazysession.allowed-packages}.
  *
  * <p>Runs before Spring Boot's session auto-configuration (spring-boot-session), which then applies
  * {@code server.servlet.session.cookie.*} and {@code spring.session.servlet.*} to this repository's
@@ -86,7 +87,7 @@ import org.springframework.util.ClassUtils;
 public class LazySessionAutoConfiguration {
   /** The name of the Lettuce client bean the session store uses (defined by the app, or here). */
   public static final String CLIENT_BEAN_NAME = "lazySessionRedisClient";
-  static final String SPRING_SECURITY_PACKAGE = "org.springframework.security";
+  static final String ALLOW_LIST_ENFORCE = "enforce";
   private static final Logger log = LoggerFactory.getLogger(LazySessionAutoConfiguration.class);
 
   @Bean
@@ -108,10 +109,8 @@ public class LazySessionAutoConfiguration {
     }
     ClassLoader classLoader = beanFactory instanceof ConfigurableBeanFactory configurable
         ? configurable.getBeanClassLoader() : null;
-    if (ClassUtils.isPresent("org.springframework.security.core.context.SecurityContextImpl",
-        classLoader)) {
-      packages.add(SPRING_SECURITY_PACKAGE);
-    }
+    // Spring Security's session classes are always allowed, package by package
+    // (ClassAllowList.springSecurityPackages()): not the whole of org.springframework.security.
     return properties.serializer(packages, classLoader);
   }
 
@@ -124,13 +123,23 @@ public class LazySessionAutoConfiguration {
       ObjectProvider<LazySessionRepositoryCustomizer> customizers) {
     String namespace = SpringSessionRedisProperties.check(Binder.get(environment),
         properties.namespace());
-    return RepositoryFactory.build(new RepositoryFactory.Request(client,
+    RepositoryFactory.Request request = new RepositoryFactory.Request(client,
         target.getIfAvailable(), CLIENT_BEAN_NAME, serializer, properties, namespace,
         Binder.get(environment).bind(SpringSessionRedisProperties.PREFIX + ".namespace",
             String.class).map(value -> value.isBlank() ? null : value).orElse(null),
         RepositoryFactory.sessionTimeout(environment), RepositoryFactory.SESSION_TIMEOUT_NAME,
         events, withFlushMode(SpringSessionRedisProperties.flushMode(Binder.get(environment)),
-            customizers.orderedStream().toList())));
+            customizers.orderedStream().toList()));
+    LazyRedisSessionRepository repository = RepositoryFactory.build(request);
+    RepositoryFactory.logStarted(request, allowListMode(environment));
+    return repository;
+  }
+
+  /** {@code lazysession.allow-list-mode} when the application sets it, else enforce. */
+  private static String allowListMode(Environment environment) {
+    return Binder.get(environment).bind(LazySessionProperties.PREFIX + ".allow-list-mode",
+        String.class).map(value -> value.trim().toLowerCase(java.util.Locale.ROOT))
+        .orElse(ALLOW_LIST_ENFORCE);
   }
 
   /** {@code spring.session.data.redis.flush-mode} first, so that an application's customizer wins. */

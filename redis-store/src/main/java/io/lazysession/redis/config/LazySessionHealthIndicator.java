@@ -1,6 +1,7 @@
 package io.lazysession.redis.config;
 
 import io.lazysession.redis.LazyRedisSessionRepository;
+import io.lazysession.redis.SessionStoreUnavailableException;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
 
@@ -8,7 +9,8 @@ import org.springframework.boot.health.contributor.Health;
  * The {@code lazysession} health contribution: UP when the session store's own connection answers.
  * It looks up a session id that is never issued (one small script call on the store's connection,
  * the same path as every request), so it checks what requests use, not another client's
- * connection. Thread-safe.
+ * connection. DOWN while Redis is unavailable, with the reason as the {@code error} detail and no
+ * log line of its own (the store logs each outage once). Thread-safe.
  */
 class LazySessionHealthIndicator extends AbstractHealthIndicator {
   /**
@@ -29,7 +31,14 @@ class LazySessionHealthIndicator extends AbstractHealthIndicator {
   @Override
   protected void doHealthCheck(Health.Builder builder) {
     builder.withDetail("namespace", repository.namespace()).withDetail("redis", where);
-    repository.findById(PROBE_ID);
+    try {
+      repository.findById(PROBE_ID);
+    } catch (SessionStoreUnavailableException e) {
+      // Not builder.down(e), which Spring Boot logs with its stack trace at every probe: the
+      // session store logs the outage once.
+      builder.down().withDetail("error", e.getClass().getName() + ": " + e.getMessage());
+      return;
+    }
     builder.up();
   }
 }

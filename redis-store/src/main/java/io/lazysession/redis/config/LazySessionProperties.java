@@ -11,7 +11,6 @@ import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.Collection;
 import java.util.List;
-import java.util.Locale;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Bindable;
@@ -34,16 +33,23 @@ import org.springframework.util.unit.DataSize;
  *
  * <p>{@code lazysession.compression} is both a value ({@code zstd}, {@code none}) and the parent of
  * {@code .level} and {@code .min-bytes}, so those two are components of their own, named with
- * {@code @Name}, rather than a nested object.
+ * {@code @Name}, rather than a nested object. YAML cannot give one key both a value and children,
+ * so {@code lazysession.compression.algorithm} says the same as {@code lazysession.compression};
+ * after binding, {@link #compression()} holds the one in force and {@link #compressionAlgorithm()}
+ * is null.
  *
  * @param namespace Key prefix in Redis: letters, digits and -_.: only.
  * @param codec What attribute values are written with: kryo or jdk. Every codec is read whatever
  *     is written, so a cluster can switch in a rolling deploy.
- * @param compression Compression of attribute values: zstd or none.
+ * @param compression Compression of attribute values: zstd or none. In YAML, where a key cannot
+ *     have both a value and children, write it as compression.algorithm.
  * @param compressionLevel zstd level, from 1 (fastest) to 22 (smallest).
  * @param compressionMinBytes Values that encode to fewer bytes are stored uncompressed.
- * @param allowedPackages Packages whose classes may be decoded, on top of JDK types, the
- *     application's own package and Spring Security's.
+ * @param compressionAlgorithm Compression of attribute values, zstd or none: the same as
+ *     lazysession.compression, for YAML files that nest compression.level under compression.
+ * @param allowedPackages Packages whose classes may be decoded, on top of JDK types, the Spring
+ *     portfolio's session classes and the application's own packages (see
+ *     allow-organization-packages).
  * @param onDecodeFailure What happens when an attribute cannot be decoded: drop-attribute,
  *     invalidate-session or fail.
  * @param nearCache This node's near cache of sessions.
@@ -67,17 +73,30 @@ import org.springframework.util.unit.DataSize;
  *     spring-session-data-redis (Spring Session Data Redis 4.x, both repositories). Off by default.
  * @param migrateFromNamespace The key prefix of the sessions to take over. Default:
  *     spring.session.data.redis.namespace when set, else spring:session.
+ * @param allowListMode enforce: classes outside the allow-list are refused. audit: they are
+ *     stored and decoded, and each is logged once with the property line that allows it (for
+ *     adopting the list; see docs/compatibility.md).
+ * @param requireSerializable Store only values Java serialization can store, as Spring Session Data
+ *     Redis and distributable Servlet containers do; false lets Kryo store other values too.
+ * @param allowOrganizationPackages Allow the organisation prefix of each application package
+ *     (org.acme for org.acme.shop), so that shared libraries' classes decode; false allows the
+ *     application packages only.
+ * @param requireRedisAtStartup Whether the application refuses to start when Redis cannot be
+ *     reached. false: it starts (health DOWN), answers 503 with Retry-After to requests that need a
+ *     session, and connects by itself once Redis is reachable. Redis refusing the connection (wrong
+ *     password, ACL) fails startup either way.
  * @param sessionBudget Limits on what one session takes in Redis.
  */
 @ConfigurationProperties(LazySessionProperties.PREFIX)
 public record LazySessionProperties(
     @DefaultValue(LazyRedisSessionRepository.DEFAULT_NAMESPACE) String namespace,
     @DefaultValue(DEFAULT_CODEC) String codec,
-    @DefaultValue(DEFAULT_COMPRESSION) String compression,
+    @Nullable String compression,
     @Name("compression.level") @DefaultValue("" + Compression.DEFAULT_LEVEL)
         int compressionLevel,
     @Name("compression.min-bytes") @DefaultValue("" + Compression.DEFAULT_MIN_BYTES)
         int compressionMinBytes,
+    @Name("compression.algorithm") @Nullable String compressionAlgorithm,
     @DefaultValue List<String> allowedPackages,
     @DefaultValue(DEFAULT_ON_DECODE_FAILURE) String onDecodeFailure,
     @DefaultValue NearCache nearCache,
@@ -91,6 +110,10 @@ public record LazySessionProperties(
     @DefaultValue Pack pack,
     @Nullable String migrateFrom,
     @Nullable String migrateFromNamespace,
+    @DefaultValue("enforce") String allowListMode,
+    @DefaultValue("true") boolean requireSerializable,
+    @DefaultValue("true") boolean allowOrganizationPackages,
+    @DefaultValue("false") boolean requireRedisAtStartup,
     @DefaultValue Budget sessionBudget) {
 
   public static final String PREFIX = "lazysession";
@@ -103,43 +126,32 @@ public record LazySessionProperties(
 
   public LazySessionProperties {
     allowedPackages = List.copyOf(allowedPackages);
-    // Parsed here so that a wrong value fails at startup, naming the property.
-    CodecKind.fromProperty(codec);
-    DecodeFailurePolicy.fromProperty(onDecodeFailure);
-    compressionEnabled(compression);
-    if (compressionLevel < Compression.MIN_LEVEL || compressionLevel > Compression.MAX_LEVEL) {
-      throw new IllegalArgumentException(PREFIX + ".compression.level must be between "
-          + Compression.MIN_LEVEL + " and " + Compression.MAX_LEVEL + ", was " + compressionLevel);
-    }
-    if (compressionMinBytes < 0) {
-      throw new IllegalArgumentException(PREFIX + ".compression.min-bytes must be >= 0, was "
-          + compressionMinBytes);
-    }
-    nonNegative(expiryGrace, "expiry-grace");
-    nonNegative(cleanupInterval, "cleanup-interval");
+    // Each value is parsed here so that a wrong one fails at startup as a failure analysis
+    // (LazySessionConfigurationException) naming the property, the value and the fix.
+    compression = PropertyChecks.compression(compression, compressionAlgorithm);
+    compressionAlgorithm = null;
+    PropertyChecks.codec(codec);
+    PropertyChecks.onDecodeFailure(onDecodeFailure);
+    PropertyChecks.between("compression.level", compressionLevel, Compression.MIN_LEVEL,
+        Compression.MAX_LEVEL, "between 1 (fastest) and 22 (smallest); "
+            + Compression.DEFAULT_LEVEL + " is the default");
+    PropertyChecks.between("compression.min-bytes", compressionMinBytes, 0, Integer.MAX_VALUE,
+        "to 0 or more (0 compresses every value); " + Compression.DEFAULT_MIN_BYTES
+            + " is the default");
+    PropertyChecks.nonNegative("expiry-grace", expiryGrace, DEFAULT_EXPIRY_GRACE + " (the default)");
+    PropertyChecks.nonNegative("cleanup-interval", cleanupInterval,
+        DEFAULT_CLEANUP_INTERVAL + " (the default); 0 turns the sweep off on this node");
+    PropertyChecks.allowListMode(allowListMode);
     if (touchInterval != null) {
-      nonNegative(touchInterval, "touch-interval");
+      PropertyChecks.nonNegative("touch-interval", touchInterval,
+          "30s, or remove it for the default (1% of the session timeout, at most 60s)");
     }
-    if (migrateFrom != null && !migrateFrom.isBlank()) {
-      String normalized = migrateFrom.trim().toLowerCase(Locale.ROOT).replace('_', '-');
-      if (!normalized.equals(MIGRATE_FROM_SSDR)) {
-        throw new IllegalArgumentException(PREFIX + ".migrate-from must be '" + MIGRATE_FROM_SSDR
-            + "' (or unset: no take-over), was '" + migrateFrom + "'");
-      }
-      migrateFrom = normalized;
-    } else {
-      migrateFrom = null;
-    }
+    migrateFrom = PropertyChecks.migrateFrom(migrateFrom, MIGRATE_FROM_SSDR);
     if (migrateFromNamespace != null && migrateFromNamespace.isBlank()) {
       migrateFromNamespace = null;
     }
-    if (maxValueBytes != null && maxValueBytes.toBytes() < 1024) {
-      throw new IllegalArgumentException(PREFIX + ".max-value-bytes must be at least 1KB, was "
-          + maxValueBytes);
-    }
-    if (maxValueBytes != null && maxValueBytes.toBytes() > Integer.MAX_VALUE) {
-      throw new IllegalArgumentException(PREFIX + ".max-value-bytes must be below 2GB, was "
-          + maxValueBytes);
+    if (maxValueBytes != null) {
+      PropertyChecks.maxValueBytes(maxValueBytes);
     }
   }
 
@@ -158,13 +170,10 @@ public record LazySessionProperties(
       @DurationUnit(ChronoUnit.SECONDS) @DefaultValue("500ms") Duration maxStaleness) {
     public NearCache {
       if (maxBytes.isNegative()) {
-        throw new IllegalArgumentException(PREFIX + ".near-cache.max-bytes must be >= 0, was "
-            + maxBytes);
+        throw PropertyChecks.invalid("near-cache.max-bytes", maxBytes, "must be 0 or more",
+            "Set it to 0 (no near cache) or a size such as 64MB (the default).");
       }
-      if (maxStaleness.isNegative() || maxStaleness.isZero()) {
-        throw new IllegalArgumentException(PREFIX + ".near-cache.max-staleness must be > 0, was "
-            + maxStaleness);
-      }
+      PropertyChecks.positive("near-cache.max-staleness", maxStaleness, "500ms (the default)");
     }
 
     /** What {@code Builder.nearCacheTracking} is given: the bound in mode track, else null. */
@@ -192,8 +201,9 @@ public record LazySessionProperties(
       DataSize maxBytes) {
     public Pack {
       if (maxBytes.isNegative() || maxBytes.toBytes() > 65536) {
-        throw new IllegalArgumentException(PREFIX + ".pack.max-bytes must be between 0 and 64KB, "
-            + "was " + maxBytes);
+        throw PropertyChecks.invalid("pack.max-bytes", maxBytes, "must be between 0 and 64KB",
+            "Set it between 0 (every attribute in a field of its own) and 64KB; 1KB is the "
+                + "default.");
       }
     }
   }
@@ -209,13 +219,12 @@ public record LazySessionProperties(
       @DurationUnit(ChronoUnit.SECONDS) @DefaultValue("1s") Duration timeout) {
     public Durability {
       if (replicas < 0) {
-        throw new IllegalArgumentException(PREFIX + ".durability.replicas must be >= 0, was "
-            + replicas);
+        throw PropertyChecks.invalid("durability.replicas", replicas, "must be 0 or more",
+            "Set it to 0 (saves wait for no replica, the default) or the number of replicas that "
+                + "must acknowledge each save.");
       }
-      if (timeout.isNegative() || timeout.isZero()) {
-        throw new IllegalArgumentException(PREFIX + ".durability.timeout must be > 0, was "
-            + timeout);
-      }
+      PropertyChecks.positive("durability.timeout", timeout,
+          "1s (the default), shorter than spring.data.redis.timeout");
     }
   }
 
@@ -274,7 +283,7 @@ public record LazySessionProperties(
 
   /** The compression these settings describe. */
   public Compression compressionSettings() {
-    if (!compressionEnabled(compression)) {
+    if (!PropertyChecks.compressionEnabled(compression)) {
       return Compression.none();
     }
     return Compression.zstd(compressionLevel, compressionMinBytes);
@@ -283,19 +292,23 @@ public record LazySessionProperties(
   /**
    * The serializer these settings describe.
    *
-   * @param defaultPackages packages allowed on top of {@code allowed-packages} (the application's)
+   * @param defaultPackages packages allowed on top of {@code allowed-packages} (the application's);
+   *     with {@code allow-organization-packages}, their organisation prefixes are allowed
+   *     ({@link ClassAllowList#organizationPackage})
    */
   public AttributeSerializer serializer(Collection<String> defaultPackages,
       @Nullable ClassLoader classLoader) {
     ClassAllowList allowList = ClassAllowList.builder()
-        .allowPackages(defaultPackages)
+        .allowPackages(applicationPackages(defaultPackages))
         .allowPackages(allowedPackages)
+        .mode(ClassAllowList.Mode.fromProperty(allowListMode))
         .build();
     AttributeSerializer.Builder builder = AttributeSerializer.builder()
         .codec(codecKind())
         .compression(compressionSettings())
         .allowList(allowList)
-        .packMaxBytes((int) pack.maxBytes().toBytes());
+        .packMaxBytes((int) pack.maxBytes().toBytes())
+        .requireSerializable(requireSerializable);
     if (maxValueBytes != null) {
       builder.maxPayloadBytes((int) maxValueBytes.toBytes());
     }
@@ -305,14 +318,23 @@ public record LazySessionProperties(
     return builder.build();
   }
 
+  /** The packages allowed for the application's {@code packages}: see {@link #serializer}. */
+  List<String> applicationPackages(Collection<String> packages) {
+    return packages.stream().map(p -> allowOrganizationPackages
+        ? ClassAllowList.organizationPackage(p) : p).distinct().toList();
+  }
+
   /**
    * Fails naming both properties when durability is on and its timeout is not shorter than the
    * command timeout (the WAIT would time out as a command before it could answer).
    */
   void checkDurabilityTimeout(Duration commandTimeout, String commandTimeoutName) {
     if (durability.replicas() > 0 && durability.timeout().compareTo(commandTimeout) >= 0) {
-      throw new IllegalArgumentException(PREFIX + ".durability.timeout (" + durability.timeout()
-          + ") must be shorter than " + commandTimeoutName + " (" + commandTimeout + ")");
+      throw PropertyChecks.invalid("durability.timeout", durability.timeout(),
+          "must be shorter than " + commandTimeoutName + " (" + PropertyChecks.shown(commandTimeout)
+              + "), or the WAIT after each save times out as a command before it can answer",
+          "Set " + PREFIX + ".durability.timeout below " + PropertyChecks.shown(commandTimeout)
+              + " (e.g. half of it), or raise " + commandTimeoutName + ".");
     }
   }
 
@@ -323,27 +345,13 @@ public record LazySessionProperties(
   void checkTouchInterval(Duration sessionTimeout, String sessionTimeoutName) {
     if (touchInterval != null && !sessionTimeout.isNegative()
         && touchInterval.compareTo(sessionTimeout) >= 0) {
-      throw new IllegalArgumentException(PREFIX + ".touch-interval (" + touchInterval
-          + ") must be shorter than the session timeout (" + sessionTimeoutName + ", "
-          + sessionTimeout + ")");
-    }
-  }
-
-  private static boolean compressionEnabled(String compression) {
-    String kind = compression.trim().toLowerCase(Locale.ROOT);
-    if (kind.equals("none")) {
-      return false;
-    }
-    if (!kind.equals("zstd")) {
-      throw new IllegalArgumentException(PREFIX + ".compression must be 'zstd' or 'none', was '"
-          + compression + "'");
-    }
-    return true;
-  }
-
-  private static void nonNegative(Duration value, String name) {
-    if (value.isNegative()) {
-      throw new IllegalArgumentException(PREFIX + "." + name + " must be >= 0, was " + value);
+      throw PropertyChecks.invalid("touch-interval", touchInterval,
+          "must be shorter than the session timeout (" + sessionTimeoutName + ", "
+              + PropertyChecks.shown(sessionTimeout) + "), or sessions read without being "
+              + "changed expire while in use",
+          "Set " + PREFIX + ".touch-interval well below " + PropertyChecks.shown(sessionTimeout)
+              + " (e.g. 30s), raise the session timeout, or remove " + PREFIX
+              + ".touch-interval for the default (1% of the timeout, at most 60s).");
     }
   }
 }

@@ -27,7 +27,7 @@ import org.springframework.core.env.Environment;
  * <p>Every client built here fails fast when Redis is down: commands are refused while disconnected
  * instead of queueing ({@code REJECT_COMMANDS}, with a bounded queue for commands in flight during a
  * reconnect), every command times out after {@code spring.data.redis.timeout}, and the connection
- * reconnects by itself. A Cluster client also refreshes its topology on MOVED/ASK answers, lost
+ * reconnects by itself, at most {@link CappedReconnects#MAX_RECONNECT_DELAY} apart. A Cluster client also refreshes its topology on MOVED/ASK answers, lost
  * connections and uncovered slots, and every {@link #CLUSTER_REFRESH_PERIOD}, so that a promoted
  * replica takes over its slots within seconds.
  */
@@ -180,13 +180,13 @@ record RedisConnectionSettings(
       ClusterClientOptions.Builder options = ClusterClientOptions.builder();
       failFast(options);
       refreshTopology(options);
-      RedisClusterClient client = RedisClusterClient.create(toClusterUris());
+      RedisClusterClient client = CappedReconnects.clusterClient(null, toClusterUris());
       client.setOptions(options.build());
       return client;
     }
     ClientOptions.Builder options = ClientOptions.builder();
     failFast(options);
-    RedisClient client = RedisClient.create(toUri());
+    RedisClient client = CappedReconnects.redisClient(null, toUri());
     client.setOptions(options.build());
     return client;
   }
@@ -211,7 +211,7 @@ record RedisConnectionSettings(
     }
     ClientOptions.Builder options = ClientOptions.builder();
     failFast(options, uri.getTimeout(), null);
-    RedisClient client = RedisClient.create(uri);
+    RedisClient client = CappedReconnects.redisClient(null, uri);
     client.setOptions(options.build());
     return client;
   }

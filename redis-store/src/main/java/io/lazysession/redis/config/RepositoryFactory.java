@@ -3,12 +3,17 @@ package io.lazysession.redis.config;
 import io.lazysession.redis.LazyRedisSessionRepository;
 import io.lazysession.redis.SpringSessionDataRedis;
 import io.lazysession.serializer.AttributeSerializer;
+import io.lazysession.serializer.compress.Compression;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.cluster.RedisClusterClient;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.core.env.Environment;
@@ -24,7 +29,26 @@ final class RepositoryFactory {
   static final String SESSION_TIMEOUT_NAME =
       "spring.session.timeout or server.servlet.session.timeout";
 
+  static final String REQUIRE_REDIS_AT_STARTUP =
+      LazySessionProperties.PREFIX + ".require-redis-at-startup";
+  private static final Logger log = LoggerFactory.getLogger(RepositoryFactory.class);
+
   private RepositoryFactory() {}
+
+  /** Whether Redis answered with an error (a refusal) rather than not answering. */
+  private static boolean isRefusal(Throwable failure) {
+    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+      if (cause instanceof RedisCommandExecutionException) {
+        return true;
+      }
+      for (Throwable suppressed : cause.getSuppressed()) {
+        if (isRefusal(suppressed)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
 
   /**
    * {@code spring.session.timeout}, else {@code server.servlet.session.timeout}, else 30 minutes. Bare
@@ -87,10 +111,21 @@ final class RepositoryFactory {
           "Define the bean as a RedisClient or RedisClusterClient, or remove it to have one "
               + "built from spring.data.redis.*.");
     }
-    builder.serializer(request.serializer())
-        .namespace(request.namespace())
-        .defaultMaxInactiveInterval(request.sessionTimeout())
-        .onDecodeFailure(properties.decodeFailurePolicy())
+    builder.serializer(request.serializer());
+    try {
+      builder.namespace(request.namespace());
+    } catch (IllegalArgumentException e) {
+      throw namespaceInvalid(request);
+    }
+    try {
+      builder.defaultMaxInactiveInterval(request.sessionTimeout());
+    } catch (IllegalArgumentException e) {
+      throw LazySessionConfigurationException.invalidValue(request.sessionTimeoutName(),
+          PropertyChecks.shown(request.sessionTimeout()), "must be at least one second (or negative: sessions never "
+              + "expire), as Redis keeps whole seconds",
+          "Set the session timeout to 1s or more, e.g. 30m (the default).");
+    }
+    builder.onDecodeFailure(properties.decodeFailurePolicy())
         .expiryGrace(properties.expiryGrace())
         .cleanupInterval(properties.cleanupInterval())
         .expiryEvents(properties.expiryEvents())
@@ -98,7 +133,8 @@ final class RepositoryFactory {
         .nearCacheTracking(properties.nearCache().tracking())
         .durability(properties.durability().replicas(), properties.durability().timeout())
         .sessionBudget(properties.sessionBudget().toBudget())
-        .eventPublisher(request.events());
+        .eventPublisher(request.events())
+        .requireRedisAtStartup(properties.requireRedisAtStartup());
     if (properties.touchInterval() != null) {
       builder.touchInterval(properties.touchInterval());
     }
@@ -120,11 +156,67 @@ final class RepositoryFactory {
       String where = request.target() == null
           ? "the application's " + request.clientName() + " bean"
           : request.target().description();
+      boolean notAnOutage = !properties.requireRedisAtStartup() || isRefusal(e);
       throw new LazySessionConfigurationException(
-          request.target() == null ? request.clientName() : "spring.data.redis.*",
-          e.getMessage() + " Redis was expected at " + where,
+          notAnOutage ? (request.target() == null ? request.clientName() : "spring.data.redis.*")
+              : REQUIRE_REDIS_AT_STARTUP,
+          e.getMessage() + " Redis was expected at " + where + (notAnOutage ? ""
+              : ", and " + REQUIRE_REDIS_AT_STARTUP + "=true makes that a startup failure"),
           "Check that Redis is running and reachable there, and the connection settings "
-              + "(spring.data.redis.url, host, port, password, sentinel.*, cluster.nodes).", e);
+              + "(spring.data.redis.url, host, port, password, sentinel.*, cluster.nodes)"
+              + (notAnOutage ? "." : "; or remove " + REQUIRE_REDIS_AT_STARTUP + "=true (default "
+                  + "false) to start without Redis and answer 503 until it is reachable."), e);
     }
+  }
+
+  /**
+   * The one INFO line that says what the store does, logged once it is built: where Redis is
+   * (without credentials), the namespace, codec, compression, near cache and allow-list mode.
+   *
+   * @param allowListMode what the allow-list does with a class outside it
+   */
+  static void logStarted(Request request, String allowListMode) {
+    if (log.isInfoEnabled()) {
+      log.info(summary(request, allowListMode));
+    }
+  }
+
+  static String summary(Request request, String allowListMode) {
+    LazySessionProperties properties = request.properties();
+    Compression compression = request.serializer().compression();
+    LazySessionProperties.NearCache nearCache = properties.nearCache();
+    String where = request.target() == null
+        ? "the application's " + request.clientName() + " bean"
+        : request.target().description();
+    return "lazysession stores sessions in Redis at " + where + ", namespace '"
+        + request.namespace() + "'; codec " + request.serializer().codec().name()
+            .toLowerCase(Locale.ROOT)
+        + ", compression " + (compression.enabled() ? "zstd level " + compression.level()
+            + " from " + compression.minBytes() + " bytes"
+            + (compression.dictionary() == null ? "" : " with a dictionary") : "none")
+        + ", near cache " + (nearCache.maxBytes().toBytes() == 0 ? "off"
+            : nearCache.mode().name().toLowerCase(Locale.ROOT) + " ("
+                + PropertyChecks.shown(nearCache.maxBytes())
+                + (nearCache.tracking() == null ? ""
+                    : ", max staleness " + PropertyChecks.shown(nearCache.maxStaleness()))
+                + ")")
+        + ", allow-list " + allowListMode + ", session timeout "
+        + PropertyChecks.shown(request.sessionTimeout());
+  }
+
+  /** The namespace in force is not a valid key prefix: names the property it came from. */
+  private static LazySessionConfigurationException namespaceInvalid(Request request) {
+    String namespace = request.namespace();
+    String setting = namespace.equals(request.properties().namespace())
+        ? LazySessionProperties.PREFIX + ".namespace"
+        : SpringSessionRedisProperties.PREFIX + ".namespace";
+    String suggestion = namespace.replaceAll("[^A-Za-z0-9_.:\\-]+", "-")
+        .replaceAll("^-+|-+$", "");
+    return LazySessionConfigurationException.invalidValue(setting, namespace,
+        "must be made of letters, digits and -_.: only (it starts every Redis key of a session; "
+            + "no spaces, slashes or braces)",
+        "Set " + setting + " to such a name, e.g. "
+            + (suggestion.isEmpty() ? LazyRedisSessionRepository.DEFAULT_NAMESPACE : suggestion)
+            + ".");
   }
 }

@@ -121,6 +121,16 @@ public final class LazySessionMetrics implements MeterBinder {
         .baseUnit("bytes")
         .tags(tags)
         .register(registry);
+    FunctionCounter.builder("lazysession.codec.fallbacks", repository,
+            r -> r.serializer().codecFallbacks())
+        .description("values stored with Java serialization because Kryo could not encode them")
+        .tags(tags)
+        .register(registry);
+    Gauge.builder("lazysession.allow.list.outside", repository,
+            r -> r.serializer().allowList().outsideClasses().size())
+        .description("classes outside the allow-list that audit mode let through")
+        .tags(tags)
+        .register(registry);
     counter(registry, tags, "lazysession.sessions.migrated",
         "sessions taken over from Spring Session Data Redis", null,
         RepositoryMetrics::sessionsMigrated);

@@ -29,12 +29,16 @@ class ConnectionDetailsClientsTest {
   }
 
   @Test
-  void create_applicationResources_areShared() {
+  void create_applicationResources_areSharedWithACappedReconnectDelay() {
     ClientResources resources = DefaultClientResources.create();
     AbstractRedisClient client = ConnectionDetailsClients.create(standalone("cache", 6380), null,
         resources, List.of(), List.of());
     try {
-      assertThat(client.getResources()).isSameAs(resources);
+      assertThat(client.getResources().eventExecutorGroup())
+          .isSameAs(resources.eventExecutorGroup());
+      assertThat(client.getResources().eventBus()).isSameAs(resources.eventBus());
+      assertThat(client.getResources().reconnectDelay().createDelay(30))
+          .isEqualTo(CappedReconnects.MAX_RECONNECT_DELAY);
     } finally {
       client.shutdown();
       resources.shutdown();

@@ -68,8 +68,12 @@ class EnableLazyHttpSessionAttributesTest {
   @Test
   void properties_invalidAttribute_failsNamingTheAnnotationAndTheProperty() {
     assertThatThrownBy(() -> properties(BadLevel.class, new MockEnvironment()))
-        .isInstanceOf(LazySessionConfigurationException.class)
-        .hasMessageContaining("@EnableLazyHttpSession")
-        .hasMessageContaining("lazysession.compression.level must be between 1 and 22, was 40");
+        .isInstanceOfSatisfying(LazySessionConfigurationException.class, e -> {
+          assertThat(e.setting()).isEqualTo("@EnableLazyHttpSession(compressionLevel)");
+          assertThat(e.value()).isEqualTo("40");
+          assertThat(e.reason()).isEqualTo("must be between 1 and 22");
+          assertThat(e.action()).isEqualTo("Set @EnableLazyHttpSession(compressionLevel) between "
+              + "1 (fastest) and 22 (smallest); 3 is the default.");
+        });
   }
 }

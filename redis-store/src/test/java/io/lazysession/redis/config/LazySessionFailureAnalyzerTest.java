@@ -26,4 +26,23 @@ class LazySessionFailureAnalyzerTest {
   void analyze_otherFailure_isLeftToOtherAnalyzers() {
     assertThat(new LazySessionFailureAnalyzer().analyze(new IllegalStateException("x"))).isNull();
   }
+
+  @Test
+  void getOrder_runsBeforeBootsBindFailureAnalyzer() {
+    assertThat(new LazySessionFailureAnalyzer().getOrder())
+        .isEqualTo(org.springframework.core.Ordered.HIGHEST_PRECEDENCE);
+  }
+
+  @Test
+  void analyze_bindFailureOfAnotherPrefix_isLeftToBoot() {
+    org.springframework.mock.env.MockEnvironment environment =
+        new org.springframework.mock.env.MockEnvironment().withProperty("other.timeout", "soon");
+    Throwable failure = org.assertj.core.api.Assertions.catchThrowable(() ->
+        org.springframework.boot.context.properties.bind.Binder.get(environment)
+            .bind("other.timeout", java.time.Duration.class));
+
+    assertThat(failure).isInstanceOf(
+        org.springframework.boot.context.properties.bind.BindException.class);
+    assertThat(new LazySessionFailureAnalyzer(environment).analyze(failure)).isNull();
+  }
 }

@@ -21,6 +21,17 @@ class LazySessionPropertiesTest {
     return LazySessionProperties.bind(environment);
   }
 
+  /** The failure that binding these properties stops with. */
+  private static LazySessionConfigurationException invalid(String... keyValues) {
+    Throwable failure = org.assertj.core.api.Assertions.catchThrowable(() -> bind(keyValues));
+    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+      if (cause instanceof LazySessionConfigurationException configuration) {
+        return configuration;
+      }
+    }
+    throw new AssertionError("no LazySessionConfigurationException in " + failure, failure);
+  }
+
   @Test
   void bind_nothingSet_keepsTheDocumentedDefaults() {
     LazySessionProperties properties = bind();
@@ -58,8 +69,13 @@ class LazySessionPropertiesTest {
 
     assertThatThrownBy(() -> properties.checkDurabilityTimeout(Duration.ofSeconds(2),
         "spring.data.redis.timeout"))
-        .hasMessage("lazysession.durability.timeout (PT2S) must be shorter than "
-            + "spring.data.redis.timeout (PT2S)");
+        .isInstanceOfSatisfying(LazySessionConfigurationException.class, e -> {
+          assertThat(e.setting()).isEqualTo("lazysession.durability.timeout");
+          assertThat(e.value()).isEqualTo("2s");
+          assertThat(e.reason()).startsWith("must be shorter than spring.data.redis.timeout (2s)");
+          assertThat(e.action()).isEqualTo("Set lazysession.durability.timeout below 2s (e.g. "
+              + "half of it), or raise spring.data.redis.timeout.");
+        });
   }
 
   @Test
@@ -92,8 +108,9 @@ class LazySessionPropertiesTest {
 
   @Test
   void bind_zeroMaxStaleness_failsNamingTheProperty() {
-    assertThatThrownBy(() -> bind("lazysession.near-cache.max-staleness", "0ms"))
-        .hasStackTraceContaining("lazysession.near-cache.max-staleness must be > 0");
+    assertThat(invalid("lazysession.near-cache.max-staleness", "0ms")).hasMessage(
+        "lazysession.near-cache.max-staleness must be longer than 0, was '0s'. Set "
+            + "lazysession.near-cache.max-staleness to a duration such as 500ms (the default).");
   }
 
   @Test
@@ -146,22 +163,26 @@ class LazySessionPropertiesTest {
 
     assertThatThrownBy(() -> properties.checkTouchInterval(Duration.ofMinutes(30),
         "spring.session.timeout"))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageStartingWith("lazysession.touch-interval (PT30M) must be shorter than the "
-            + "session timeout (spring.session.timeout");
+        .isInstanceOf(LazySessionConfigurationException.class)
+        .hasMessageStartingWith("lazysession.touch-interval must be shorter than the "
+            + "session timeout (spring.session.timeout, 30m)")
+        .hasMessageContaining("was '30m'");
     properties.checkTouchInterval(Duration.ofMinutes(31), "spring.session.timeout");
   }
 
   @Test
   void bind_unknownCompression_failsNamingTheProperty() {
-    assertThatThrownBy(() -> bind("lazysession.compression", "gzip"))
-        .rootCause().hasMessage("lazysession.compression must be 'zstd' or 'none', was 'gzip'");
+    assertThat(invalid("lazysession.compression", "gzip")).hasMessage("lazysession.compression "
+        + "is not a compression lazysession knows, was 'gzip'. Set lazysession.compression to "
+        + "zstd (the default) or none.");
   }
 
   @Test
   void bind_compressionLevelOutOfRange_failsNamingTheProperty() {
-    assertThatThrownBy(() -> bind("lazysession.compression.level", "23"))
-        .rootCause().hasMessage("lazysession.compression.level must be between 1 and 22, was 23");
+    assertThat(invalid("lazysession.compression.level", "23")).hasMessage(
+        "lazysession.compression.level must be between 1 and 22, was '23'. Set "
+            + "lazysession.compression.level between 1 (fastest) and 22 (smallest); 3 is the "
+            + "default.");
   }
 
   @Test
@@ -172,8 +193,8 @@ class LazySessionPropertiesTest {
 
   @Test
   void bind_negativeDurabilityReplicas_failsNamingTheProperty() {
-    assertThatThrownBy(() -> bind("lazysession.durability.replicas", "-1"))
-        .rootCause().hasMessage("lazysession.durability.replicas must be >= 0, was -1");
+    assertThat(invalid("lazysession.durability.replicas", "-1"))
+        .hasMessageStartingWith("lazysession.durability.replicas must be 0 or more, was '-1'.");
   }
 
   @Test
@@ -194,8 +215,8 @@ class LazySessionPropertiesTest {
 
   @Test
   void bind_packMaxBytesOutOfRange_failsNamingTheProperty() {
-    assertThatThrownBy(() -> bind("lazysession.pack.max-bytes", "1MB"))
-        .hasRootCauseMessage("lazysession.pack.max-bytes must be between 0 and 64KB, was 1048576B");
+    assertThat(invalid("lazysession.pack.max-bytes", "1MB"))
+        .hasMessageStartingWith("lazysession.pack.max-bytes must be between 0 and 64KB, was '1MB'.");
   }
 
   @Test
@@ -215,9 +236,10 @@ class LazySessionPropertiesTest {
 
   @Test
   void bind_unknownMigrateFrom_failsNamingThePropertyAndTheAcceptedValue() {
-    assertThatThrownBy(() -> bind("lazysession.migrate-from", "hazelcast"))
-        .rootCause().hasMessage("lazysession.migrate-from must be 'spring-session-data-redis' "
-            + "(or unset: no take-over), was 'hazelcast'");
+    assertThat(invalid("lazysession.migrate-from", "hazelcast")).hasMessage(
+        "lazysession.migrate-from is not a store lazysession can take over from, was "
+            + "'hazelcast'. Set lazysession.migrate-from=spring-session-data-redis (Spring "
+            + "Session Data Redis 4.x), or remove it: no take-over.");
   }
 
   @Test

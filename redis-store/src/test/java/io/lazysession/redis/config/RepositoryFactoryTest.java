@@ -59,4 +59,59 @@ class RepositoryFactoryTest {
       cluster.shutdown();
     }
   }
+
+  @Test
+  void summary_defaults_saysTargetWithoutPasswordNamespaceCodecCompressionNearCacheAndAllowList() {
+    RepositoryFactory.Request request = new RepositoryFactory.Request(
+        RedisClusterClient.create("redis://127.0.0.1:1"),
+        RedisConnectionSettings.urlTarget("redis://ada:s3cret@127.0.0.1:6390",
+            "spring.data.redis.url"),
+        "lazySessionRedisClient", AttributeSerializer.builder().build(),
+        LazySessionProperties.bind(new MockEnvironment()), "lazysession", null,
+        Duration.ofMinutes(30), RepositoryFactory.SESSION_TIMEOUT_NAME, event -> { }, List.of());
+    try {
+      assertThat(RepositoryFactory.summary(request, "enforce")).isEqualTo(
+          "lazysession stores sessions in Redis at redis://127.0.0.1:6390 "
+              + "(spring.data.redis.url), namespace 'lazysession'; codec kryo, compression zstd "
+              + "level 3 from 256 bytes, near cache validate (64MB), allow-list enforce, "
+              + "session timeout 30m");
+    } finally {
+      request.client().shutdown();
+    }
+  }
+
+  @Test
+  void summary_ownClientNoCompressionTrackedCacheAuditMode_saysSo() {
+    LazySessionProperties properties = LazySessionProperties.bind(new MockEnvironment()
+        .withProperty("lazysession.compression", "none")
+        .withProperty("lazysession.codec", "jdk")
+        .withProperty("lazysession.near-cache.mode", "track"));
+    RepositoryFactory.Request request = new RepositoryFactory.Request(
+        RedisClusterClient.create("redis://127.0.0.1:1"), null, "lazySessionRedisClient",
+        properties.serializer(List.of(), null), properties, "shop", null,
+        Duration.ofMinutes(10), RepositoryFactory.SESSION_TIMEOUT_NAME, event -> { }, List.of());
+    try {
+      assertThat(RepositoryFactory.summary(request, "audit")).isEqualTo(
+          "lazysession stores sessions in Redis at the application's lazySessionRedisClient "
+              + "bean, namespace 'shop'; codec jdk, compression none, near cache track (64MB, "
+              + "max staleness 500ms), allow-list audit, session timeout 10m");
+    } finally {
+      request.client().shutdown();
+    }
+  }
+
+  @Test
+  void summary_nearCacheOff_saysOff() {
+    LazySessionProperties properties = LazySessionProperties.bind(new MockEnvironment()
+        .withProperty("lazysession.near-cache.max-bytes", "0"));
+    RepositoryFactory.Request request = new RepositoryFactory.Request(
+        RedisClusterClient.create("redis://127.0.0.1:1"), null, "lazySessionRedisClient",
+        properties.serializer(List.of(), null), properties, "shop", null,
+        Duration.ofMinutes(10), RepositoryFactory.SESSION_TIMEOUT_NAME, event -> { }, List.of());
+    try {
+      assertThat(RepositoryFactory.summary(request, "enforce")).contains(", near cache off,");
+    } finally {
+      request.client().shutdown();
+    }
+  }
 }

@@ -22,6 +22,8 @@ import java.util.Set;
  */
 final class AllowListClassResolver extends DefaultClassResolver {
   private final ClassAllowList allowList;
+  /** Refuse to write what JDK serialization could not write either: see {@link io.lazysession.serializer.NotSerializableException}. */
+  private final boolean requireSerializable;
   private final CollectionCopies copies = new CollectionCopies();
   private final KnownClassNames known = new KnownClassNames();
   /**
@@ -31,7 +33,12 @@ final class AllowListClassResolver extends DefaultClassResolver {
   private final Set<Class<?>> writable = Collections.newSetFromMap(new IdentityHashMap<>());
 
   AllowListClassResolver(ClassAllowList allowList) {
+    this(allowList, false);
+  }
+
+  AllowListClassResolver(ClassAllowList allowList, boolean requireSerializable) {
     this.allowList = allowList;
+    this.requireSerializable = requireSerializable;
   }
 
   /**
@@ -113,12 +120,16 @@ final class AllowListClassResolver extends DefaultClassResolver {
   protected void writeName(Output output, Class type, Registration registration) {
     if (!writable.contains(type)) {
       if (type.isHidden() || type.isSynthetic()) {
-        throw new SerializationException("cannot store an instance of " + type.getName()
+        throw new SerializationException("cannot store an instance of " + type.getTypeName()
             + ": a lambda or hidden class cannot be found by name when read back; use a named "
             + "class (for a comparator, a class implementing Comparator)");
       }
       if (!allowList.isAllowed(type)) {
         throw new ClassNotAllowedException(type.getName());
+      }
+      if (requireSerializable && !type.isArray() && !type.isPrimitive()
+          && !java.io.Serializable.class.isAssignableFrom(type)) {
+        throw new io.lazysession.serializer.NotSerializableException(type.getTypeName());
       }
       writable.add(type);
     }

@@ -22,12 +22,22 @@ public final class Codecs {
   /** The codec of this kind. */
   public static Codec of(CodecKind kind, ClassAllowList allowList, ClassLoader classLoader,
       int maxPayloadBytes) {
+    return of(kind, allowList, classLoader, maxPayloadBytes, false);
+  }
+
+  /**
+   * The codec of this kind; with {@code requireSerializable}, the Kryo codec refuses to write an
+   * object whose class is not {@link java.io.Serializable} (as the JDK codec always does), so that
+   * what it stores could also be stored by JDK serialization.
+   */
+  public static Codec of(CodecKind kind, ClassAllowList allowList, ClassLoader classLoader,
+      int maxPayloadBytes, boolean requireSerializable) {
     if (maxPayloadBytes <= 0) {
       throw new IllegalArgumentException("maxPayloadBytes must be > 0, was " + maxPayloadBytes);
     }
     return switch (kind) {
       case JDK -> new JdkCodec(allowList, classLoader, maxPayloadBytes);
-      case KRYO -> new KryoCodec(allowList, classLoader, maxPayloadBytes);
+      case KRYO -> new KryoCodec(allowList, classLoader, maxPayloadBytes, true, requireSerializable);
     };
   }
 }

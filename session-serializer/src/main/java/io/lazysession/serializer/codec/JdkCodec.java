@@ -78,13 +78,13 @@ final class JdkCodec implements Codec {
       throw e;
     } catch (SerializationException e) {
       throw new SerializationException(e.getMessage().replace("the value holds",
-          "a value of " + value.getClass().getName() + " holds"), e);
+          "a value of " + value.getClass().getTypeName() + " holds"), e);
     } catch (IOException | RuntimeException | StackOverflowError e) {
-      throw new SerializationException("cannot encode " + value.getClass().getName()
+      throw new SerializationException("cannot encode " + value.getClass().getTypeName()
           + " with JDK serialization: " + e, e);
     }
     if (bytes.size() > maxPayloadBytes) {
-      throw new ValueTooLargeException(value.getClass().getName(), bytes.size(), maxPayloadBytes);
+      throw new ValueTooLargeException(value.getClass().getTypeName(), bytes.size(), maxPayloadBytes);
     }
     return bytes.toByteArray();
   }
@@ -102,7 +102,7 @@ final class JdkCodec implements Codec {
       Object value = in.readObject();
       if (in.read() >= 0) {
         throw new CorruptDataException("JDK payload has trailing bytes after the value of "
-            + value.getClass().getName());
+            + value.getClass().getTypeName());
       }
       return value;
     } catch (ClassNotAllowedException | CorruptDataException | DecodeLimitException e) {
@@ -146,7 +146,7 @@ final class JdkCodec implements Codec {
     protected Object replaceObject(Object obj) {
       if (!(obj instanceof Serializable)) {
         throw new SerializationException("cannot encode with JDK serialization: the value holds a "
-            + obj.getClass().getName() + ", which is not Serializable");
+            + obj.getClass().getTypeName() + ", which is not Serializable");
       }
       return JavaNetSerializers.replaceForJdk(obj);
     }

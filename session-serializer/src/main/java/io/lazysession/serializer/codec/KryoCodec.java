@@ -49,11 +49,18 @@ final class KryoCodec implements Codec {
 
   /** See {@link KryoFactory#create(ClassAllowList, ClassLoader, int, boolean)}. */
   KryoCodec(ClassAllowList allowList, ClassLoader classLoader, int maxPayloadBytes, boolean compatible) {
+    this(allowList, classLoader, maxPayloadBytes, compatible, false);
+  }
+
+  /** With {@code requireSerializable}, see {@link Codecs#of(CodecKind, ClassAllowList, ClassLoader, int, boolean)}. */
+  KryoCodec(ClassAllowList allowList, ClassLoader classLoader, int maxPayloadBytes, boolean compatible,
+      boolean requireSerializable) {
     this.allowList = allowList;
     this.maxPayloadBytes = maxPayloadBytes;
     int capacity = Math.max(4, 2 * Runtime.getRuntime().availableProcessors());
     this.pool = new KryoPool(capacity,
-        () -> KryoFactory.create(allowList, classLoader, maxPayloadBytes, compatible));
+        () -> KryoFactory.create(allowList, classLoader, maxPayloadBytes, compatible,
+            requireSerializable));
   }
 
   @Override
@@ -101,9 +108,9 @@ final class KryoCodec implements Codec {
       }
       if (output.position() >= maxPayloadBytes || e.getMessage() != null
           && e.getMessage().startsWith("Buffer overflow")) {
-        throw new ValueTooLargeException(value.getClass().getName(), -1, maxPayloadBytes, e);
+        throw new ValueTooLargeException(value.getClass().getTypeName(), -1, maxPayloadBytes, e);
       }
-      throw new SerializationException("cannot encode " + value.getClass().getName()
+      throw new SerializationException("cannot encode " + value.getClass().getTypeName()
           + " with Kryo: " + e, e);
     } finally {
       // An instance that saw an Error is dropped; the pool creates a fresh one when empty.
@@ -128,7 +135,7 @@ final class KryoCodec implements Codec {
       }
       if (input.position() != offset + length) {
         throw new CorruptDataException("Kryo payload has " + (offset + length - input.position())
-            + " trailing bytes after the value of " + value.getClass().getName());
+            + " trailing bytes after the value of " + value.getClass().getTypeName());
       }
       healthy = true;
       return value;

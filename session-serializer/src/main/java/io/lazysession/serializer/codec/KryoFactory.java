@@ -61,7 +61,13 @@ final class KryoFactory {
    */
   static PooledKryo create(ClassAllowList allowList, ClassLoader classLoader, int maxPayloadBytes,
       boolean compatible) {
-    Kryo kryo = new BoundedKryo(new AllowListClassResolver(allowList));
+    return create(allowList, classLoader, maxPayloadBytes, compatible, false);
+  }
+
+  /** @param requireSerializable refuse to write objects of classes that are not Serializable */
+  static PooledKryo create(ClassAllowList allowList, ClassLoader classLoader, int maxPayloadBytes,
+      boolean compatible, boolean requireSerializable) {
+    Kryo kryo = new BoundedKryo(new AllowListClassResolver(allowList, requireSerializable));
     kryo.setRegistrationRequired(false);
     kryo.setWarnUnregisteredClasses(false);
     kryo.setReferences(true);
@@ -88,9 +94,18 @@ final class KryoFactory {
         }
       });
     }
-    kryo.addDefaultSerializer(Collection.class,
-        factory(BoundedSerializers.BoundedCollectionSerializer::new));
-    kryo.addDefaultSerializer(Map.class, factory(BoundedSerializers.BoundedMapSerializer::new));
+    kryo.addDefaultSerializer(Collection.class, new SerializerFactory.BaseSerializerFactory<>() {
+      @Override
+      public Serializer newSerializer(Kryo k, Class type) {
+        return FieldKeepingCheck.wrap(type, new BoundedSerializers.BoundedCollectionSerializer<>());
+      }
+    });
+    kryo.addDefaultSerializer(Map.class, new SerializerFactory.BaseSerializerFactory<>() {
+      @Override
+      public Serializer newSerializer(Kryo k, Class type) {
+        return FieldKeepingCheck.wrap(type, new BoundedSerializers.BoundedMapSerializer<>());
+      }
+    });
     // Kryo's own serializers for these, which the two general ones above would otherwise shadow.
     kryo.addDefaultSerializer(EnumSet.class, DefaultSerializers.EnumSetSerializer.class);
     // (same bytes as Kryo's, with their declared sizes counted)

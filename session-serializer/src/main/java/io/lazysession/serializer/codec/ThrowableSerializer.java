@@ -17,10 +17,13 @@ import java.util.List;
  * {@code SPRING_SECURITY_LAST_EXCEPTION} for the login page to show. Kryo's field serializer cannot
  * read {@code Throwable}'s private fields on Java 17 ({@code java.lang} is not open), so an exception
  * is written as what its public API gives: message, cause (itself an allowed class) and stack trace,
- * and rebuilt through its public {@code (String)} or {@code (String, Throwable)} constructor. Fields a
- * subclass adds are not kept (for an {@code AuthenticationException}, the authentication request it
- * carries, credentials included, stays out of the store). An exception class without such a
- * constructor is refused when writing, so that nothing is stored that could not be read back.
+ * and rebuilt through its public {@code (String)} or {@code (String, Throwable)} constructor. The
+ * authentication request an {@code AuthenticationException} carries, credentials included, stays out
+ * of the store. An exception class without such a constructor, or with fields of its own that this
+ * would lose (an {@code OAuth2AuthenticationException}'s {@code OAuth2Error}), is refused when
+ * writing, so that nothing is stored that could not be read back whole: the serializer stores it with
+ * Java serialization instead (which keeps the authentication request too, as Spring Session Data
+ * Redis does).
  *
  * <p>Stateless and thread-safe.
  */
@@ -30,7 +33,7 @@ final class ThrowableSerializer extends Serializer<Throwable> {
 
   @Override
   public void write(Kryo kryo, Output output, Throwable throwable) {
-    constructor(throwable.getClass()); // fails now rather than when reading
+    writable(throwable.getClass()); // fails now rather than when reading
     writeNullable(output, throwable.getMessage());
     Throwable cause = throwable.getCause();
     int depth = kryo.getDepth();
@@ -105,10 +108,44 @@ final class ThrowableSerializer extends Serializer<Throwable> {
     }
   }
 
+  /**
+   * A field an exception class below the JDK declares, which this serializer would not keep: such an
+   * exception is refused, so that it is stored with Java serialization instead, whole (Spring
+   * Security's {@code OAuth2AuthenticationException} and its {@code OAuth2Error}: rebuilt from its
+   * message, it would carry a wrong error code). {@code AuthenticationException}'s authentication
+   * request is the exception: it is left out on purpose (see the class comment).
+   */
+  private static @org.jspecify.annotations.Nullable String ownField(Class<?> type) {
+    for (Class<?> c = type; c != null && !c.getName().startsWith("java."); c = c.getSuperclass()) {
+      for (java.lang.reflect.Field field : c.getDeclaredFields()) {
+        int modifiers = field.getModifiers();
+        if (!Modifier.isStatic(modifiers) && !Modifier.isTransient(modifiers)
+            && !(field.getName().equals("authenticationRequest")
+                && c.getName().equals(AUTHENTICATION_EXCEPTION))) {
+          return c.getTypeName() + "." + field.getName();
+        }
+      }
+    }
+    return null;
+  }
+
+  private static final String AUTHENTICATION_EXCEPTION =
+      "org.springframework.security.core.AuthenticationException";
+
+  /** Refuses what could not be read back whole (values written before are still read). */
+  private static void writable(Class<? extends Throwable> type) {
+    String field = ownField(type);
+    if (field != null) {
+      throw new KryoException("cannot encode " + type.getTypeName() + " with Kryo: its field "
+          + field + " would not be kept");
+    }
+    constructor(type);
+  }
+
   /** The public (String, Throwable) constructor, else the public (String) one. */
   private static Constructor<? extends Throwable> constructor(Class<? extends Throwable> type) {
     if (Modifier.isAbstract(type.getModifiers()) || !Modifier.isPublic(type.getModifiers())) {
-      throw new KryoException("cannot encode " + type.getName()
+      throw new KryoException("cannot encode " + type.getTypeName()
           + ": an exception needs to be a public class with a public (String) or (String, Throwable)"
           + " constructor to be stored with Kryo; store its message instead, or use the JDK codec");
     }
@@ -118,7 +155,7 @@ final class ThrowableSerializer extends Serializer<Throwable> {
       try {
         return type.getConstructor(String.class);
       } catch (NoSuchMethodException none) {
-        throw new KryoException("cannot encode " + type.getName()
+        throw new KryoException("cannot encode " + type.getTypeName()
             + ": an exception needs a public (String) or (String, Throwable) constructor to be stored"
             + " with Kryo; store its message instead, or use the JDK codec");
       }

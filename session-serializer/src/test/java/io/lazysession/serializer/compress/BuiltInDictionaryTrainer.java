@@ -124,7 +124,7 @@ public final class BuiltInDictionaryTrainer {
     }
     ClassAllowList.Builder allow = ClassAllowList.builder();
     packages.forEach(allow::allowPackage);
-    AttributeSerializer kryo = AttributeSerializer.builder().allowList(allow.build())
+    AttributeSerializer kryo = AttributeSerializer.builder().requireSerializable(false).allowList(allow.build())
         .classLoader(loader).build();
     List<byte[]> samples = new ArrayList<>();
     for (int i = 0; i < count; i++) {

@@ -1,0 +1,175 @@
+package io.lazysession.redis.config;
+
+import io.lazysession.redis.DecodeFailurePolicy;
+import io.lazysession.serializer.codec.CodecKind;
+import java.time.Duration;
+import java.util.Locale;
+import org.jspecify.annotations.Nullable;
+import org.springframework.util.unit.DataSize;
+
+/**
+ * The checks {@link LazySessionProperties} runs when it is bound. Each failure is a
+ * {@link LazySessionConfigurationException} that names the property, the value and the fix, which
+ * Spring Boot prints as a failure analysis ({@link LazySessionFailureAnalyzer}). Stateless.
+ */
+final class PropertyChecks {
+  private static final String PREFIX = LazySessionProperties.PREFIX + ".";
+
+  private PropertyChecks() {}
+
+  /**
+   * A value {@code lazysession.<name>} cannot take.
+   *
+   * @param name the property below {@code lazysession.}, e.g. {@code touch-interval}
+   * @param reason what is wrong, e.g. "must be 0 or more"
+   * @param action the fix, a sentence
+   */
+  static LazySessionConfigurationException invalid(String name, Object value, String reason,
+      String action) {
+    Object shown = value instanceof Duration duration ? shown(duration)
+        : value instanceof DataSize size ? shown(size) : value;
+    return LazySessionConfigurationException.invalidValue(PREFIX + name, shown, reason, action);
+  }
+
+  /**
+   * The compression in force: {@code lazysession.compression} or its YAML-friendly twin
+   * {@code lazysession.compression.algorithm}; both set, they must agree.
+   */
+  static String compression(@Nullable String compression, @Nullable String algorithm) {
+    if (compression != null && algorithm != null && !normalized(compression)
+        .equals(normalized(algorithm))) {
+      throw LazySessionConfigurationException.invalidValue(PREFIX + "compression.algorithm",
+          algorithm, "is set as well as " + PREFIX + "compression (" + compression
+              + "), and they differ",
+          "Keep one of them: " + PREFIX + "compression in .properties files, "
+              + PREFIX + "compression.algorithm when YAML nests compression.level under "
+              + "compression.");
+    }
+    String value = algorithm != null ? algorithm : compression;
+    if (value == null) {
+      return LazySessionProperties.DEFAULT_COMPRESSION;
+    }
+    String name = algorithm != null ? "compression.algorithm" : "compression";
+    String kind = normalized(value);
+    if (!kind.equals("zstd") && !kind.equals("none")) {
+      throw invalid(name, value, "is not a compression lazysession knows",
+          "Set " + PREFIX + name + " to zstd (the default) or none.");
+    }
+    return kind;
+  }
+
+  /** Whether a checked compression value turns compression on. */
+  static boolean compressionEnabled(String compression) {
+    return normalized(compression).equals("zstd");
+  }
+
+  static void codec(String codec) {
+    try {
+      CodecKind.fromProperty(codec);
+    } catch (IllegalArgumentException e) {
+      throw invalid("codec", codec, "is not a codec lazysession knows",
+          "Set " + PREFIX + "codec to kryo (the default) or jdk.");
+    }
+  }
+
+  static void allowListMode(String mode) {
+    try {
+      io.lazysession.serializer.ClassAllowList.Mode.fromProperty(mode);
+    } catch (IllegalArgumentException e) {
+      throw invalid("allow-list-mode", mode, "is not an allow-list mode",
+          "Set " + PREFIX + "allow-list-mode to enforce (the default) or audit (decode every "
+              + "class and log each one outside the list once).");
+    }
+  }
+
+  static void onDecodeFailure(String policy) {
+    try {
+      DecodeFailurePolicy.fromProperty(policy);
+    } catch (IllegalArgumentException e) {
+      throw invalid("on-decode-failure", policy, "is not a decode failure policy",
+          "Set " + PREFIX + "on-decode-failure to drop-attribute (the default), "
+              + "invalidate-session or fail.");
+    }
+  }
+
+  /** {@code lazysession.migrate-from}, normalized; null when blank (no take-over). */
+  static @Nullable String migrateFrom(@Nullable String migrateFrom, String supported) {
+    if (migrateFrom == null || migrateFrom.isBlank()) {
+      return null;
+    }
+    String normalized = normalized(migrateFrom);
+    if (!normalized.equals(supported)) {
+      throw invalid("migrate-from", migrateFrom, "is not a store lazysession can take over from",
+          "Set " + PREFIX + "migrate-from=" + supported + " (Spring Session Data Redis 4.x), or "
+              + "remove it: no take-over.");
+    }
+    return normalized;
+  }
+
+  static void maxValueBytes(DataSize maxValueBytes) {
+    if (maxValueBytes.toBytes() < 1024 || maxValueBytes.toBytes() > Integer.MAX_VALUE) {
+      throw invalid("max-value-bytes", maxValueBytes, "must be at least 1KB and below 2GB",
+          "Set " + PREFIX + "max-value-bytes between 1KB and 2GB, or remove it for the "
+              + "default (16MB).");
+    }
+  }
+
+  /** @param range the accepted values and the default, e.g. "from 1 to 22; 3 is the default" */
+  static void between(String name, int value, int min, int max, String range) {
+    if (value < min || value > max) {
+      throw invalid(name, value, max == Integer.MAX_VALUE ? "must be " + min + " or more"
+          : "must be between " + min + " and " + max, "Set " + PREFIX + name + " " + range + ".");
+    }
+  }
+
+  /** @param example a duration to suggest, e.g. "5m (the default)" */
+  static void nonNegative(String name, Duration value, String example) {
+    if (value.isNegative()) {
+      throw invalid(name, value, "must be 0 or more",
+          "Set " + PREFIX + name + " to a duration such as " + example + ".");
+    }
+  }
+
+  /** @param example a duration to suggest, e.g. "500ms (the default)" */
+  static void positive(String name, Duration value, String example) {
+    if (value.isNegative() || value.isZero()) {
+      throw invalid(name, value, "must be longer than 0",
+          "Set " + PREFIX + name + " to a duration such as " + example + ".");
+    }
+  }
+
+  /** A duration as a property would say it: {@code 2h}, {@code 90s}, {@code 250ms}. */
+  static String shown(Duration duration) {
+    if (duration.isZero()) {
+      return "0s";
+    }
+    if (duration.isNegative()) {
+      return "-" + shown(duration.negated());
+    }
+    if (duration.getNano() % 1_000_000 != 0) {
+      return duration.toString();
+    }
+    long millis = duration.toMillis();
+    if (millis % 1000 != 0) {
+      return millis + "ms";
+    }
+    long seconds = millis / 1000;
+    if (seconds % 3600 == 0) {
+      return seconds / 3600 + "h";
+    }
+    return seconds % 60 == 0 ? seconds / 60 + "m" : seconds + "s";
+  }
+
+  /** A size as a property would say it: {@code 64MB}, {@code 1KB}, {@code 1000B}. */
+  static String shown(DataSize size) {
+    long bytes = size.toBytes();
+    if (bytes != 0 && bytes % (1024 * 1024) == 0) {
+      return bytes / (1024 * 1024) + "MB";
+    }
+    return bytes != 0 && bytes % 1024 == 0 ? bytes / 1024 + "KB" : bytes + "B";
+  }
+
+  private static String normalized(String value) {
+    return value.trim().toLowerCase(Locale.ROOT).replace('_', '-');
+  }
+}

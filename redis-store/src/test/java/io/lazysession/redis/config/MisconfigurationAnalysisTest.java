@@ -1,0 +1,146 @@
+package io.lazysession.redis.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.mock.env.MockEnvironment;
+
+/**
+ * Every misconfiguration of a {@code lazysession.*} property (and of the Spring settings
+ * lazysession reads) stops startup with a failure analysis that names the property, the value the
+ * application gave and the fix. No Redis is involved: each fails before the first connection.
+ */
+class MisconfigurationAnalysisTest {
+  private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
+      .withConfiguration(AutoConfigurations.of(LazySessionAutoConfiguration.class))
+      .withPropertyValues("spring.data.redis.url=redis://127.0.0.1:1");
+
+  /**
+   * @param properties what the application sets, {@code name=value}
+   * @param setting the property the analysis must name
+   * @param value the value it must show, as the application wrote it
+   * @param reason what the description must say is wrong
+   * @param fix what the action must say to do
+   */
+  static Stream<Arguments> misconfigurations() {
+    return Stream.of(
+        row("lazysession.namespace=my/app", "lazysession.namespace", "my/app",
+            "letters, digits and -_.: only", "Set lazysession.namespace to such a name, e.g. my-app"),
+        row("spring.session.data.redis.namespace=my app", "spring.session.data.redis.namespace",
+            "my app", "letters, digits and -_.: only",
+            "Set spring.session.data.redis.namespace to such a name, e.g. my-app"),
+        row("lazysession.touch-interval=2h", "lazysession.touch-interval", "2h",
+            "must be shorter than the session timeout (spring.session.timeout or "
+                + "server.servlet.session.timeout, 30m)",
+            "Set lazysession.touch-interval well below 30m (e.g. 30s), raise the session "
+                + "timeout, or remove lazysession.touch-interval"),
+        row("lazysession.touch-interval=-1s", "lazysession.touch-interval", "-1s",
+            "must be 0 or more", "Set lazysession.touch-interval to a duration such as 30s"),
+        row("lazysession.touch-interval=2x", "lazysession.touch-interval", "2x",
+            "must be a duration with a unit (250ms, 30s, 5m, 2h)",
+            "Set lazysession.touch-interval to a duration with a unit"),
+        row("lazysession.codec=protobuf", "lazysession.codec", "protobuf",
+            "is not a codec lazysession knows", "Set lazysession.codec to kryo (the default) or jdk."),
+        row("lazysession.compression=gzip", "lazysession.compression", "gzip",
+            "is not a compression lazysession knows",
+            "Set lazysession.compression to zstd (the default) or none."),
+        row("lazysession.compression.algorithm=lz4", "lazysession.compression.algorithm", "lz4",
+            "is not a compression lazysession knows",
+            "Set lazysession.compression.algorithm to zstd (the default) or none."),
+        row("lazysession.compression=none,lazysession.compression.algorithm=zstd",
+            "lazysession.compression.algorithm", "zstd",
+            "is set as well as lazysession.compression (none), and they differ",
+            "Keep one of them"),
+        row("lazysession.compression.level=23", "lazysession.compression.level", "23",
+            "must be between 1 and 22",
+            "Set lazysession.compression.level between 1 (fastest) and 22 (smallest); 3 is the "
+                + "default."),
+        row("lazysession.compression.level=high", "lazysession.compression.level", "high",
+            "must be a whole number", "Set lazysession.compression.level to a whole number"),
+        row("lazysession.compression.min-bytes=-1", "lazysession.compression.min-bytes", "-1",
+            "must be 0 or more", "Set lazysession.compression.min-bytes to 0 or more"),
+        row("lazysession.on-decode-failure=ignore", "lazysession.on-decode-failure", "ignore",
+            "is not a decode failure policy",
+            "Set lazysession.on-decode-failure to drop-attribute (the default), "
+                + "invalidate-session or fail."),
+        row("lazysession.near-cache.max-bytes=-1", "lazysession.near-cache.max-bytes", "-1",
+            "must be 0 or more", "Set it to 0 (no near cache) or a size such as 64MB"),
+        row("lazysession.near-cache.max-bytes=lots", "lazysession.near-cache.max-bytes", "lots",
+            "must be a size with a unit (512B, 64KB, 16MB)",
+            "Set lazysession.near-cache.max-bytes to a size with a unit"),
+        row("lazysession.near-cache.mode=fast", "lazysession.near-cache.mode", "fast",
+            "must be one of validate, track",
+            "Set lazysession.near-cache.mode to one of validate, track"),
+        row("lazysession.near-cache.max-staleness=0ms", "lazysession.near-cache.max-staleness",
+            "0ms", "must be longer than 0",
+            "Set lazysession.near-cache.max-staleness to a duration such as 500ms"),
+        row("lazysession.expiry-grace=-5m", "lazysession.expiry-grace", "-5m", "must be 0 or more",
+            "Set lazysession.expiry-grace to a duration such as 5m"),
+        row("lazysession.cleanup-interval=-10s", "lazysession.cleanup-interval", "-10s",
+            "must be 0 or more", "Set lazysession.cleanup-interval to a duration such as 10s"),
+        row("lazysession.expiry-events=maybe", "lazysession.expiry-events", "maybe",
+            "must be true or false", "Set lazysession.expiry-events to true or false"),
+        row("lazysession.durability.replicas=-1", "lazysession.durability.replicas", "-1",
+            "must be 0 or more", "Set it to 0 (saves wait for no replica, the default)"),
+        row("lazysession.durability.timeout=0s", "lazysession.durability.timeout", "0s",
+            "must be longer than 0",
+            "Set lazysession.durability.timeout to a duration such as 1s"),
+        row("lazysession.durability.replicas=1,lazysession.durability.timeout=5s,"
+                + "spring.data.redis.timeout=2s", "lazysession.durability.timeout", "5s",
+            "must be shorter than spring.data.redis.timeout (2s)",
+            "Set lazysession.durability.timeout below 2s (e.g. half of it), or raise "
+                + "spring.data.redis.timeout."),
+        row("lazysession.max-value-bytes=10B", "lazysession.max-value-bytes", "10B",
+            "must be at least 1KB and below 2GB",
+            "Set lazysession.max-value-bytes between 1KB and 2GB, or remove it for the default "
+                + "(16MB)."),
+        row("lazysession.pack.max-bytes=1MB", "lazysession.pack.max-bytes", "1MB",
+            "must be between 0 and 64KB", "Set it between 0 (every attribute in a field of its "
+                + "own) and 64KB"),
+        row("lazysession.migrate-from=jdbc", "lazysession.migrate-from", "jdbc",
+            "is not a store lazysession can take over from",
+            "Set lazysession.migrate-from=spring-session-data-redis"),
+        row("spring.session.timeout=500ms",
+            "spring.session.timeout or server.servlet.session.timeout", "500ms",
+            "must be at least one second", "Set the session timeout to 1s or more"),
+        row("spring.session.data.redis.flush-mode=later", "spring.session.data.redis.flush-mode",
+            null, "unknown flush mode 'later'", "Use on-save or immediate"));
+  }
+
+  private static Arguments row(String properties, String setting, String value, String reason,
+      String fix) {
+    return Arguments.of(properties, setting, value, reason, fix);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("misconfigurations")
+  void startup_misconfiguration_isAnalyzedNamingPropertyValueAndFix(String properties,
+      String setting, String value, String reason, String fix) {
+    MockEnvironment environment = new MockEnvironment();
+    for (String property : properties.split(",")) {
+      environment.setProperty(property.substring(0, property.indexOf('=')),
+          property.substring(property.indexOf('=') + 1));
+    }
+    runner.withPropertyValues(properties.split(",")).run(context -> {
+      assertThat(context).hasFailed();
+      FailureAnalysis analysis = new LazySessionFailureAnalyzer(environment)
+          .analyze(context.getStartupFailure());
+
+      assertThat(analysis).as("a failure analysis").isNotNull();
+      assertThat(analysis.getDescription())
+          .startsWith("lazysession (Spring Session on Redis) could not start: ")
+          .contains("Setting: " + setting)
+          .contains(reason);
+      if (value != null) {
+        assertThat(analysis.getDescription()).contains("Value: " + value);
+      }
+      assertThat(analysis.getAction()).contains(fix);
+    });
+  }
+}
