@@ -63,6 +63,9 @@ class YamlBindingTest {
         require-serializable: false
         allow-organization-packages: false
         require-redis-at-startup: true
+        session-budget:
+          warn-bytes: 16KB
+          max-bytes: 64KB
       """;
 
   static StandardEnvironment yaml(String document) throws IOException {
@@ -102,6 +105,8 @@ class YamlBindingTest {
     assertThat(properties.requireSerializable()).isFalse();
     assertThat(properties.allowOrganizationPackages()).isFalse();
     assertThat(properties.requireRedisAtStartup()).isTrue();
+    assertThat(properties.sessionBudget().warnBytes()).isEqualTo(DataSize.ofKilobytes(16));
+    assertThat(properties.sessionBudget().maxBytes()).isEqualTo(DataSize.ofKilobytes(64));
   }
 
   /** A property added without a line in {@link #EVERY_PROPERTY} fails here, until it has one. */
