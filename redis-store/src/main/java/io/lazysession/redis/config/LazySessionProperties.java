@@ -233,9 +233,9 @@ public record LazySessionProperties(
    * lazysession.session-budget.*}. None by default.
    *
    * @param warnBytes A save that takes a session's stored size above this is logged, naming the
-   *     largest attributes; once per attribute name.
+   *     largest attributes; once per attribute name. Off by default.
    * @param maxBytes A save that takes a session's stored size above this is refused with an error
-   *     naming the attribute that crossed it; nothing of it is written.
+   *     naming the attribute that crossed it; nothing of it is written. Off by default.
    */
   public record Budget(@Nullable DataSize warnBytes, @Nullable DataSize maxBytes) {
     public Budget {
