@@ -66,6 +66,7 @@ public final class LazyRedisSessionRepository
   private final SessionWriter writer;
   private final @Nullable SpringSessionDataRedisMigration migration;
   private final AttributeSerializer serializer;
+  private final SessionSizeWatch sizes;
 
   LazyRedisSessionRepository(Builder builder, AttributeSerializer serializer,
       SessionConnection connection, NearCache nearCache, @Nullable TrackingConnection tracking) {
@@ -76,6 +77,7 @@ public final class LazyRedisSessionRepository
     this.reader = wired.reader();
     this.writer = wired.writer();
     this.migration = wired.migration();
+    this.sizes = wired.sizes();
   }
 
   /**
@@ -214,6 +216,28 @@ public final class LazyRedisSessionRepository
         shared.expiry()::sweepDue);
   }
 
+  /**
+   * What {@code session} takes in Redis, read from its hash as stored now (one HGETALL, and one
+   * MEMORY USAGE with {@code memoryUsage}): each attribute with where it lives and its bytes, with
+   * whether {@code session} (typically the request's) decoded it, and the session's total. Decodes
+   * every attribute of a copy (never of {@code session}) to give its type and JDK size; for
+   * diagnostics, not for every request. Null when Redis holds no such session (not saved yet).
+   *
+   * @throws SessionStoreUnavailableException when Redis cannot be reached in time
+   */
+  public @Nullable SessionSize measure(LazySession session, boolean memoryUsage) {
+    String id = session.getId();
+    return StoreFailures.translated("measure", id, () -> SessionSizes.measure(id,
+        shared.store().keys().session(id), shared.store().hash(id),
+        memoryUsage ? shared.store().memoryUsage(id) : null, shared.context().serializer(),
+        session.attributeInfo()));
+  }
+
+  /** Tells {@code listener} the stored sizes of each session this repository saves from now on. */
+  public void addSizeListener(SessionSizeListener listener) {
+    sizes.add(Objects.requireNonNull(listener, "listener must not be null"));
+  }
+
   /** What this repository has done so far: loads, saves, round trips, bytes, decode failures... */
   public RepositoryMetrics metrics() {
     return shared.metrics().snapshot();
@@ -328,6 +352,7 @@ public final class LazyRedisSessionRepository
     @Nullable SessionEncryption encryption;
     @Nullable Duration absoluteTimeout;
     @Nullable Duration anonymousTimeout;
+    SessionBudget sessionBudget = SessionBudget.NONE;
 
     private Builder(Connector connector, @Nullable RedisClient client) {
       this.connector = connector;
@@ -505,6 +530,12 @@ public final class LazyRedisSessionRepository
      */
     public Builder requireRedisAtStartup(boolean require) {
       this.requireRedisAtStartup = require;
+      return this;
+    }
+
+    /** Limits on each session's stored size: saves over them logged or refused; none by default. */
+    public Builder sessionBudget(SessionBudget budget) {
+      this.sessionBudget = Objects.requireNonNull(budget, "sessionBudget must not be null");
       return this;
     }
 

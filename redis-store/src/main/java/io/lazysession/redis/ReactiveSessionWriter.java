@@ -38,6 +38,8 @@ final class ReactiveSessionWriter {
   private final PrincipalIndex principals;
   /** Whether sessions go on the expiry schedule (expiry events on); see {@link ExpirySweeper}. */
   private final boolean scheduling;
+  /** Budgets and size listeners, as for {@link SessionWriter}. */
+  private final SessionSizeWatch sizes;
 
   ReactiveSessionWriter(ReactiveRedisSessionStore store, SharedCollaborators shared) {
     this.store = store;
@@ -49,6 +51,7 @@ final class ReactiveSessionWriter {
     this.expiryGrace = shared.expiryGrace();
     this.principals = shared.principals();
     this.scheduling = shared.expiry().scheduling();
+    this.sizes = shared.sizes();
   }
 
   /** Writes a session that is not invalidated, with the principal change the caller resolved. */
@@ -126,8 +129,8 @@ final class ReactiveSessionWriter {
       Duration maxInactive = session.getMaxInactiveInterval();
       // Built here, on the subscribing thread, as the attributes were encoded: making the pack
       // compresses, which is CPU work an event loop should not do, nor load native code for.
-      SaveRequest request =
-          request(SaveMode.CREATE, session, principal, true, writes, List.of());
+      SaveRequest request = request(SaveMode.CREATE, session, principal, true, writes, List.of(),
+          !idChanged); // an id change was checked against the budget before its claim
       // Index entries first, as SessionWriter.writeFull explains.
       Mono<Boolean> added = newPrincipal == null ? Mono.just(false)
           : add(newPrincipal, id, maxInactive);
@@ -166,6 +169,11 @@ final class ReactiveSessionWriter {
   private Mono<Void> changeId(LazySession session, PrincipalChange principal) {
     return Mono.defer(() -> {
       String oldId = session.storedId();
+      if (sizes.refuses()) { // before the old hash is taken, as SessionWriter.changeId
+        sizes.refuseOverBudget(session, SaveRequest.of(SaveMode.CREATE,
+            context.now().toEpochMilli(), session, principal, true, expiryGrace.toMillis(),
+            session.allAttributes(), List.of()));
+      }
       nearCache.invalidate(oldId);
       return claimThenDelete(oldId, now -> store.delete(oldId, now, true))
           // Unpacking decompresses: off Lettuce's event loop, which serves every connection.
@@ -298,7 +306,16 @@ final class ReactiveSessionWriter {
 
   private SaveRequest request(SaveMode mode, LazySession session, PrincipalChange principal,
       boolean withTimeout, Map<String, byte[]> writes, Collection<String> removes) {
-    return SaveRequest.of(mode, context.now().toEpochMilli(), session, principal, withTimeout, expiryGrace.toMillis(),
-        writes, removes);
+    return request(mode, session, principal, withTimeout, writes, removes, true);
+  }
+
+  /** A save, checked against the budget ({@code refuse}: may refuse it) and reported. */
+  private SaveRequest request(SaveMode mode, LazySession session, PrincipalChange principal,
+      boolean withTimeout, Map<String, byte[]> writes, Collection<String> removes,
+      boolean refuse) {
+    SaveRequest request = SaveRequest.of(mode, context.now().toEpochMilli(), session, principal,
+        withTimeout, expiryGrace.toMillis(), writes, removes);
+    sizes.check(session, request, refuse);
+    return request;
   }
 }

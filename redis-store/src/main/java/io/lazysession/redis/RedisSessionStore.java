@@ -315,6 +315,18 @@ final class RedisSessionStore {
     return values;
   }
 
+  /** HGETALL of a session hash, as stored (chunks not joined); empty when missing. To measure. */
+  Map<byte[], byte[]> hash(String id) {
+    metrics.roundTrips.increment();
+    return connection.commands().hgetall(keys.session(id));
+  }
+
+  /** MEMORY USAGE of a session hash (Redis's default sampling); null when missing. To measure. */
+  @Nullable Long memoryUsage(String id) {
+    metrics.roundTrips.increment();
+    return connection.commands().memoryUsage(keys.session(id));
+  }
+
   /** HMGET of creation, last access, max inactive and principal, without touching attributes. */
   SessionMetadata metadata(String id) {
     metrics.roundTrips.increment();

@@ -12,7 +12,7 @@ import org.springframework.session.SessionIdGenerator;
  * @param migration null unless the repository takes over Spring Session Data Redis's sessions
  */
 record RepositoryWiring(SharedCollaborators shared, SessionReader reader, SessionWriter writer,
-    @Nullable SpringSessionDataRedisMigration migration) {
+    @Nullable SpringSessionDataRedisMigration migration, SessionSizeWatch sizes) {
 
   /**
    * Connects as {@code builder} says and builds the repository.
@@ -109,14 +109,15 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
     SessionReader reader = new SessionReader(store, nearCache, metrics, context, migration);
     ExpirySweeper expiry = new ExpirySweeper(store, nearCache, principals, events, metrics,
         builder.clock, builder.cleanupInterval, builder.expiryEvents, policies);
+    SessionSizeWatch sizes = new SessionSizeWatch(builder.sessionBudget, store.keys());
     SessionWriter writer = new SessionWriter(store, nearCache, metrics, principals, expiry, events,
         touch, builder.clock, builder.expiryGrace,
         new SessionWriter.Durability(builder.durabilityReplicas, builder.durabilityTimeout),
-        migration);
+        migration, sizes);
     SharedCollaborators shared = new SharedCollaborators(connection, store, nearCache, metrics,
         context, principals, expiry, events, touch, builder.defaultMaxInactiveInterval,
         builder.expiryGrace, builder.durabilityReplicas, migration != null, ids,
-        tracking);
-    return new RepositoryWiring(shared, reader, writer, migration);
+        tracking, sizes);
+    return new RepositoryWiring(shared, reader, writer, migration, sizes);
   }
 }

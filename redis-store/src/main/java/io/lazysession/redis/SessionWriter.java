@@ -57,11 +57,13 @@ final class SessionWriter {
   private final Durability durability;
   /** Null unless the repository takes over Spring Session Data Redis's sessions. */
   private final @Nullable SpringSessionDataRedisMigration migration;
+  /** Budgets and size listeners: each save is checked as it is made (nothing sent on a refusal). */
+  private final SessionSizeWatch sizes;
 
   SessionWriter(RedisSessionStore store, NearCache nearCache, MetricsRecorder metrics,
       PrincipalIndex principals, ExpirySweeper expiry, SessionEvents events, TouchPolicy touch,
       Clock clock, Duration expiryGrace, Durability durability,
-      @Nullable SpringSessionDataRedisMigration migration) {
+      @Nullable SpringSessionDataRedisMigration migration, SessionSizeWatch sizes) {
     this.store = store;
     this.nearCache = nearCache;
     this.metrics = metrics;
@@ -73,6 +75,7 @@ final class SessionWriter {
     this.expiryGrace = expiryGrace;
     this.durability = durability;
     this.migration = migration;
+    this.sizes = sizes;
   }
 
   /**
@@ -157,11 +160,13 @@ final class SessionWriter {
     // harmless: the sweep and findByPrincipalName clean it up).
     String id = session.getId();
     Duration maxInactive = session.getMaxInactiveInterval();
+    // Checked against the budget before anything is written (an id change: before changeId).
+    SaveRequest request =
+        request(SaveMode.CREATE, session, principal, true, writes, List.of(), !idChanged);
     expiry.scheduleWrite(id, session.getCreationTime(), session.getLastAccessedTime(),
         maxInactive);
     boolean principalAdded = newPrincipal != null && principals.add(newPrincipal, id, maxInactive);
     long epoch = nearCache.epoch();
-    SaveRequest request = request(SaveMode.CREATE, session, principal, true, writes, List.of());
     SaveResult result = write(id, request);
     if (result.version() < 0) {
       if (principalAdded) {
@@ -197,6 +202,10 @@ final class SessionWriter {
    */
   private void changeId(LazySession session, PrincipalChange principal) {
     String oldId = session.storedId();
+    if (sizes.refuses()) { // before the old hash is taken: a refusal leaves the session as it was
+      sizes.refuseOverBudget(session, SaveRequest.of(SaveMode.CREATE, clock.millis(), session,
+          principal, true, expiryGrace.toMillis(), session.allAttributes(), List.of()));
+    }
     nearCache.invalidate(oldId);
     if (migration != null && migration.handles(oldId)) {
       // As a delete does: a take-over of the old id still in flight on another node must not bring
@@ -394,8 +403,17 @@ final class SessionWriter {
 
   private SaveRequest request(SaveMode mode, LazySession session, PrincipalChange principal,
       boolean withTimeout, Map<String, byte[]> writes, Collection<String> removes) {
-    return SaveRequest.of(mode, clock.millis(), session, principal, withTimeout, expiryGrace.toMillis(),
-        writes, removes);
+    return request(mode, session, principal, withTimeout, writes, removes, true);
+  }
+
+  /** A save, checked against the budget ({@code refuse}: may refuse it) and reported. */
+  private SaveRequest request(SaveMode mode, LazySession session, PrincipalChange principal,
+      boolean withTimeout, Map<String, byte[]> writes, Collection<String> removes,
+      boolean refuse) {
+    SaveRequest request = SaveRequest.of(mode, clock.millis(), session, principal, withTimeout,
+        expiryGrace.toMillis(), writes, removes);
+    sizes.check(session, request, refuse);
+    return request;
   }
 
   /** The save script, followed by WAIT when durability is on. */

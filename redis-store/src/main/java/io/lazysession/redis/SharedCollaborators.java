@@ -15,9 +15,11 @@ import org.springframework.session.SessionIdGenerator;
  * @param idGenerator the session id generator, the configured one or the default (the context
  *     uses it too)
  * @param tracking the connection of tracked reads; null when off
+ * @param sizes the session budget and size listeners, for both faces' saves
  */
 record SharedCollaborators(SessionConnection connection, RedisSessionStore store,
     NearCache nearCache, MetricsRecorder metrics, SessionContext context,
     PrincipalIndex principals, ExpirySweeper expiry, SessionEvents events, TouchPolicy touch,
     Duration defaultMaxInactiveInterval, Duration expiryGrace, int durabilityReplicas,
-    boolean migrating, SessionIdGenerator idGenerator, @Nullable TrackingConnection tracking) {}
+    boolean migrating, SessionIdGenerator idGenerator, @Nullable TrackingConnection tracking,
+    SessionSizeWatch sizes) {}

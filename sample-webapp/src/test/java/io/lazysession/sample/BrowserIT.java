@@ -109,6 +109,19 @@ class BrowserIT {
     assertThat(rows).extracting(row -> row.getAttribute("data-attribute"))
         .contains("user", "cart", "purchaseHistory", "SPRING_SECURITY_CONTEXT");
     assertThat(Long.parseLong(driver.findElement(By.id("payload-total")).getText())).isPositive();
+    // The picture: the pack is one bar whose segments are the packed rows of the table, drawn.
+    List<WebElement> packBars = driver.findElements(By.cssSelector("#payload-chart .bar.pack"));
+    assertThat(packBars).hasSize(1);
+    List<String> packedRows = driver.findElements(By.cssSelector("tr.payload-row[data-place=pack]"))
+        .stream().map(row -> row.getAttribute("data-attribute")).toList();
+    List<WebElement> members = packBars.get(0).findElements(By.cssSelector(".segment"));
+    assertThat(members).extracting(segment -> segment.getAttribute("data-attribute"))
+        .containsExactlyInAnyOrderElementsOf(packedRows).contains("user");
+    assertThat(members).allMatch(segment -> segment.getSize().getWidth() > 0
+        && segment.getSize().getHeight() > 0);
+    assertThat(driver.findElements(By.cssSelector("#payload-chart .bar.own"))).isNotEmpty();
+    assertThat(driver.findElement(By.id("payload-layout")).getText())
+        .contains("one hash", "the pack", "in the pack", "fields of their own");
     screenshot("4-payload");
   }
 

@@ -18,8 +18,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The payload page's stored-byte figures are what Redis holds, attribute by attribute: the envelope
- * in the attribute's own field, or in the pack field ({@code #s}) for small ones.
+ * The payload page's figures are what Redis holds, attribute by attribute: the envelope in the
+ * attribute's own field, or in the pack ({@code #s} or its chunks) for small ones; the pack members'
+ * shares add up to the pack's fields, and the total to the whole hash with its key.
  */
 class PayloadBytesIT {
   @RegisterExtension
@@ -37,10 +38,14 @@ class PayloadBytesIT {
       String payload = browser.get(node, "/payload").body();
       String sessionId = SampleNode.find(payload, "id=\"session-id\">([^<]+)<");
       Map<String, Integer> shown = new LinkedHashMap<>();
-      Matcher rows = Pattern.compile("data-attribute=\"([^\"]+)\" data-stored=\"(-?\\d+)\"")
-          .matcher(payload);
+      long packShares = 0;
+      Matcher rows = Pattern.compile("data-attribute=\"([^\"]+)\" data-place=\"(pack|own)\" "
+          + "data-envelope=\"(\\d+)\" data-stored=\"(\\d+)\"").matcher(payload);
       while (rows.find()) {
-        shown.put(rows.group(1), Integer.parseInt(rows.group(2)));
+        shown.put(rows.group(1), Integer.parseInt(rows.group(3)));
+        if (rows.group(2).equals("pack")) {
+          packShares += Long.parseLong(rows.group(4));
+        }
       }
 
       assertThat(shown).containsKeys("user", "cart", "purchaseHistory", "recentlyViewed",
@@ -53,6 +58,22 @@ class PayloadBytesIT {
           client.connect(ByteArrayCodec.INSTANCE)) {
         RedisCommands<byte[], byte[]> raw = connection.sync();
         byte[] pack = pack(raw, key);
+        long packFields = 0;
+        long attributeFields = 0;
+        for (byte[] field : raw.hkeys(key)) {
+          String name = new String(field, StandardCharsets.UTF_8);
+          long bytes = field.length + raw.hstrlen(key, field);
+          if (name.matches("#s\\d*")) {
+            packFields += bytes;
+          }
+          if (!name.equals("#") && !name.equals("#p")) {
+            attributeFields += bytes;
+          }
+        }
+        // The pack's members share its stored bytes (field names and values) exactly.
+        assertThat(packShares).isEqualTo(packFields).isPositive();
+        assertThat(SampleNode.find(payload, "id=\"payload-attributes\">(\\d+)<"))
+            .isEqualTo(Long.toString(attributeFields));
         Map<String, byte[]> packed =
             pack == null ? Map.of() : AttributeSerializer.builder().build().unpack(pack);
         for (String field : shown.keySet()) {

@@ -20,6 +20,7 @@ import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurationPackages;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
@@ -53,8 +54,9 @@ import org.springframework.session.web.http.SessionRepositoryFilter;
  *       {@code spring.session.timeout} (else {@code server.servlet.session.timeout}), and
  *       {@code spring.session.data.redis.*} honoured or refused ({@link SpringSessionRedisProperties}).
  *   <li>{@link LazySessionRepositoryCustomizer} beans adjust the builder last.
- *   <li>With Micrometer: counters, find/save timers ({@link TimedSessionRepository}, the primary
- *       {@code SessionRepository}). With Boot's health support: a {@code lazysession} health
+ *   <li>With Micrometer: counters, size summaries, find/save timers ({@link TimedSessionRepository},
+ *       the primary {@code SessionRepository}); with the actuator too, the {@value
+ *       LazySessionSizesEndpoint#ID} endpoint (largest attributes). With Boot's health support: a {@code lazysession} health
  *       contribution that checks the store's own connection.
  * </ul>
  *
@@ -181,6 +183,20 @@ public class LazySessionAutoConfiguration {
     @Primary
     TimedSessionRepository timedSessionRepository(LazyRedisSessionRepository repository) {
       return new TimedSessionRepository(repository);
+    }
+  }
+
+  /** The {@value LazySessionSizesEndpoint#ID} actuator endpoint, with Micrometer and actuator. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = {"io.micrometer.core.instrument.binder.MeterBinder",
+      "org.springframework.boot.actuate.endpoint.annotation.Endpoint"})
+  static class SizesEndpointConfiguration {
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnAvailableEndpoint(LazySessionSizesEndpoint.class)
+    LazySessionSizesEndpoint lazySessionSizesEndpoint(LazySessionMetrics metrics,
+        LazyRedisSessionRepository repository) {
+      return new LazySessionSizesEndpoint(metrics, repository.namespace());
     }
   }
 

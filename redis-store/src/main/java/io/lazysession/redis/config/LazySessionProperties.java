@@ -5,6 +5,7 @@ import io.lazysession.redis.EncryptionKey;
 import io.lazysession.redis.EncryptionKeySource;
 import io.lazysession.redis.LazyRedisSessionRepository;
 import io.lazysession.redis.SessionEncryption;
+import io.lazysession.redis.SessionBudget;
 import io.lazysession.serializer.AttributeSerializer;
 import io.lazysession.serializer.ClassAllowList;
 import io.lazysession.serializer.codec.CodecKind;
@@ -93,6 +94,7 @@ import org.springframework.util.unit.DataSize;
  * @param anonymousTimeout The idle timeout of a session without a principal (visitors and bots that
  *     never sign in); the save that sets a principal gives it the session timeout. Shorter than the
  *     session timeout; whole seconds. Off by default (the session timeout applies).
+ * @param sessionBudget Limits on what one session takes in Redis.
  */
 @ConfigurationProperties(LazySessionProperties.PREFIX)
 public record LazySessionProperties(
@@ -123,7 +125,8 @@ public record LazySessionProperties(
     @DefaultValue("false") boolean requireRedisAtStartup,
     @DefaultValue Encryption encryption,
     @DurationUnit(ChronoUnit.SECONDS) @Nullable Duration absoluteTimeout,
-    @DurationUnit(ChronoUnit.SECONDS) @Nullable Duration anonymousTimeout) {
+    @DurationUnit(ChronoUnit.SECONDS) @Nullable Duration anonymousTimeout,
+    @DefaultValue Budget sessionBudget) {
 
   public static final String PREFIX = "lazysession";
   static final String DEFAULT_CODEC = "kryo";
@@ -303,6 +306,34 @@ public record LazySessionProperties(
     public String toString() {
       return "Encryption[keys=" + (keys == null ? "none" : "(set)") + ", acceptUnprotected="
           + acceptUnprotected + ", writeUnprotected=" + writeUnprotected + "]";
+    }
+  }
+
+  /**
+   * Limits on one session's stored size (key, field names and values), {@code
+   * lazysession.session-budget.*}. None by default.
+   *
+   * @param warnBytes A save that takes a session's stored size above this is logged, naming the
+   *     largest attributes; once per attribute name. Off by default.
+   * @param maxBytes A save that takes a session's stored size above this is refused with an error
+   *     naming the attribute that crossed it; nothing of it is written. Off by default.
+   */
+  public record Budget(@Nullable DataSize warnBytes, @Nullable DataSize maxBytes) {
+    public Budget {
+      if (warnBytes != null && warnBytes.toBytes() <= 0) {
+        throw new IllegalArgumentException(PREFIX + ".session-budget.warn-bytes must be > 0, was "
+            + warnBytes);
+      }
+      if (maxBytes != null && maxBytes.toBytes() <= 0) {
+        throw new IllegalArgumentException(PREFIX + ".session-budget.max-bytes must be > 0, was "
+            + maxBytes);
+      }
+    }
+
+    /** What {@code Builder.sessionBudget} is given. */
+    SessionBudget toBudget() {
+      return new SessionBudget(warnBytes == null ? null : warnBytes.toBytes(),
+          maxBytes == null ? null : maxBytes.toBytes());
     }
   }
 

@@ -155,6 +155,7 @@ final class RepositoryFactory {
         .nearCacheMaxBytes(properties.nearCache().maxBytes().toBytes())
         .nearCacheTracking(properties.nearCache().tracking())
         .durability(properties.durability().replicas(), properties.durability().timeout())
+        .sessionBudget(properties.sessionBudget().toBudget())
         .eventPublisher(request.events())
         .requireRedisAtStartup(properties.requireRedisAtStartup())
         .absoluteTimeout(properties.absoluteTimeout())

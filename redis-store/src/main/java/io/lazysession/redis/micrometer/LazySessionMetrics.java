@@ -7,6 +7,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import java.util.List;
 import java.util.Objects;
 import java.util.function.ToDoubleFunction;
 import org.jspecify.annotations.Nullable;
@@ -17,6 +18,14 @@ import org.jspecify.annotations.Nullable;
  * The counters read the repository's own counters when scraped; nothing is recorded twice. The
  * find and save timers are {@link TimedSessionRepository}'s.
  *
+ * <p>Sizes, recorded as each save is made ({@link LazyRedisSessionRepository#addSizeListener}):
+ * distribution summaries {@code lazysession.session.stored.bytes} (each saved session's stored
+ * size) and {@code lazysession.attribute.stored.bytes} (each attribute of it; tag {@code
+ * attribute}). The attribute tag is bounded: a name has its own value while it is among the {@code
+ * maxAttributeNames} largest seen on this node (by its largest sample; a larger newcomer displaces
+ * the smallest, whose summary is removed), every other sample is {@code attribute=other}: at most
+ * {@code maxAttributeNames + 1} values at any time. {@link #largestAttributes()} lists the ranking.
+ *
  * <pre>{@code
  * new LazySessionMetrics(repository).bindTo(meterRegistry);
  * }</pre>
@@ -24,15 +33,52 @@ import org.jspecify.annotations.Nullable;
  * <p>Thread-safe.
  */
 public final class LazySessionMetrics implements MeterBinder {
+  /** Default of the number of attribute names with summaries of their own. */
+  public static final int DEFAULT_MAX_ATTRIBUTE_NAMES = 20;
+
   private final LazyRedisSessionRepository repository;
+  private final int maxAttributeNames;
+  private volatile @Nullable AttributeSizeSummaries sizes;
 
   public LazySessionMetrics(LazyRedisSessionRepository repository) {
+    this(repository, DEFAULT_MAX_ATTRIBUTE_NAMES);
+  }
+
+  /** With at most {@code maxAttributeNames} attribute names tagged by name (the rest: other). */
+  public LazySessionMetrics(LazyRedisSessionRepository repository, int maxAttributeNames) {
     this.repository = Objects.requireNonNull(repository, "repository must not be null");
+    if (maxAttributeNames < 1) {
+      throw new IllegalArgumentException("maxAttributeNames must be >= 1, was "
+          + maxAttributeNames);
+    }
+    this.maxAttributeNames = maxAttributeNames;
+  }
+
+  /**
+   * One attribute name among the largest seen on this node since the metrics were bound.
+   *
+   * @param name the attribute name
+   * @param largestBytes the largest stored bytes recorded for it
+   * @param samples how many saves recorded it since it entered the ranking
+   */
+  public record LargestAttribute(String name, long largestBytes, long samples) {}
+
+  /**
+   * The attribute names with summaries of their own, largest first (of the registry bound last);
+   * empty before {@link #bindTo}.
+   */
+  public List<LargestAttribute> largestAttributes() {
+    AttributeSizeSummaries bound = sizes;
+    return bound == null ? List.of() : bound.largest();
   }
 
   @Override
   public void bindTo(MeterRegistry registry) {
     Tags tags = Tags.of("namespace", repository.namespace());
+    AttributeSizeSummaries summaries =
+        new AttributeSizeSummaries(registry, tags, maxAttributeNames);
+    repository.addSizeListener(summaries);
+    sizes = summaries;
     counter(registry, tags, "lazysession.loads", "sessions loaded from Redis", null,
         RepositoryMetrics::loads);
     counter(registry, tags, "lazysession.near.cache.hits",

@@ -69,6 +69,9 @@ class YamlBindingTest {
           write-unprotected: false
         absolute-timeout: 8h
         anonymous-timeout: 2m
+        session-budget:
+          warn-bytes: 16KB
+          max-bytes: 64KB
       """;
 
   static StandardEnvironment yaml(String document) throws IOException {
@@ -113,6 +116,8 @@ class YamlBindingTest {
     assertThat(properties.encryption().writeUnprotected()).isFalse();
     assertThat(properties.absoluteTimeout()).isEqualTo(Duration.ofHours(8));
     assertThat(properties.anonymousTimeout()).isEqualTo(Duration.ofMinutes(2));
+    assertThat(properties.sessionBudget().warnBytes()).isEqualTo(DataSize.ofKilobytes(16));
+    assertThat(properties.sessionBudget().maxBytes()).isEqualTo(DataSize.ofKilobytes(64));
   }
 
   /** A property added without a line in {@link #EVERY_PROPERTY} fails here, until it has one. */

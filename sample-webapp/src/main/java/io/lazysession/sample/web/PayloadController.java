@@ -1,8 +1,8 @@
 package io.lazysession.sample.web;
 
-import io.lazysession.redis.AttributeInfo;
 import io.lazysession.redis.LazyRedisSessionRepository;
 import io.lazysession.redis.LazySession;
+import io.lazysession.redis.SessionSize;
 import io.lazysession.serializer.AttributeSerializer;
 import io.lazysession.serializer.SerializationException;
 import io.lazysession.serializer.measure.PayloadMeter;
@@ -14,13 +14,17 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import org.springframework.stereotype.Controller;
 import org.springframework.ui.Model;
 import org.springframework.web.bind.annotation.GetMapping;
 
 /**
- * Shows what the current session costs: per attribute, its type, the bytes Redis holds for it, what it
- * would take under each codec and compression, and whether this request inflated it.
+ * Shows what the current session costs, from {@link LazyRedisSessionRepository#measure}: per
+ * attribute, where it lives (the pack or a field of its own), its bytes as encoded, as an envelope
+ * and as stored, what Spring Session Data Redis would store for it, and whether this request
+ * inflated it; the session's total and Redis's MEMORY USAGE; as a table and as bars. The codec
+ * columns are what the same value would take under each codec and compression (PayloadMeter).
  */
 @Controller
 class PayloadController {
@@ -40,46 +44,43 @@ class PayloadController {
     model.addAttribute("sessionId", session.getId());
     model.addAttribute("csrf", ShopController.csrfToken());
     model.addAttribute("node", "node :" + request.getLocalPort());
-    Map<String, AttributeInfo> inflated = new LinkedHashMap<>();
-    LazySession.current().ifPresent(current ->
-        current.attributeInfo().forEach(info -> inflated.put(info.name(), info)));
-
-    // The stored bytes and the values come from a separate copy, so that measuring (which decodes
-    // every attribute) does not change what this request inflated.
-    LazySession stored = repository.findById(session.getId());
-    List<Row> rows = new ArrayList<>();
-    model.addAttribute("rows", rows);
     model.addAttribute("choices", meter.choices().stream().map(PayloadMeter.Choice::label).toList());
     model.addAttribute("metrics", asMap(repository.metrics()));
-    if (stored == null) {
-      model.addAttribute("report", null);
+    LazySession current = LazySession.current().orElse(null);
+    SessionSize size = current == null ? null : repository.measure(current, true);
+    model.addAttribute("size", size);
+    if (size == null) {
       return "payload";
     }
+    // The values for the codec columns come from a separate copy, so that decoding them does not
+    // change what this request inflated.
+    LazySession copy = repository.findById(session.getId());
     Map<String, Object> values = new LinkedHashMap<>();
-    Map<String, Integer> storedBytes = new LinkedHashMap<>();
     List<String> undecodable = new ArrayList<>();
-    for (AttributeInfo info : stored.attributeInfo()) {
-      storedBytes.put(info.name(), info.storedBytes());
+    for (SessionSize.AttributeSize attribute : size.attributes()) {
       try {
-        Object value = stored.getAttribute(info.name());
+        Object value = copy == null ? null : copy.getAttribute(attribute.name());
         if (value != null) {
-          values.put(info.name(), value);
+          values.put(attribute.name(), value);
         }
       } catch (SerializationException e) {
-        undecodable.add(info.name() + ": " + e.getMessage());
+        undecodable.add(attribute.name() + ": " + e.getMessage());
       }
     }
     PayloadReport report = meter.measure(values);
-    long totalStored = 0;
-    for (PayloadReport.AttributeReport attribute : report.attributes()) {
-      int bytes = storedBytes.getOrDefault(attribute.name(), -1);
-      totalStored += Math.max(bytes, 0);
-      AttributeInfo info = inflated.get(attribute.name());
-      rows.add(new Row(attribute.name(), attribute.type(), bytes,
-          info != null && info.inflated(), attribute.figures()));
+    Map<String, List<PayloadReport.Figures>> figures = new LinkedHashMap<>();
+    report.attributes().forEach(a -> figures.put(a.name(), a.figures()));
+    List<Row> rows = new ArrayList<>();
+    for (SessionSize.AttributeSize attribute : size.attributes()) {
+      rows.add(new Row(attribute, figures.getOrDefault(attribute.name(), List.of())));
     }
+    model.addAttribute("rows", rows);
     model.addAttribute("report", report);
-    model.addAttribute("totalStored", totalStored);
+    model.addAttribute("chart", PayloadChart.of(size));
+    model.addAttribute("packed", size.attributes().stream()
+        .filter(a -> a.place() == SessionSize.Place.PACK).count());
+    model.addAttribute("own", size.attributes().stream()
+        .filter(a -> a.place() == SessionSize.Place.OWN_FIELD).count());
     model.addAttribute("undecodable", undecodable);
     return "payload";
   }
@@ -97,13 +98,25 @@ class PayloadController {
     return values;
   }
 
-  /** One line of the page. */
-  record Row(String name, String type, int storedBytes, boolean inflated,
-      List<PayloadReport.Figures> figures) {
+  /** One line of the table: the measured attribute and its figures under each codec choice. */
+  record Row(SessionSize.AttributeSize size, List<PayloadReport.Figures> figures) {
+    public String name() {
+      return size.name();
+    }
 
-    /** The class name without its package, for display. */
+    public boolean packed() {
+      return size.place() == SessionSize.Place.PACK;
+    }
+
+    /** The class name without its package, for display; "?" when this node cannot decode it. */
     public String simpleType() {
-      return type.substring(type.lastIndexOf('.') + 1);
+      @Nullable String type = size.type();
+      return type == null ? "?" : type.substring(type.lastIndexOf('.') + 1);
+    }
+
+    /** The pack share as a percentage, one decimal. */
+    public String share() {
+      return String.format(java.util.Locale.ROOT, "%.1f%%", size.packShare() * 100);
     }
   }
 }
