@@ -230,7 +230,7 @@ public final class LazyRedisSessionRepository
     return StoreFailures.translated("measure", id, () -> SessionSizes.measure(id,
         shared.store().keys().session(id), shared.store().hash(id),
         memoryUsage ? shared.store().memoryUsage(id) : null, shared.context().serializer(),
-        session.attributeInfo()));
+        session.attributeInfo(), shared.store().protection()));
   }
 
   /** Tells {@code listener} the stored sizes of each session this repository saves from now on. */

@@ -30,9 +30,12 @@ final class SessionSizes {
    * The session {@code hash} holds (field name to value, as HGETALL answers), or null when it is
    * empty. Values are decoded with {@code serializer} to learn their type and their size in JDK
    * serialization; one that cannot be decoded here is reported with type null and JDK size -1.
+   * With encryption keys ({@code protection}), stored sizes are those of the sealed bytes Redis
+   * holds, and values are opened to be decoded; one that cannot be opened here counts as stored.
    */
   static @Nullable SessionSize measure(String id, byte[] key, Map<byte[], byte[]> hash,
-      @Nullable Long memoryUsage, AttributeSerializer serializer, List<AttributeInfo> request) {
+      @Nullable Long memoryUsage, AttributeSerializer serializer, List<AttributeInfo> request,
+      ValueProtection protection) {
     if (hash.isEmpty()) {
       return null;
     }
@@ -69,10 +72,17 @@ final class SessionSizes {
       }
     }
     List<SessionSize.AttributeSize> attributes = new ArrayList<>();
-    own.forEach((name, envelope) -> attributes.add(attribute(name, SessionSize.Place.OWN_FIELD,
-        envelope, utf8Length(SessionKeys.attributeField(name)) + envelope.length, 0,
-        serializer, jdk, inflated)));
-    byte[] packed = pack.pack();
+    ValueProtection.SessionValues values = protection.of(id);
+    own.forEach((name, stored) -> {
+      byte[] envelope = values.attribute(name, stored);
+      attributes.add(attribute(name, SessionSize.Place.OWN_FIELD,
+          envelope == null ? stored : envelope,
+          utf8Length(SessionKeys.attributeField(name)) + stored.length, 0, serializer, jdk,
+          inflated));
+    });
+    byte[] sealed = pack.pack();
+    byte[] packed = sealed == null || !protection.enabled() ? sealed
+        : protection.open(id, StoredPack.FIELD, sealed);
     if (packed != null) {
       Map<String, byte[]> members = new LinkedHashMap<>(unpack(serializer, packed));
       members.keySet().removeAll(own.keySet()); // an own field shadows its pack entry

@@ -136,6 +136,30 @@ class SessionSizeIT {
     assertThat(size.memoryUsage()).isEqualTo(nodes.raw().memoryUsage(nodes.sessionKey(id)));
   }
 
+  /** With encryption keys, the sizes are those of the sealed bytes Redis holds. */
+  @ParameterizedTest
+  @ValueSource(booleans = {false, true})
+  void measure_withEncryptionKeys_storedNumbersAreTheSealedBytesRedisHolds(boolean compressed) {
+    byte[] secret = new byte[32];
+    new Random(7).nextBytes(secret);
+    nodes.configure(b -> b.serializer(serializer(compressed)).encryption(SessionEncryption
+        .builder().keys(EncryptionKey.parseList("k1:"
+            + java.util.Base64.getEncoder().encodeToString(secret))).build()));
+    LazySession session = saved(Map.of("user", "ada", "visits", 42, "upload", large()));
+    String id = session.getId();
+
+    SessionSize size = nodes.a().measure(session, true);
+
+    assertThat(size.attribute("upload").place()).isEqualTo(SessionSize.Place.OWN_FIELD);
+    assertThat(size.attribute("upload").storedBytes())
+        .isEqualTo("upload".length() + hstrlen(id, "upload"));
+    assertThat(size.attribute("user").place()).isEqualTo(SessionSize.Place.PACK);
+    assertThat(size.packBytes()).isEqualTo(hstrlen(id, "#s"));
+    assertThat(packMembersStored(size)).isEqualTo("#s".length() + hstrlen(id, "#s"));
+    assertThat(size.storedBytes()).isEqualTo(storedInRedis(id));
+    assertThat(size.memoryUsage()).isEqualTo(nodes.raw().memoryUsage(nodes.sessionKey(id)));
+  }
+
   @Test
   void measure_withoutMemoryUsage_sendsNoMemoryCommandAndReportsNull() {
     LazySession session = saved(Map.of("user", "ada"));
