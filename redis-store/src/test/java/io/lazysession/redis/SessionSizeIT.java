@@ -136,15 +136,46 @@ class SessionSizeIT {
     assertThat(size.memoryUsage()).isEqualTo(nodes.raw().memoryUsage(nodes.sessionKey(id)));
   }
 
-  /** With encryption keys, the sizes are those of the sealed bytes Redis holds. */
-  @ParameterizedTest
-  @ValueSource(booleans = {false, true})
-  void measure_withEncryptionKeys_storedNumbersAreTheSealedBytesRedisHolds(boolean compressed) {
+  /** Nodes that seal what they store with a key of their own. */
+  void configureWithKeys(boolean compressed) {
     byte[] secret = new byte[32];
     new Random(7).nextBytes(secret);
     nodes.configure(b -> b.serializer(serializer(compressed)).encryption(SessionEncryption
         .builder().keys(EncryptionKey.parseList("k1:"
             + java.util.Base64.getEncoder().encodeToString(secret))).build()));
+  }
+
+  @ParameterizedTest
+  @ValueSource(booleans = {false, true})
+  void measure_packInChunksWithEncryptionKeys_sharesAddUpToTheSealedChunks(boolean compressed) {
+    configureWithKeys(compressed);
+    LazySession session = saved(Map.of("user", "ada", "visits", 42, "theme", "dark"));
+    String id = session.getId();
+
+    SessionSize size = nodes.a().measure(session, true);
+
+    List<String> chunks = packFields(id);
+    assertThat(chunks).hasSizeGreaterThan(1).allMatch(f -> f.matches("#s\\d+"));
+    long chunkValues = 0;
+    long chunkNames = 0;
+    for (String chunk : chunks) {
+      chunkValues += hstrlen(id, chunk);
+      chunkNames += chunk.length();
+    }
+    assertThat(size.packBytes()).isEqualTo(chunkValues);
+    assertThat(packMembersStored(size)).isEqualTo(chunkValues + chunkNames);
+    assertThat(size.attributes()).hasSize(3)
+        .allMatch(a -> a.place() == SessionSize.Place.PACK && a.storedBytes() > 0
+            && a.type() != null);
+    assertThat(size.storedBytes()).isEqualTo(storedInRedis(id));
+    assertThat(size.memoryUsage()).isEqualTo(nodes.raw().memoryUsage(nodes.sessionKey(id)));
+  }
+
+  /** With encryption keys, the sizes are those of the sealed bytes Redis holds. */
+  @ParameterizedTest
+  @ValueSource(booleans = {false, true})
+  void measure_withEncryptionKeys_storedNumbersAreTheSealedBytesRedisHolds(boolean compressed) {
+    configureWithKeys(compressed);
     LazySession session = saved(Map.of("user", "ada", "visits", 42, "upload", large()));
     String id = session.getId();
 
