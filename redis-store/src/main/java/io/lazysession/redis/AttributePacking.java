@@ -223,6 +223,18 @@ final class AttributePacking {
     return new Placement(fieldWrites, fieldRemoves, null);
   }
 
+  /**
+   * Waits a random while, longer as {@code attempt} grows (at most about 1.6 ms), before a blocking
+   * save tries again after its pack was rewritten twice in a row: writers that keep colliding on one
+   * session then spread out, so that none of them (the one with the largest pack to rebase, say) is
+   * starved until it gives up.
+   */
+  static void backOff(int attempt) {
+    long bound = Math.min(attempt, 16) * 100_000L;
+    java.util.concurrent.locks.LockSupport.parkNanos(
+        java.util.concurrent.ThreadLocalRandom.current().nextLong(bound));
+  }
+
   /** A save whose pack other requests rewrote at every one of its attempts. */
   static SessionStoreException unsettled(String id) {
     return new SessionStoreException("save", id, "other requests rewrote the session's attribute "

@@ -396,6 +396,9 @@ final class SessionWriter {
       if (attempt >= AttributePacking.MAX_ATTEMPTS) {
         throw AttributePacking.unsettled(id);
       }
+      if (attempt > 1) {
+        AttributePacking.backOff(attempt);
+      }
       sending = sending.with(AttributePacking.rebase(session.serializer(), session.protection(), id,
           sending.placement(), result.currentPack()));
     }
