@@ -585,6 +585,14 @@ public final class LazyRedisSessionRepository
      */
     public LazyRedisSessionRepository build() {
       TouchPolicy.check(touchInterval, defaultMaxInactiveInterval);
+      if (migrateFrom != null && encryption != null && !encryption.acceptUnprotected()) {
+        // SSDR's sessions are unprotected by nature: reading them would let anyone who can write
+        // to Redis plant one, which the take-over would then seal.
+        throw new IllegalStateException("taking sessions over from Spring Session Data Redis "
+            + "(lazysession.migrate-from) reads unprotected values, which "
+            + "lazysession.encryption.accept-unprotected=false refuses: finish the migration and "
+            + "remove migrate-from, or keep accept-unprotected=true until then");
+      }
       return RepositoryWiring.open(this);
     }
   }

@@ -142,4 +142,19 @@ class BuilderTest {
         .hasMessageContaining("lazysession cannot connect to Redis")
         .hasMessageContaining("127.0.0.1");
   }
+
+  @Test
+  void build_migrationWithOnlyProtectedValuesAccepted_failsSayingWhatToChange() {
+    SessionEncryption protectedOnly = SessionEncryption.builder()
+        .keys(EncryptionKey.parseList("k1:" + java.util.Base64.getEncoder()
+            .encodeToString(new byte[32])))
+        .acceptUnprotected(false).build();
+
+    assertThatThrownBy(() -> LazyRedisSessionRepository.builder(client)
+        .encryption(protectedOnly).migrateFrom(SpringSessionDataRedis.defaults()).build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("lazysession.migrate-from")
+        .hasMessageContaining("lazysession.encryption.accept-unprotected=false")
+        .hasMessageContaining("keep accept-unprotected=true");
+  }
 }
