@@ -526,8 +526,7 @@ final class RedisSessionStore {
     byte[][] scriptKeys = {ssdrKey, claimKey};
     List<Object> answer = eval(connection.commands(), RedisScript.FIND_SSDR_ONLY,
         ScriptOutputType.MULTI, scriptKeys);
-    Map<byte[], byte[]> hash = answer == null ? null
-        : ScriptReplies.ssdrHash(List.of(utf8("#ssdr"), answer));
+    Map<byte[], byte[]> hash = ScriptReplies.hashFields(answer);
     if (hash == null) {
       return Map.of();
     }

@@ -221,13 +221,21 @@ final class ScriptReplies {
     if (outcome == SsdrClaimOutcome.GONE || outcome == SsdrClaimOutcome.TAKEN) {
       return new SsdrClaim(outcome, null);
     }
-    return new SsdrClaim(outcome, ssdrHash(List.of("#ssdr".getBytes(UTF_8), answer.get(1))));
+    return new SsdrClaim(outcome, hashFields(answer.get(1)));
   }
 
   /** find-ssdr.lua's fallback answer, {@code #ssdr} and Spring Session Data Redis's hash; else null. */
   static @Nullable Map<byte[], byte[]> ssdrHash(List<Object> answer) {
     if (answer.size() != 2 || !(answer.get(0) instanceof byte[] marker)
-        || !"#ssdr".equals(new String(marker, UTF_8)) || !(answer.get(1) instanceof List<?> hash)) {
+        || !"#ssdr".equals(new String(marker, UTF_8))) {
+      return null;
+    }
+    return hashFields(answer.get(1));
+  }
+
+  /** An HGETALL-shaped list (name, value, name, value...) as a map; null when it is no list. */
+  static @Nullable Map<byte[], byte[]> hashFields(@Nullable Object answer) {
+    if (!(answer instanceof List<?> hash)) {
       return null;
     }
     Map<byte[], byte[]> fields = new LinkedHashMap<>();

@@ -103,16 +103,8 @@ final class SpringSessionDataRedisMigration {
    * Attributes are not decoded.
    */
   @Nullable SsdrSession find(String id) {
-    Map<byte[], byte[]> hash = store.ssdrHash(layout.session(id), claimKey(id));
-    if (hash == null || hash.isEmpty()) {
-      return null;
-    }
-    long bytes = 0;
-    for (Map.Entry<byte[], byte[]> field : hash.entrySet()) {
-      bytes += field.getKey().length + (field.getValue() == null ? 0 : field.getValue().length);
-    }
-    metrics.bytesRead.add(bytes);
-    return read(id, hash);
+    Map<byte[], byte[]> hash = store.ssdrHash(layout.session(id), claimKey(id)); // counts bytes
+    return hash.isEmpty() ? null : read(id, hash);
   }
 
   /** Parses SSDR's hash of {@code id}; null (warned about once) when it cannot be read. */
