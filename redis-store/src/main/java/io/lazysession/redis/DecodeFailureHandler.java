@@ -14,7 +14,7 @@ import org.slf4j.LoggerFactory;
  * (out of memory, stack overflow) says nothing about the bytes: it propagates to the caller and the
  * attribute stays as it was, its stored bytes untouched.
  */
-final class DecodeFailureHandler {
+final class DecodeFailureHandler implements SessionContext.DecodeFailures {
   private static final Logger log = LoggerFactory.getLogger(DecodeFailureHandler.class);
 
   /** Refused classes this repository already reported; bounded so that it cannot grow without end. */
@@ -29,7 +29,9 @@ final class DecodeFailureHandler {
     this.metrics = metrics;
   }
 
-  void decodeFailed(LazySession session, String attributeName, SerializationException failure) {
+  @Override
+  public void decodeFailed(LazySession session, String attributeName,
+      SerializationException failure) {
     rethrowError(failure);
     metrics.decodeFailures.increment();
     String what = failure instanceof ClassNotAllowedException notAllowed

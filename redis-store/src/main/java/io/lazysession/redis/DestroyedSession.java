@@ -2,7 +2,6 @@ package io.lazysession.redis;
 
 import io.lazysession.serializer.AttributeSerializer;
 import io.lazysession.serializer.ClassNotAllowedException;
-import io.lazysession.serializer.SerializationException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -64,55 +63,26 @@ final class DestroyedSession implements Session {
   /** As {@link #context(AttributeSerializer, Clock, MetricsRecorder)}, with protection. */
   static SessionContext context(AttributeSerializer serializer, ValueProtection protection,
       Clock clock, MetricsRecorder metrics) {
-    return new SessionContext() {
-      @Override
-      public AttributeSerializer serializer() {
-        return serializer;
-      }
-
-      @Override
-      public ValueProtection protection() {
-        return protection;
-      }
-
-      @Override
-      public String newSessionId() {
-        // Never asked: changeSessionId is not delegated to the attributes' session.
-        return java.util.UUID.randomUUID().toString();
-      }
-
-      @Override
-      public Instant now() {
-        return clock.instant();
-      }
-
-      @Override
-      public void decodeFailed(LazySession session, String attributeName,
-          SerializationException failure) {
-        for (Throwable cause = failure.getCause(); cause != null; cause = cause.getCause()) {
-          if (cause instanceof VirtualMachineError error) {
-            throw error;
+    return SessionContext.of(serializer, protection, DestroyedSession::neverAsked, clock,
+        (session, attributeName, failure) -> {
+          for (Throwable cause = failure.getCause(); cause != null; cause = cause.getCause()) {
+            if (cause instanceof VirtualMachineError error) {
+              throw error;
+            }
           }
-        }
-        metrics.decodeFailures.increment();
-        String what = failure instanceof ClassNotAllowedException notAllowed
-            ? "class " + notAllowed.className() + " is not allowed"
-            : failure.getClass().getSimpleName() + ": " + failure.getMessage();
-        log.warn("Attribute '{}' of the deleted or expired session {} reads as null for the event "
-            + "listener: {}", attributeName, session.getId(), what);
-        session.hideAttribute(attributeName);
-      }
+          metrics.decodeFailures.increment();
+          String what = failure instanceof ClassNotAllowedException notAllowed
+              ? "class " + notAllowed.className() + " is not allowed"
+              : failure.getClass().getSimpleName() + ": " + failure.getMessage();
+          log.warn("Attribute '{}' of the deleted or expired session {} reads as null for the "
+              + "event listener: {}", attributeName, session.getId(), what);
+          session.hideAttribute(attributeName);
+        }, null); // never saved: no flush
+  }
 
-      @Override
-      public void changed(LazySession session) {
-        // never saved
-      }
-
-      @Override
-      public boolean flushesImmediately() {
-        return false;
-      }
-    };
+  /** Never asked: changeSessionId is not delegated to the attributes' session. */
+  private static String neverAsked() {
+    return java.util.UUID.randomUUID().toString();
   }
 
   /** The stored principal name, without decoding anything; null when none was stored. */

@@ -37,22 +37,28 @@ interface SessionContext {
     return SessionPolicies.NONE;
   }
 
+  /** What a context does when a stored attribute cannot be decoded ({@link #decodeFailed}). */
+  @FunctionalInterface
+  interface DecodeFailures {
+    void decodeFailed(LazySession session, String attributeName, SerializationException failure);
+  }
+
   /** A context without value protection nor session policies. */
   static SessionContext of(AttributeSerializer serializer, SessionIdGenerator ids, Clock clock,
-      DecodeFailureHandler failures, @Nullable Consumer<LazySession> flush) {
+      DecodeFailures failures, @Nullable Consumer<LazySession> flush) {
     return of(serializer, ValueProtection.NONE, ids, clock, failures, flush, SessionPolicies.NONE);
   }
 
   /** A context without value protection. */
   static SessionContext of(AttributeSerializer serializer, SessionIdGenerator ids, Clock clock,
-      DecodeFailureHandler failures, @Nullable Consumer<LazySession> flush,
+      DecodeFailures failures, @Nullable Consumer<LazySession> flush,
       SessionPolicies policies) {
     return of(serializer, ValueProtection.NONE, ids, clock, failures, flush, policies);
   }
 
   /** A context without session policies. */
   static SessionContext of(AttributeSerializer serializer, ValueProtection protection,
-      SessionIdGenerator ids, Clock clock, DecodeFailureHandler failures,
+      SessionIdGenerator ids, Clock clock, DecodeFailures failures,
       @Nullable Consumer<LazySession> flush) {
     return of(serializer, protection, ids, clock, failures, flush, SessionPolicies.NONE);
   }
@@ -64,7 +70,7 @@ interface SessionContext {
    *     when sessions are saved at the end of the request only
    */
   static SessionContext of(AttributeSerializer serializer, ValueProtection protection,
-      SessionIdGenerator ids, Clock clock, DecodeFailureHandler failures,
+      SessionIdGenerator ids, Clock clock, DecodeFailures failures,
       @Nullable Consumer<LazySession> flush, SessionPolicies policies) {
     return new SessionContext() {
       @Override

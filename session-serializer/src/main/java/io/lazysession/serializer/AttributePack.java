@@ -8,9 +8,6 @@ import io.lazysession.serializer.compress.ZstdCompressor;
 import io.lazysession.serializer.compress.ZstdDictionary;
 import io.lazysession.serializer.envelope.EnvelopeCompression;
 import io.lazysession.serializer.envelope.EnvelopeHeader;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -54,7 +51,7 @@ final class AttributePack {
   /** Most entries one pack may hold (the store packs only small attributes of one session). */
   static final int MAX_ENTRIES = 10_000;
   /** The header of an uncompressed envelope, which a bare entry leaves out. */
-  private static final int BARE_HEADER = 3;
+  static final int BARE_HEADER = 3;
   /** Largest body written in a thread's reused buffer; larger ones get an array of their own. */
   private static final int RETAINED_BODY_BYTES = 64 * 1024;
   /** Per thread: the body of a pack being written, the input of its compression. */
@@ -168,7 +165,7 @@ final class AttributePack {
     if (compression != 1 && compression != 2) {
       throw new CorruptDataException("pack names unknown compression id " + compression);
     }
-    Cursor header = new Cursor(pack, 2, pack.length);
+    PackCursor header = new PackCursor(pack, 2, pack.length);
     ZstdDictionary dictionary = null;
     if (compression == 2) {
       int id = header.varint();
@@ -184,7 +181,7 @@ final class AttributePack {
     checkBody(decoded, maxBodyBytes);
     // The body is only read here (names and envelopes are copied out): decoded in this thread's
     // scratch buffer, not in an array of its own.
-    return ZstdCompressor.decompress(pack, header.position, pack.length - header.position,
+    return ZstdCompressor.decompress(pack, header.position(), pack.length - header.position(),
         decoded, dictionary, (body, offset, length) -> v1 ? bodyV1(body, offset, offset + length)
             : body(body, offset, offset + length));
   }
@@ -201,11 +198,11 @@ final class AttributePack {
   }
 
   private static Map<String, byte[]> body(byte[] bytes, int from, int to) {
-    Cursor in = new Cursor(bytes, from, to);
+    PackCursor in = new PackCursor(bytes, from, to);
     int codec = in.octet();
     int count = in.varint();
     // Each entry takes at least 2 bytes (its two lengths).
-    Map<String, byte[]> entries = new LinkedHashMap<>(capacity(count, to - in.position, 2));
+    Map<String, byte[]> entries = new LinkedHashMap<>(capacity(count, to - in.position(), 2));
     for (int i = 0; i < count; i++) {
       int nameAndKind = in.varint();
       String name = in.name(nameAndKind >>> 1);
@@ -226,10 +223,10 @@ final class AttributePack {
   }
 
   private static Map<String, byte[]> bodyV1(byte[] bytes, int from, int to) {
-    Cursor in = new Cursor(bytes, from, to);
+    PackCursor in = new PackCursor(bytes, from, to);
     int count = in.varint();
     // Each entry takes at least 5 bytes (two lengths and a 3-byte envelope header).
-    Map<String, byte[]> entries = new LinkedHashMap<>(capacity(count, to - in.position, 5));
+    Map<String, byte[]> entries = new LinkedHashMap<>(capacity(count, to - in.position(), 5));
     for (int i = 0; i < count; i++) {
       String name = in.name(in.varint());
       byte[] envelope = envelope(in.bytes(in.varint()), i);
@@ -255,9 +252,9 @@ final class AttributePack {
     return bytes;
   }
 
-  private static Map<String, byte[]> finish(Map<String, byte[]> entries, Cursor in, int to) {
-    if (in.position != to) {
-      throw new CorruptDataException("pack has " + (to - in.position) + " trailing bytes");
+  private static Map<String, byte[]> finish(Map<String, byte[]> entries, PackCursor in, int to) {
+    if (in.position() != to) {
+      throw new CorruptDataException("pack has " + (to - in.position()) + " trailing bytes");
     }
     return entries;
   }
@@ -361,96 +358,5 @@ final class AttributePack {
     }
     out[position++] = (byte) v;
     return position;
-  }
-
-  /** Reads varints, names and byte runs of a range, refusing anything past its end. */
-  private static final class Cursor {
-    private final byte[] bytes;
-    private final int end;
-    private int position;
-
-    Cursor(byte[] bytes, int position, int end) {
-      this.bytes = bytes;
-      this.position = position;
-      this.end = end;
-    }
-
-    int varint() {
-      long value = 0;
-      for (int i = 0; i < 5; i++) {
-        if (position >= end) {
-          throw new CorruptDataException("pack is truncated");
-        }
-        int b = bytes[position++] & 0xFF;
-        value |= (long) (b & 0x7F) << (7 * i);
-        if ((b & 0x80) == 0) {
-          if (value > Integer.MAX_VALUE) {
-            throw new CorruptDataException("pack varint overflows");
-          }
-          return (int) value;
-        }
-      }
-      throw new CorruptDataException("pack varint is longer than 5 bytes");
-    }
-
-    int octet() {
-      if (position >= end) {
-        throw new CorruptDataException("pack is truncated");
-      }
-      return bytes[position++] & 0xFF;
-    }
-
-    /** The envelope of a bare entry: its header put back in front of the payload that follows. */
-    byte[] bare(int length, int codec) {
-      if (length > end - position) {
-        throw new CorruptDataException("pack is truncated");
-      }
-      byte[] envelope = new byte[BARE_HEADER + length];
-      envelope[0] = (byte) EnvelopeHeader.FORMAT_BYTE;
-      envelope[1] = (byte) codec;
-      envelope[2] = (byte) EnvelopeCompression.NONE.id();
-      System.arraycopy(bytes, position, envelope, BARE_HEADER, length);
-      position += length;
-      return envelope;
-    }
-
-    private boolean ascii(int from, int length) {
-      for (int i = from; i < from + length; i++) {
-        if (bytes[i] < 0) {
-          return false;
-        }
-      }
-      return true;
-    }
-
-    byte[] bytes(int length) {
-      if (length > end - position) {
-        throw new CorruptDataException("pack is truncated");
-      }
-      byte[] copy = java.util.Arrays.copyOfRange(bytes, position, position + length);
-      position += length;
-      return copy;
-    }
-
-    String name(int length) {
-      if (length > end - position) {
-        throw new CorruptDataException("pack is truncated");
-      }
-      if (ascii(position, length)) {
-        // Nearly every attribute name: no decoder needed, and none is made per name.
-        String name = new String(bytes, position, length, StandardCharsets.US_ASCII);
-        position += length;
-        return name;
-      }
-      try {
-        String name = UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-            .onUnmappableCharacter(CodingErrorAction.REPORT)
-            .decode(ByteBuffer.wrap(bytes, position, length)).toString();
-        position += length;
-        return name;
-      } catch (CharacterCodingException e) {
-        throw new CorruptDataException("pack holds a name that is not UTF-8", e);
-      }
-    }
   }
 }

@@ -3,7 +3,9 @@ package io.lazysession.it.bench;
 import io.lazysession.it.bench.shop.SessionSize;
 import io.lazysession.it.bench.shop.ShopSessions;
 import io.lazysession.redis.LazyReactiveRedisSessionRepository;
+import io.lazysession.redis.EncryptionKey;
 import io.lazysession.redis.LazyRedisSessionRepository;
+import io.lazysession.redis.SessionEncryption;
 import io.lazysession.serializer.AttributeSerializer;
 import io.lazysession.serializer.ClassAllowList;
 import io.lazysession.serializer.codec.CodecKind;
@@ -23,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.RedisConnection;
@@ -83,9 +86,7 @@ final class Stores {
     stores.add(new StoreSpec("lazy-kryo-zstd-reactive", "lazysession's reactive face "
         + "(LazyReactiveRedisSessionRepository, WebFlux), Kryo codec, zstd level 3 above 256 bytes, "
         + "near cache off; driven by the same requests, each waiting for its answer", false, null,
-        (spec, uri) -> lazy(spec, uri, AttributeSerializer.builder().codec(CodecKind.KRYO)
-            .compression(Compression.zstd(3, 256)).allowList(ALLOW_LIST).build(), false, 0,
-            true)));
+        (spec, uri) -> lazy(spec, uri, defaults(), false, 0, true)));
     stores.add(lazy(UNPACKED, "lazysession, Kryo codec, zstd level 3 above 256 bytes, near cache "
         + "off, packing off (lazysession.pack.max-bytes=0): every attribute in a field of its own, "
         + "a change writes only the attributes that changed", AttributeSerializer.builder()
@@ -118,18 +119,36 @@ final class Stores {
         + "cache on (" + (NEAR_CACHE_BYTES >> 20) + " MB) with tracked reads (CLIENT TRACKING, "
         + "max staleness " + TRACKING_BOUND.toMillis() + " ms): a hit whose copy no invalidation "
         + "reached costs no call", false, null,
-        (spec, uri) -> lazy(spec, uri, AttributeSerializer.builder().codec(CodecKind.KRYO)
-            .compression(Compression.zstd(3, 256)).allowList(ALLOW_LIST).build(), true, 0, false,
-            TRACKING_BOUND, true)));
+        (spec, uri) -> lazy(spec, uri, defaults(), true, 0, false,
+            builder -> builder.nearCacheTracking(TRACKING_BOUND))));
     stores.add(new StoreSpec(NO_EVENTS, "lazysession's defaults (Kryo codec, zstd level 3 above "
         + "256 bytes, near cache on, " + (NEAR_CACHE_BYTES >> 20) + " MB) with expiry events off "
         + "(lazysession.expiry-events=false: no expiry schedule, no sweep): the configuration that "
         + "matches Spring Session Data Redis's default repository, which publishes no expiry events",
         false, null,
-        (spec, uri) -> lazy(spec, uri, AttributeSerializer.builder().codec(CodecKind.KRYO)
-            .compression(Compression.zstd(3, 256)).allowList(ALLOW_LIST).build(), true, 0, false,
-            null, false)));
+        (spec, uri) -> lazy(spec, uri, defaults(), true, 0, false,
+            builder -> builder.expiryEvents(false))));
+    stores.add(new StoreSpec(ENCRYPTED, "lazysession's defaults (Kryo codec, zstd level 3 above "
+        + "256 bytes, near cache on, " + (NEAR_CACHE_BYTES >> 20) + " MB) with encryption keys "
+        + "(lazysession.encryption.keys: one AES-256-GCM key; every stored value sealed)", false,
+        null, (spec, uri) -> lazy(spec, uri, defaults(), true, 0, false,
+            builder -> builder.encryption(SessionEncryption.builder().keys(List.of(
+                EncryptionKey.of("bench", BENCH_KEY))).build()))));
     return stores;
+  }
+
+  private static byte[] benchKey() {
+    byte[] key = new byte[EncryptionKey.SECRET_BYTES];
+    for (int i = 0; i < key.length; i++) {
+      key[i] = (byte) (31 * i + 7);
+    }
+    return key;
+  }
+
+  /** lazysession's default serializer: Kryo, zstd level 3 above 256 bytes. */
+  private static AttributeSerializer defaults() {
+    return AttributeSerializer.builder().codec(CodecKind.KRYO)
+        .compression(Compression.zstd(3, 256)).allowList(ALLOW_LIST).build();
   }
 
   /** Name of the store with tracked near-cache reads. */
@@ -143,12 +162,16 @@ final class Stores {
    * Spring Session Data Redis's default repository, which keeps no expiry index.
    */
   static final String NO_EVENTS = "lazy-kryo-zstd-noevents";
+  /** lazysession's defaults with encryption keys on: what protecting every stored value costs. */
+  static final String ENCRYPTED = "lazy-kryo-zstd+near+enc";
+  /** The 32-byte key of {@link #ENCRYPTED} (a fixed benchmark key, not a secret). */
+  private static final byte[] BENCH_KEY = benchKey();
   /** Staleness bound of {@link #TRACKED}: lazysession's default. */
   static final Duration TRACKING_BOUND = Duration.ofMillis(500);
 
   /** Whether the store keeps a near cache (validated or tracked). */
   static boolean hasNearCache(String store) {
-    return store.endsWith("+near") || store.equals(TRACKED) || store.equals(NO_EVENTS);
+    return store.contains("+near") || store.equals(TRACKED) || store.equals(NO_EVENTS);
   }
 
   /**
@@ -222,16 +245,16 @@ final class Stores {
 
   private static SessionStore lazy(StoreSpec spec, RedisURI uri, AttributeSerializer serializer,
       boolean nearCache, int durabilityReplicas, boolean reactive) {
-    return lazy(spec, uri, serializer, nearCache, durabilityReplicas, reactive, null, true);
+    return lazy(spec, uri, serializer, nearCache, durabilityReplicas, reactive, builder -> { });
   }
 
   /**
-   * @param tracking the staleness bound of tracked reads; null: hits are confirmed by Redis
-   * @param expiryEvents false: no expiry schedule is kept (lazysession.expiry-events=false)
+   * @param options what the store sets on each node's builder besides these (tracked reads, expiry
+   *     events off, encryption)
    */
   private static SessionStore lazy(StoreSpec spec, RedisURI uri, AttributeSerializer serializer,
-      boolean nearCache, int durabilityReplicas, boolean reactive, @Nullable Duration tracking,
-      boolean expiryEvents) {
+      boolean nearCache, int durabilityReplicas, boolean reactive,
+      Consumer<LazyRedisSessionRepository.Builder> options) {
     LongAdder sent = new LongAdder();
     List<StoreNode<?>> nodes = new ArrayList<>();
     List<AutoCloseable> resources = new ArrayList<>();
@@ -246,9 +269,8 @@ final class Stores {
             .serializer(serializer)
             .namespace(spec.namespace())
             .cleanupInterval(Duration.ZERO)
-            .nearCacheMaxBytes(nearCache ? NEAR_CACHE_BYTES : 0)
-            .nearCacheTracking(tracking)
-            .expiryEvents(expiryEvents);
+            .nearCacheMaxBytes(nearCache ? NEAR_CACHE_BYTES : 0);
+        options.accept(builder);
         if (durabilityReplicas > 0) {
           builder.durability(durabilityReplicas, DURABILITY_TIMEOUT);
         }
