@@ -47,17 +47,30 @@ final class Reencryption {
       String key = new String(keys.next(), UTF_8);
       metrics.roundTrips.increment();
       sessions++;
-      long[] outcome = reseal(key.substring(prefix.length(), key.length() - 1));
+      long[] outcome = reseal(key.substring(prefix.length(), key.length() - 1), key);
       rewritten += outcome[0];
       remaining += outcome[1];
     }
     return new ReencryptionReport(sessions, rewritten, remaining);
   }
 
-  /** Seals the values of session {@code id} anew; {rewritten, remaining}. */
-  private long[] reseal(String id) {
+  /**
+   * Seals the values of the session in hash {@code key} anew; {rewritten, remaining}. Under a
+   * keyed name ({@code inKey} is then a keyed hash), the id comes from the sealed {@code #i}.
+   */
+  private long[] reseal(String inKey, String key) {
     metrics.roundTrips.increment();
-    Map<byte[], byte[]> hash = connection.commands().hgetall(store.keys().session(id));
+    Map<byte[], byte[]> hash = connection.commands().hgetall(key.getBytes(UTF_8));
+    byte[] sealedId = null;
+    for (Map.Entry<byte[], byte[]> entry : hash.entrySet()) {
+      if (SessionKeys.ID.equals(new String(entry.getKey(), UTF_8))) {
+        sealedId = entry.getValue();
+      }
+    }
+    String id = store.keys().idOf(sealedId != null ? sealedId : inKey.getBytes(UTF_8));
+    if (id == null) {
+      return new long[] {0, hash.isEmpty() ? 0 : 1}; // a name this node does not read
+    }
     List<byte[]> triples = new ArrayList<>();
     ScriptReplies.PackFields packFields = new ScriptReplies.PackFields();
     long remaining = 0;

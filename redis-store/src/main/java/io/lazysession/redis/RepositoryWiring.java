@@ -79,6 +79,21 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
     });
   }
 
+  /**
+   * Key names: in clear without a names key; with one, keyed names for the sessions this node creates
+   * unless it still writes unprotected values, and the other names looked up on a miss while
+   * unprotected values are accepted (a rollout: docs/security.md).
+   */
+  static SessionKeys keys(LazyRedisSessionRepository.Builder builder) {
+    SessionEncryption encryption = builder.encryption;
+    byte[] secret = encryption == null ? null : encryption.namesSecret();
+    if (encryption == null || secret == null) {
+      return new SessionKeys(builder.namespace);
+    }
+    return new SessionKeys(builder.namespace, new SessionNames(builder.namespace, secret),
+        !encryption.writeUnprotected(), encryption.acceptUnprotected());
+  }
+
   /** Loads the scripts (once connected) and builds the collaborators of {@code repository}. */
   static RepositoryWiring wire(LazyRedisSessionRepository repository,
       LazyRedisSessionRepository.Builder builder, AttributeSerializer serializer,
@@ -87,8 +102,8 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
     ValueProtection protection = builder.encryption == null ? ValueProtection.NONE
         : new ValueProtection(builder.namespace, builder.encryption, metrics);
     SessionPolicies policies = builder.sessionPolicies();
-    RedisSessionStore store = new RedisSessionStore(connection,
-        new SessionKeys(builder.namespace), metrics, protection, policies.absoluteMillis());
+    RedisSessionStore store = new RedisSessionStore(connection, keys(builder), metrics,
+        protection, policies.absoluteMillis());
     if (!(connection instanceof DeferredConnection deferred) || deferred.isOpen()) {
       store.loadScripts(!builder.expiryEvents);
       EvictionPolicyCheck.report(connection.commands());

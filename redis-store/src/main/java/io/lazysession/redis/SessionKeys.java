@@ -2,6 +2,10 @@ package io.lazysession.redis;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import java.time.Duration;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -10,6 +14,13 @@ import org.jspecify.annotations.Nullable;
  * <p>Metadata fields start with {@code #}. An attribute whose name starts with {@code #} is stored
  * under its name with one more {@code #} in front, so attribute and metadata fields never collide and
  * every other attribute is stored under its own name.
+ *
+ * <p>With keyed names ({@link SessionNames}), a session's key, its schedule member and its
+ * principal set are named by keyed hashes, the members hold the id sealed. A session is
+ * <em>located</em> under keyed names or under its clear id: new sessions where this node writes
+ * ({@code keyedByDefault}), sessions found elsewhere during a rollout (a miss under one name looked
+ * under the other: {@link #fallsBack}) are remembered where they were found, so that their writes,
+ * schedule and index entries go there too. Thread-safe.
  */
 final class SessionKeys {
   /** The metadata field: {@code creation:lastAccess:maxInactive:version}, ASCII decimal numbers. */
@@ -20,6 +31,8 @@ final class SessionKeys {
   static final String MAX_INACTIVE = "#m";
   static final String VERSION = "#v";
   static final String PRINCIPAL = "#p";
+  /** The session id, sealed ({@link SessionNames#sealId}), in a hash under a keyed name. */
+  static final String ID = "#i";
   /** Marker in a find answer: the caller's cached attribute fields are current. */
   static final String UNCHANGED = "#=";
   private static final int MAX_ID_LENGTH = 256;
@@ -28,6 +41,11 @@ final class SessionKeys {
   private final byte[] expirations;
   /** {@code <namespace>:s:{}, ASCII (a namespace is checked to be). */
   private final byte[] sessionPrefix;
+  private final @Nullable SessionNames names;
+  private final boolean keyedByDefault;
+  private final boolean fallsBack;
+  /** Ids located against the default, found there during a rollout. */
+  private final @Nullable Cache<String, Boolean> elsewhere;
 
   /** A namespace, checked: letters, digits and {@code -_.:} only (no spaces, no braces). */
   static String checkNamespace(String namespace) {
@@ -40,9 +58,67 @@ final class SessionKeys {
   }
 
   SessionKeys(String namespace) {
+    this(namespace, null, false, false);
+  }
+
+  /**
+   * @param names keyed names; null: every name in clear, as without keys
+   * @param keyedByDefault whether new sessions are located under keyed names
+   * @param fallsBack whether a miss under one name is looked up under the other (a rollout)
+   */
+  SessionKeys(String namespace, @Nullable SessionNames names, boolean keyedByDefault,
+      boolean fallsBack) {
     this.namespace = namespace;
     this.expirations = (namespace + ":expirations").getBytes(UTF_8);
     this.sessionPrefix = (namespace + ":s:{").getBytes(UTF_8);
+    this.names = names;
+    this.keyedByDefault = names != null && keyedByDefault;
+    this.fallsBack = names != null && fallsBack;
+    this.elsewhere = this.fallsBack ? Caffeine.newBuilder().maximumSize(100_000)
+        .expireAfterAccess(Duration.ofHours(1)).<String, Boolean>build() : null;
+  }
+
+  /** Whether a find that misses under a session's name looks under the other one. */
+  boolean fallsBack() {
+    return fallsBack;
+  }
+
+  /** Whether session {@code id} is located under keyed names. */
+  boolean keyed(String id) {
+    return keyedByDefault != (elsewhere != null && elsewhere.getIfPresent(id) != null);
+  }
+
+  /** Locates session {@code id} under keyed names or not (a fallback found it there). */
+  void locate(String id, boolean keyed) {
+    if (elsewhere != null) {
+      if (keyed == keyedByDefault) {
+        elsewhere.invalidate(id);
+      } else {
+        elsewhere.put(id, Boolean.TRUE);
+      }
+    }
+  }
+
+  /** {@code id}'s schedule and principal-set member: its id, sealed when it is located keyed. */
+  byte[] member(String id) {
+    return names != null && keyed(id) ? names.sealId(id) : id.getBytes(UTF_8);
+  }
+
+  /**
+   * The session id a member (or an {@code #i} field) stands for, and where that session is located;
+   * null when it is sealed and fails its check, or is in clear where only keyed names are read.
+   */
+  @Nullable String idOf(byte[] member) {
+    if (names == null) {
+      return new String(member, UTF_8);
+    }
+    boolean sealed = SessionNames.isSealedId(member);
+    String id = sealed ? names.openId(member) : new String(member, UTF_8);
+    if (id == null || (sealed != keyedByDefault && !fallsBack)) {
+      return null;
+    }
+    locate(id, sealed);
+    return id;
   }
 
   String namespace() {
@@ -51,6 +127,9 @@ final class SessionKeys {
 
   /** {@code <namespace>:s:{<id>}}: the hash tag keeps every key of one session in one Cluster slot. */
   byte[] session(String id) {
+    if (names != null && keyed(id)) {
+      return (namespace + ":s:{" + names.sessionName(id) + "}").getBytes(UTF_8);
+    }
     // Every command of a request names it: an ASCII id (any id this library makes) is copied in
     // as it is, without a string in between.
     int length = id.length();
@@ -68,9 +147,34 @@ final class SessionKeys {
     return key;
   }
 
-  /** {@code <namespace>:principal:<name>}: a set of session ids. */
+  /**
+   * {@code <namespace>:principal:<name>}, a set of session ids (members: {@link #member}), as this
+   * node writes it: with keyed names the name is a keyed hash. The one place principal keys are
+   * named.
+   */
   byte[] principal(String principalName) {
-    return (namespace + ":principal:" + principalName).getBytes(UTF_8);
+    return principal(principalName, keyedByDefault);
+  }
+
+  /** The principal set a session {@code id} is indexed in, where that session is located. */
+  byte[] principal(String principalName, String id) {
+    return principal(principalName, names != null && keyed(id));
+  }
+
+  /** Every set that may index sessions of {@code principalName}: both during a rollout. */
+  List<byte[]> principals(String principalName) {
+    return fallsBack ? List.of(principal(principalName, true), principal(principalName, false))
+        : List.of(principal(principalName));
+  }
+
+  private byte[] principal(String principalName, boolean keyed) {
+    String name = keyed && names != null ? names.principalName(principalName) : principalName;
+    return (namespace + ":principal:" + name).getBytes(UTF_8);
+  }
+
+  /** {@code #i}, the sealed id in a keyed session's hash; null where the session is in clear. */
+  byte @Nullable [] idField(String id) {
+    return names != null && keyed(id) ? names.sealId(id) : null;
   }
 
   /** {@code <namespace>:expirations}: a sorted set of session id by the time it is due to expire. */
