@@ -44,10 +44,10 @@ final class ReactiveRedisSessionStore {
    */
   Mono<StoredSession> find(String id, NearCache.@Nullable Snapshot cached) {
     if (!keys.fallsBack()) {
-      return findAt(id, cached);
+      return Mono.defer(() -> findAt(id, cached)); // naming it may fail: keyed names unavailable
     }
     // A rollout of keyed names: a miss under one name is looked up under the other.
-    return findAt(id, cached).switchIfEmpty(Mono.defer(() -> {
+    return Mono.defer(() -> findAt(id, cached)).switchIfEmpty(Mono.defer(() -> {
       boolean keyed = keys.keyed(id);
       keys.locate(id, !keyed);
       return findAt(id, null).switchIfEmpty(Mono.fromRunnable(() -> keys.locate(id, keyed)));
@@ -82,8 +82,8 @@ final class ReactiveRedisSessionStore {
 
   /** As {@link RedisSessionStore#delete}: empty when there was nothing live to delete. */
   Mono<ScriptReplies.DeletedHash> delete(String id, long nowMillis, boolean all) {
-    return this.<List<Object>>eval(RedisScript.DELETE, ScriptOutputType.MULTI, keys.session(id),
-        store.deleteArguments(nowMillis, all))
+    return Mono.defer(() -> this.<List<Object>>eval(RedisScript.DELETE, ScriptOutputType.MULTI,
+        keys.session(id), store.deleteArguments(nowMillis, all)))
         .filter(answer -> !RedisSessionStore.isNil(answer))
         .map(answer -> ScriptReplies.deletedHash(
             store.countedRead(RedisSessionStore.elements(answer)), store.protection().of(id)));
@@ -133,8 +133,8 @@ final class ReactiveRedisSessionStore {
   /** As {@link RedisSessionStore#addToPrincipal}: true when the id was not there yet. */
   Mono<Boolean> addToPrincipal(String principalName, String id, @Nullable Long ttlMillis) {
     if (ttlMillis != null) {
-      return this.<Long>eval(RedisScript.PRINCIPAL_ADD, ScriptOutputType.INTEGER,
-          keys.principal(principalName, id), keys.member(id), utf8(Long.toString(ttlMillis)))
+      return Mono.defer(() -> this.<Long>eval(RedisScript.PRINCIPAL_ADD, ScriptOutputType.INTEGER,
+          keys.principal(principalName, id), keys.member(id), utf8(Long.toString(ttlMillis))))
           .map(added -> added > 0).defaultIfEmpty(false);
     }
     return Mono.defer(() -> {

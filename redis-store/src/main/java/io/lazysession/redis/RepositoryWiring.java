@@ -68,6 +68,13 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
     shared.metrics().outage.unavailableAtStartup(deferred.why());
     deferred.start(opened -> {
       try {
+        shared.store().keys().loadNames();
+      } catch (RuntimeException e) {
+        // Requests needing keyed names fail as unavailable, and try again, until it works.
+        NamesKey.log.error("lazysession connected to Redis but cannot serve sessions under keyed "
+            + "names: {}", e.getMessage());
+      }
+      try {
         shared.store().loadScripts(!builder.expiryEvents);
       } catch (RuntimeException e) {
         // Not needed to serve: a script Redis lacks is sent whole on first use (NOSCRIPT).
@@ -80,17 +87,19 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
   }
 
   /**
-   * Key names: in clear without a names key; with one, keyed names for the sessions this node creates
-   * unless it still writes unprotected values, and the other names looked up on a miss while
-   * unprotected values are accepted (a rollout: docs/security.md).
+   * Key names: in clear without keys; with keys, keyed names ({@link NamesKey} reads their secret
+   * from Redis) for the sessions this node creates unless it still writes unprotected values, and
+   * the other names looked up on a miss while unprotected values are accepted (a rollout:
+   * docs/security.md).
    */
-  static SessionKeys keys(LazyRedisSessionRepository.Builder builder) {
+  static SessionKeys keys(LazyRedisSessionRepository.Builder builder,
+      SessionConnection connection) {
     SessionEncryption encryption = builder.encryption;
-    byte[] secret = encryption == null ? null : encryption.namesSecret();
-    if (encryption == null || secret == null) {
+    if (encryption == null) {
       return new SessionKeys(builder.namespace);
     }
-    return new SessionKeys(builder.namespace, new SessionNames(builder.namespace, secret),
+    return new SessionKeys(builder.namespace,
+        () -> NamesKey.load(connection.commands(), builder.namespace, encryption.keys()),
         !encryption.writeUnprotected(), encryption.acceptUnprotected());
   }
 
@@ -102,9 +111,10 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
     ValueProtection protection = builder.encryption == null ? ValueProtection.NONE
         : new ValueProtection(builder.namespace, builder.encryption, metrics);
     SessionPolicies policies = builder.sessionPolicies();
-    RedisSessionStore store = new RedisSessionStore(connection, keys(builder), metrics,
-        protection, policies.absoluteMillis());
+    RedisSessionStore store = new RedisSessionStore(connection, keys(builder, connection),
+        metrics, protection, policies.absoluteMillis());
     if (!(connection instanceof DeferredConnection deferred) || deferred.isOpen()) {
+      store.keys().loadNames();
       store.loadScripts(!builder.expiryEvents);
       EvictionPolicyCheck.report(connection.commands());
     }

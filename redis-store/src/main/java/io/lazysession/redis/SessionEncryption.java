@@ -2,13 +2,13 @@ package io.lazysession.redis;
 
 import java.util.List;
 import java.util.Objects;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Protection of what a repository stores ({@link LazyRedisSessionRepository.Builder#encryption}):
  * every attribute value, the attribute pack and the principal name are sealed with AES-256-GCM
  * under the first key, bound to the namespace, the session and the field, and checked before any
- * byte reaches a codec. Immutable and thread-safe. docs/security.md has the threat model, the
+ * byte reaches a codec; session ids and principal names are replaced by keyed names, whose secret
+ * the first node makes and keeps in Redis wrapped under every key ({@link NamesKey}). Immutable and thread-safe. docs/security.md has the threat model, the
  * rollout and the rotation.
  *
  * <pre>{@code
@@ -27,11 +27,9 @@ public final class SessionEncryption {
   private final List<EncryptionKey> keys;
   private final boolean acceptUnprotected;
   private final boolean writeUnprotected;
-  private final byte @Nullable [] namesKey;
 
   private SessionEncryption(Builder builder) {
     this.keys = EncryptionKey.checked(builder.keys);
-    this.namesKey = builder.namesKey;
     this.acceptUnprotected = builder.acceptUnprotected;
     this.writeUnprotected = builder.writeUnprotected;
   }
@@ -42,23 +40,13 @@ public final class SessionEncryption {
 
   /** A builder holding this object's settings. */
   public Builder toBuilder() {
-    Builder builder = new Builder().keys(keys).acceptUnprotected(acceptUnprotected)
+    return new Builder().keys(keys).acceptUnprotected(acceptUnprotected)
         .writeUnprotected(writeUnprotected);
-    builder.namesKey = namesKey;
-    return builder;
   }
 
   /** The keys: the first writes, every one reads. */
   public List<EncryptionKey> keys() {
     return keys;
-  }
-
-  /**
-   * The secret key names are derived from ({@link SessionNames}), {@link Builder#namesKey}; null:
-   * key names stay in clear.
-   */
-  byte @Nullable [] namesSecret() {
-    return namesKey;
   }
 
   public boolean acceptUnprotected() {
@@ -80,20 +68,8 @@ public final class SessionEncryption {
     private List<EncryptionKey> keys = List.of();
     private boolean acceptUnprotected = DEFAULT_ACCEPT_UNPROTECTED;
     private boolean writeUnprotected = DEFAULT_WRITE_UNPROTECTED;
-    private byte @Nullable [] namesKey;
 
     private Builder() {}
-
-    /**
-     * Turns keyed names on: session ids and principal names are replaced in Redis by keyed hashes
-     * derived from {@code secret} (32 random bytes, as a key's; none by default: names in clear).
-     * A secret of its own, not one of the keys, because names must stay the same when the keys
-     * rotate: changing it renames every session (docs/security.md, "Keyed names").
-     */
-    public Builder namesKey(byte[] secret) {
-      this.namesKey = EncryptionKey.of("names", secret).secret().clone();
-      return this;
-    }
 
     /** The keys, in order: the first writes, every one reads. Required; ids unique. */
     public Builder keys(List<EncryptionKey> keys) {

@@ -4,8 +4,10 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import io.lettuce.core.RedisConnectionException;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -41,7 +43,10 @@ final class SessionKeys {
   private final byte[] expirations;
   /** {@code <namespace>:s:{}, ASCII (a namespace is checked to be). */
   private final byte[] sessionPrefix;
-  private final @Nullable SessionNames names;
+  /** Whether names are keyed (keys on); their secret may still be unknown ({@link #names()}). */
+  private final boolean keyedNames;
+  private final @Nullable Supplier<SessionNames> loader;
+  private volatile @Nullable SessionNames names;
   private final boolean keyedByDefault;
   private final boolean fallsBack;
   /** Ids located against the default, found there during a rollout. */
@@ -58,7 +63,7 @@ final class SessionKeys {
   }
 
   SessionKeys(String namespace) {
-    this(namespace, null, false, false);
+    this(namespace, false, null, null, false, false);
   }
 
   /**
@@ -68,19 +73,78 @@ final class SessionKeys {
    */
   SessionKeys(String namespace, @Nullable SessionNames names, boolean keyedByDefault,
       boolean fallsBack) {
+    this(namespace, names != null, names, null, keyedByDefault, fallsBack);
+  }
+
+  /**
+   * Keyed names whose secret {@code loader} reads from Redis ({@link NamesKey}), once, when they
+   * are first needed or {@link #loadNames()} is called.
+   */
+  SessionKeys(String namespace, Supplier<SessionNames> loader, boolean keyedByDefault,
+      boolean fallsBack) {
+    this(namespace, true, null, loader, keyedByDefault, fallsBack);
+  }
+
+  private SessionKeys(String namespace, boolean keyedNames, @Nullable SessionNames names,
+      @Nullable Supplier<SessionNames> loader, boolean keyedByDefault, boolean fallsBack) {
     this.namespace = namespace;
     this.expirations = (namespace + ":expirations").getBytes(UTF_8);
     this.sessionPrefix = (namespace + ":s:{").getBytes(UTF_8);
+    this.keyedNames = keyedNames;
     this.names = names;
-    this.keyedByDefault = names != null && keyedByDefault;
-    this.fallsBack = names != null && fallsBack;
+    this.loader = loader;
+    this.keyedByDefault = keyedNames && keyedByDefault;
+    this.fallsBack = keyedNames && fallsBack;
     this.elsewhere = this.fallsBack ? Caffeine.newBuilder().maximumSize(100_000)
         .expireAfterAccess(Duration.ofHours(1)).<String, Boolean>build() : null;
+  }
+
+  /**
+   * Reads the names secret from Redis now (startup, or a deferred connection that opened); nothing
+   * without keyed names or once read.
+   *
+   * @throws IllegalStateException when this node's keys cannot open the cluster's names secret
+   */
+  void loadNames() {
+    if (keyedNames && names == null) {
+      synchronized (this) {
+        if (names == null && loader != null) {
+          names = loader.get();
+        }
+      }
+    }
+  }
+
+  /**
+   * The keyed names, read from Redis the first time they are needed; until then (Redis down since
+   * startup, or this node's keys refused) the request fails as Redis being unavailable: no session
+   * is named, nor written, under any other name.
+   */
+  private SessionNames names() {
+    SessionNames loaded = names;
+    if (loaded != null) {
+      return loaded;
+    }
+    try {
+      loadNames();
+    } catch (IllegalStateException e) {
+      throw new RedisConnectionException("keyed names are unavailable: " + e.getMessage(), e);
+    }
+    loaded = names;
+    if (loaded == null) {
+      throw new RedisConnectionException("keyed names are unavailable");
+    }
+    return loaded;
   }
 
   /** Whether a find that misses under a session's name looks under the other one. */
   boolean fallsBack() {
     return fallsBack;
+  }
+
+  /** Whether new sessions are located under keyed names: where this node writes. */
+  boolean keyedByDefault() {
+    return keyedByDefault;
   }
 
   /** Whether session {@code id} is located under keyed names. */
@@ -101,7 +165,7 @@ final class SessionKeys {
 
   /** {@code id}'s schedule and principal-set member: its id, sealed when it is located keyed. */
   byte[] member(String id) {
-    return names != null && keyed(id) ? names.sealId(id) : id.getBytes(UTF_8);
+    return keyedNames && keyed(id) ? names().sealId(id) : id.getBytes(UTF_8);
   }
 
   /**
@@ -109,11 +173,11 @@ final class SessionKeys {
    * null when it is sealed and fails its check, or is in clear where only keyed names are read.
    */
   @Nullable String idOf(byte[] member) {
-    if (names == null) {
+    if (!keyedNames) {
       return new String(member, UTF_8);
     }
     boolean sealed = SessionNames.isSealedId(member);
-    String id = sealed ? names.openId(member) : new String(member, UTF_8);
+    String id = sealed ? names().openId(member) : new String(member, UTF_8);
     if (id == null || (sealed != keyedByDefault && !fallsBack)) {
       return null;
     }
@@ -127,8 +191,8 @@ final class SessionKeys {
 
   /** {@code <namespace>:s:{<id>}}: the hash tag keeps every key of one session in one Cluster slot. */
   byte[] session(String id) {
-    if (names != null && keyed(id)) {
-      return (namespace + ":s:{" + names.sessionName(id) + "}").getBytes(UTF_8);
+    if (keyedNames && keyed(id)) {
+      return (namespace + ":s:{" + names().sessionName(id) + "}").getBytes(UTF_8);
     }
     // Every command of a request names it: an ASCII id (any id this library makes) is copied in
     // as it is, without a string in between.
@@ -158,7 +222,7 @@ final class SessionKeys {
 
   /** The principal set a session {@code id} is indexed in, where that session is located. */
   byte[] principal(String principalName, String id) {
-    return principal(principalName, names != null && keyed(id));
+    return principal(principalName, keyedNames && keyed(id));
   }
 
   /** Every set that may index sessions of {@code principalName}: both during a rollout. */
@@ -168,13 +232,13 @@ final class SessionKeys {
   }
 
   private byte[] principal(String principalName, boolean keyed) {
-    String name = keyed && names != null ? names.principalName(principalName) : principalName;
+    String name = keyed && keyedNames ? names().principalName(principalName) : principalName;
     return (namespace + ":principal:" + name).getBytes(UTF_8);
   }
 
   /** {@code #i}, the sealed id in a keyed session's hash; null where the session is in clear. */
   byte @Nullable [] idField(String id) {
-    return names != null && keyed(id) ? names.sealId(id) : null;
+    return keyedNames && keyed(id) ? names().sealId(id) : null;
   }
 
   /** {@code <namespace>:expirations}: a sorted set of session id by the time it is due to expire. */

@@ -53,6 +53,13 @@ final class ValueProtection {
   /** Opens nothing: every value as it is stored. */
   static final SessionValues CLEAR = new SessionValues(NONE, "");
 
+  /**
+   * Nonces and new secrets: the operating system's generator, read on every call (NativePRNG
+   * buffers its bytes for 100 ms at most), so a process restored from a checkpoint (CRaC) or forked
+   * draws bytes of its own, where a generator seeded once would repeat its predecessor's.
+   */
+  static final SecureRandom RANDOM = nonceSource();
+
   private static final byte[] LABEL = "lazysession value key v1".getBytes(UTF_8);
   private static final ThreadLocal<Cipher> CIPHER = ThreadLocal.withInitial(() -> {
     try {
@@ -277,6 +284,27 @@ final class ValueProtection {
     System.arraycopy(session, 0, data, namespace.length + 1, session.length);
     System.arraycopy(name, 0, data, namespace.length + 2 + session.length, name.length);
     return data;
+  }
+
+  /** Each part preceded by its length (4 bytes, big-endian): no two lists give the same bytes. */
+  static byte[] lengthPrefixed(byte[]... parts) {
+    int size = 0;
+    for (byte[] part : parts) {
+      size += 4 + part.length;
+    }
+    java.nio.ByteBuffer buffer = java.nio.ByteBuffer.allocate(size);
+    for (byte[] part : parts) {
+      buffer.putInt(part.length).put(part);
+    }
+    return buffer.array();
+  }
+
+  private static SecureRandom nonceSource() {
+    try {
+      return SecureRandom.getInstance("NativePRNGNonBlocking");
+    } catch (java.security.NoSuchAlgorithmException e) {
+      return new SecureRandom(); // not Unix-like: the platform's default
+    }
   }
 
   private byte @Nullable [] rejected(String field, String why) {

@@ -70,7 +70,7 @@ class KeyedNamesIT {
             .cleanupInterval(Duration.ZERO)
             .encryption(SessionEncryption.builder()
                 .keys(List.of(EncryptionKey.of("k1", secret(1))))
-                .namesKey(secret(9)).acceptUnprotected(false).build())
+                .acceptUnprotected(false).build())
             .build()) {
       LazySession session = node.createSession();
       session.setAttribute("cart", "three apples");
