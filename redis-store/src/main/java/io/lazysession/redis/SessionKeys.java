@@ -185,6 +185,14 @@ final class SessionKeys {
     return id;
   }
 
+  /**
+   * What stands for session {@code id} between the braces of its key name, where it is located:
+   * its keyed name, or the id itself (how tracking invalidations name it).
+   */
+  String nameToken(String id) {
+    return keyedNames && keyed(id) ? names().sessionName(id) : id;
+  }
+
   String namespace() {
     return namespace;
   }
