@@ -3,6 +3,7 @@ package io.lazysession.redis;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.LongSupplier;
+import java.util.function.UnaryOperator;
 
 /**
  * When a near-cache copy may be used without asking Redis: the state behind tracked reads
@@ -37,6 +38,8 @@ final class NearCacheTracking {
   private final LongSupplier nanoTime;
   /** When the PING of the current lease was sent, or {@link #NO_LEASE}. */
   private volatile long leaseFrom = NO_LEASE;
+  /** What stands for an id in its key name: the id itself unless names are keyed. */
+  private volatile UnaryOperator<String> token = UnaryOperator.identity();
   /** Bumped at each drop of the tracking connection; guarded by this. */
   private long generation;
   /** Whether CLIENT TRACKING is known to be on in {@link #generation}; guarded by this. */
@@ -76,9 +79,17 @@ final class NearCacheTracking {
     return new NearCacheTracking(maxStaleness.toNanos(), System::nanoTime);
   }
 
+  /**
+   * Sets what stands for a session id in its key name ({@link SessionKeys#nameToken}: with keyed
+   * names a keyed hash): invalidations name keys, so stripes are counted by that token.
+   */
+  void nameTokens(UnaryOperator<String> token) {
+    this.token = token;
+  }
+
   /** The stamp of {@code id}: read it before sending the command whose answer may be cached. */
   long stamp(String id) {
-    return stripes.get(stripe(id));
+    return stripes.get(stripe(token.apply(id)));
   }
 
   /** Whether a copy of {@code id} stamped {@code stamp} may be used without a call now. */
@@ -86,13 +97,13 @@ final class NearCacheTracking {
     // Order matters: the lease first, so that every invalidation the lease vouches for has been
     // counted before the counter is read; the clock last, so that "now" is never too early.
     long from = leaseFrom;
-    if (from == NO_LEASE || stamp == UNTRUSTED || stripes.get(stripe(id)) != stamp) {
+    if (from == NO_LEASE || stamp == UNTRUSTED || stripes.get(stripe(token.apply(id))) != stamp) {
       return false;
     }
     return nanoTime.getAsLong() - from <= maxStalenessNanos;
   }
 
-  /** Redis invalidated the hash of {@code id}. */
+  /** Redis invalidated the hash named with {@code id}'s token ({@link #nameTokens}). */
   void invalidated(String id) {
     stripes.incrementAndGet(stripe(id));
   }

@@ -43,6 +43,18 @@ final class ReactiveRedisSessionStore {
    * (registering it again would block).
    */
   Mono<StoredSession> find(String id, NearCache.@Nullable Snapshot cached) {
+    if (!keys.fallsBack()) {
+      return Mono.defer(() -> findAt(id, cached)); // naming it may fail: keyed names unavailable
+    }
+    // A rollout of keyed names: a miss under one name is looked up under the other.
+    return Mono.defer(() -> findAt(id, cached)).switchIfEmpty(Mono.defer(() -> {
+      boolean keyed = keys.keyed(id);
+      keys.locate(id, !keyed);
+      return findAt(id, null).switchIfEmpty(Mono.fromRunnable(() -> keys.locate(id, keyed)));
+    }));
+  }
+
+  private Mono<StoredSession> findAt(String id, NearCache.@Nullable Snapshot cached) {
     byte[][] scriptKeys = {keys.session(id)};
     byte[][] arguments = RedisSessionStore.findArguments(cached);
     Mono<List<Object>> answer = !store.findsByFunction()
@@ -62,15 +74,16 @@ final class ReactiveRedisSessionStore {
   /** As {@link RedisSessionStore#save}: the new version, 0, -1 or a pack conflict. */
   Mono<RedisSessionStore.SaveResult> save(String id, SaveRequest request) {
     return Mono.defer(() -> this.<List<Object>>eval(RedisScript.SAVE, ScriptOutputType.MULTI,
-        keys.session(id), store.counted(request.arguments(store.protection().of(id)))))
+        keys.session(id),
+        store.counted(request.arguments(store.protection().of(id), keys.idField(id)))))
         .map(ScriptReplies::save)
         .defaultIfEmpty(new RedisSessionStore.SaveResult(0, -1, null));
   }
 
   /** As {@link RedisSessionStore#delete}: empty when there was nothing live to delete. */
   Mono<ScriptReplies.DeletedHash> delete(String id, long nowMillis, boolean all) {
-    return this.<List<Object>>eval(RedisScript.DELETE, ScriptOutputType.MULTI, keys.session(id),
-        store.deleteArguments(nowMillis, all))
+    return Mono.defer(() -> this.<List<Object>>eval(RedisScript.DELETE, ScriptOutputType.MULTI,
+        keys.session(id), store.deleteArguments(nowMillis, all)))
         .filter(answer -> !RedisSessionStore.isNil(answer))
         .map(answer -> ScriptReplies.deletedHash(
             store.countedRead(RedisSessionStore.elements(answer)), store.protection().of(id)));
@@ -96,7 +109,7 @@ final class ReactiveRedisSessionStore {
   Mono<Void> scheduleExpiry(String id, long dueMillis) {
     return Mono.defer(() -> {
       metrics.roundTrips.increment();
-      return commands.zadd(keys.expirations(), (double) dueMillis, utf8(id)).then();
+      return commands.zadd(keys.expirations(), (double) dueMillis, keys.member(id)).then();
     });
   }
 
@@ -104,7 +117,7 @@ final class ReactiveRedisSessionStore {
   Mono<Long> scheduledExpiry(String id) {
     return Mono.defer(() -> {
       metrics.roundTrips.increment();
-      return commands.zscore(keys.expirations(), utf8(id)).map(Double::longValue);
+      return commands.zscore(keys.expirations(), keys.member(id)).map(Double::longValue);
     });
   }
 
@@ -112,7 +125,7 @@ final class ReactiveRedisSessionStore {
   Mono<Boolean> unscheduleExpiry(String id) {
     return Mono.defer(() -> {
       metrics.roundTrips.increment();
-      return commands.zrem(keys.expirations(), utf8(id)).map(removed -> removed > 0)
+      return commands.zrem(keys.expirations(), keys.member(id)).map(removed -> removed > 0)
           .defaultIfEmpty(false);
     });
   }
@@ -120,13 +133,13 @@ final class ReactiveRedisSessionStore {
   /** As {@link RedisSessionStore#addToPrincipal}: true when the id was not there yet. */
   Mono<Boolean> addToPrincipal(String principalName, String id, @Nullable Long ttlMillis) {
     if (ttlMillis != null) {
-      return this.<Long>eval(RedisScript.PRINCIPAL_ADD, ScriptOutputType.INTEGER,
-          keys.principal(principalName), utf8(id), utf8(Long.toString(ttlMillis)))
+      return Mono.defer(() -> this.<Long>eval(RedisScript.PRINCIPAL_ADD, ScriptOutputType.INTEGER,
+          keys.principal(principalName, id), keys.member(id), utf8(Long.toString(ttlMillis))))
           .map(added -> added > 0).defaultIfEmpty(false);
     }
     return Mono.defer(() -> {
       metrics.roundTrips.increment();
-      return commands.sadd(keys.principal(principalName), utf8(id)).map(added -> added > 0)
+      return commands.sadd(keys.principal(principalName, id), keys.member(id)).map(added -> added > 0)
           .defaultIfEmpty(false);
     });
   }
@@ -134,15 +147,22 @@ final class ReactiveRedisSessionStore {
   Mono<Void> removeFromPrincipal(String principalName, String id) {
     return Mono.defer(() -> {
       metrics.roundTrips.increment();
-      return commands.srem(keys.principal(principalName), utf8(id)).then();
+      return commands.srem(keys.principal(principalName, id), keys.member(id)).then();
     });
   }
 
   Flux<String> principalSessions(String principalName) {
     return Flux.defer(() -> {
-      metrics.roundTrips.increment();
-      return commands.smembers(keys.principal(principalName))
-          .map(member -> new String(member, UTF_8));
+      return Flux.fromIterable(keys.principals(principalName)).concatMap(key -> {
+        metrics.roundTrips.increment();
+        return commands.smembers(key);
+      })
+          .<String>handle((member, sink) -> {
+            String id = keys.idOf(member); // null: a member that fails its check
+            if (id != null) {
+              sink.next(id);
+            }
+          }).distinct();
     });
   }
 

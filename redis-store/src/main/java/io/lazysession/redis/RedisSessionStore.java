@@ -47,20 +47,6 @@ final class RedisSessionStore {
   /** Set by {@link #loadScripts}; cleared when Redis loses the function and will not take it back. */
   private volatile boolean findByFunction;
 
-  RedisSessionStore(SessionConnection connection, SessionKeys keys, MetricsRecorder metrics) {
-    this(connection, keys, metrics, ValueProtection.NONE, 0);
-  }
-
-  RedisSessionStore(SessionConnection connection, SessionKeys keys, MetricsRecorder metrics,
-      ValueProtection protection) {
-    this(connection, keys, metrics, protection, 0);
-  }
-
-  RedisSessionStore(SessionConnection connection, SessionKeys keys, MetricsRecorder metrics,
-      long absoluteMillis) {
-    this(connection, keys, metrics, ValueProtection.NONE, absoluteMillis);
-  }
-
   /**
    * @param protection how values are sealed before they are sent and opened when they arrive
    * @param absoluteMillis the absolute timeout (SessionPolicies) that delete.lua and expire.lua
@@ -218,7 +204,7 @@ final class RedisSessionStore {
    * followed it.
    */
   SaveResult save(String id, SaveRequest request) {
-    byte[][] arguments = counted(request.arguments(protection.of(id)));
+    byte[][] arguments = counted(request.arguments(protection.of(id), keys.idField(id)));
     return ScriptReplies.save(eval(connection.commands(), RedisScript.SAVE, ScriptOutputType.MULTI,
         keys.session(id), arguments));
   }
@@ -232,7 +218,7 @@ final class RedisSessionStore {
    *     replicas acknowledged it within {@code timeout}, or why waiting failed after the write
    */
   SaveResult saveAndWait(String id, SaveRequest request, int replicas, Duration timeout) {
-    byte[][] arguments = counted(request.arguments(protection.of(id)));
+    byte[][] arguments = counted(request.arguments(protection.of(id), keys.idField(id)));
     byte[] key = keys.session(id);
     for (int attempt = 1; ; attempt++) {
       try {
@@ -340,27 +326,27 @@ final class RedisSessionStore {
 
   void scheduleExpiry(String id, long dueMillis) {
     metrics.roundTrips.increment();
-    connection.commands().zadd(keys.expirations(), (double) dueMillis, utf8(id));
+    connection.commands().zadd(keys.expirations(), (double) dueMillis, keys.member(id));
   }
 
   /** Moves an id that is still scheduled; does nothing when another node removed it meanwhile. */
   void rescheduleExpiry(String id, long dueMillis) {
     metrics.roundTrips.increment();
     connection.commands().zadd(keys.expirations(), ZAddArgs.Builder.xx(), (double) dueMillis,
-        utf8(id));
+        keys.member(id));
   }
 
   /** When {@code id} is due to expire by the schedule (epoch milliseconds); null when not on it. */
   @Nullable Long scheduledExpiry(String id) {
     metrics.roundTrips.increment();
-    Double due = connection.commands().zscore(keys.expirations(), utf8(id));
+    Double due = connection.commands().zscore(keys.expirations(), keys.member(id));
     return due == null ? null : due.longValue();
   }
 
   /** Removes an id from the schedule; true for exactly one caller when several race. */
   boolean unscheduleExpiry(String id) {
     metrics.roundTrips.increment();
-    Long removed = connection.commands().zrem(keys.expirations(), utf8(id));
+    Long removed = connection.commands().zrem(keys.expirations(), keys.member(id));
     return removed != null && removed > 0;
   }
 
@@ -369,8 +355,13 @@ final class RedisSessionStore {
     List<byte[]> ids = connection.commands().zrangebyscore(keys.expirations(),
         Range.create(Double.NEGATIVE_INFINITY, (double) nowMillis), Limit.create(0, limit));
     List<String> result = new ArrayList<>(ids.size());
-    for (byte[] id : ids) {
-      result.add(new String(id, UTF_8));
+    for (byte[] member : ids) {
+      String id = keys.idOf(member);
+      if (id != null) {
+        result.add(id);
+      } else if (connection.commands().zrem(keys.expirations(), member) != null) {
+        metrics.roundTrips.increment(); // a member that fails its check: no session to report
+      }
     }
     return result;
   }
@@ -394,25 +385,25 @@ final class RedisSessionStore {
     Long added;
     if (ttlMillis == null) {
       metrics.roundTrips.increment();
-      added = connection.commands().sadd(keys.principal(principalName), utf8(id));
+      added = connection.commands().sadd(keys.principal(principalName, id), keys.member(id));
     } else {
       added = eval(connection.commands(), RedisScript.PRINCIPAL_ADD, ScriptOutputType.INTEGER,
-          keys.principal(principalName), utf8(id), utf8(Long.toString(ttlMillis)));
+          keys.principal(principalName, id), keys.member(id), utf8(Long.toString(ttlMillis)));
     }
     return added != null && added > 0;
   }
 
   void removeFromPrincipal(String principalName, String id) {
     metrics.roundTrips.increment();
-    connection.commands().srem(keys.principal(principalName), utf8(id));
+    connection.commands().srem(keys.principal(principalName, id), keys.member(id));
   }
 
   Set<String> principalSessions(String principalName) {
-    metrics.roundTrips.increment();
-    Set<byte[]> members = connection.commands().smembers(keys.principal(principalName));
     Set<String> ids = new LinkedHashSet<>();
-    for (byte[] member : members) {
-      ids.add(new String(member, UTF_8));
+    for (byte[] key : keys.principals(principalName)) { // two sets during a rollout
+      metrics.roundTrips.increment();
+      connection.commands().smembers(key).stream().map(keys::idOf).filter(id -> id != null)
+          .forEach(ids::add);
     }
     return ids;
   }

@@ -5,6 +5,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import io.lettuce.core.KeyScanArgs;
 import io.lettuce.core.ScanIterator;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
@@ -28,12 +29,14 @@ final class Reencryption {
   private final RedisSessionStore store;
   private final ValueProtection protection;
   private final MetricsRecorder metrics;
+  private final SessionRenaming renaming;
 
   Reencryption(SessionConnection connection, RedisSessionStore store, MetricsRecorder metrics) {
     this.connection = connection;
     this.store = store;
     this.protection = store.protection();
     this.metrics = metrics;
+    this.renaming = new SessionRenaming(connection, store, metrics);
   }
 
   ReencryptionReport run() {
@@ -42,22 +45,52 @@ final class Reencryption {
     ScanIterator<byte[]> keys = ScanIterator.scan(connection.commands(), args);
     long sessions = 0;
     long rewritten = 0;
+    long renamed = 0;
     long remaining = 0;
     while (keys.hasNext()) {
       String key = new String(keys.next(), UTF_8);
       metrics.roundTrips.increment();
       sessions++;
-      long[] outcome = reseal(key.substring(prefix.length(), key.length() - 1));
+      long[] outcome = reseal(key.substring(prefix.length(), key.length() - 1), key);
       rewritten += outcome[0];
       remaining += outcome[1];
+      renamed += outcome[2];
     }
-    return new ReencryptionReport(sessions, rewritten, remaining);
+    return new ReencryptionReport(sessions, rewritten, renamed, remaining);
   }
 
-  /** Seals the values of session {@code id} anew; {rewritten, remaining}. */
-  private long[] reseal(String id) {
+  /**
+   * Seals the values of the session in hash {@code key} anew and moves it under the name this node
+   * writes ({@link SessionRenaming}); {rewritten, remaining, renamed}. Under a keyed name ({@code
+   * inKey} is then a keyed hash), the id comes from the sealed {@code #i}.
+   */
+  private long[] reseal(String inKey, String key) {
     metrics.roundTrips.increment();
-    Map<byte[], byte[]> hash = connection.commands().hgetall(store.keys().session(id));
+    Map<byte[], byte[]> hash = connection.commands().hgetall(key.getBytes(UTF_8));
+    Map<String, byte[]> metadata = new HashMap<>();
+    for (Map.Entry<byte[], byte[]> entry : hash.entrySet()) {
+      String field = new String(entry.getKey(), UTF_8);
+      if (field.equals(SessionKeys.ID) || field.equals(SessionKeys.METADATA)
+          || field.equals(SessionKeys.PRINCIPAL)) {
+        metadata.put(field, entry.getValue());
+      }
+    }
+    byte[] sealedId = metadata.get(SessionKeys.ID);
+    String id = store.keys().idOf(sealedId != null ? sealedId : inKey.getBytes(UTF_8));
+    if (id == null) {
+      return new long[] {0, hash.isEmpty() ? 0 : 1, 0}; // a name this node does not read
+    }
+    long[] resealed = resealValues(id, hash);
+    if (!renaming.misplaced(id)) {
+      return new long[] {resealed[0], resealed[1], 0};
+    }
+    boolean moved = renaming.rename(id, metadata.get(SessionKeys.METADATA),
+        metadata.get(SessionKeys.PRINCIPAL));
+    return new long[] {resealed[0], resealed[1] + (moved ? 0 : 1), moved ? 1 : 0};
+  }
+
+  /** Seals the values of session {@code id}, stored as {@code hash}, anew; {rewritten, remaining}. */
+  private long[] resealValues(String id, Map<byte[], byte[]> hash) {
     List<byte[]> triples = new ArrayList<>();
     ScriptReplies.PackFields packFields = new ScriptReplies.PackFields();
     long remaining = 0;

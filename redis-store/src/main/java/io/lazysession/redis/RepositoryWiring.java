@@ -45,6 +45,9 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
           : TrackingConnection.open(builder.client, builder.namespace, tracks);
       LazyRedisSessionRepository repository =
           new LazyRedisSessionRepository(builder, serializer, connection, nearCache, tracking);
+      if (tracks != null && builder.encryption != null) {
+        tracks.nameTokens(repository.shared().store().keys()::nameToken);
+      }
       if (deferred != null) {
         startDeferred(deferred, repository.shared(), builder, tracks);
       }
@@ -68,6 +71,13 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
     shared.metrics().outage.unavailableAtStartup(deferred.why());
     deferred.start(opened -> {
       try {
+        shared.store().keys().loadNames();
+      } catch (RuntimeException e) {
+        // Requests needing keyed names fail as unavailable, and try again, until it works.
+        NamesKey.log.error("lazysession connected to Redis but cannot serve sessions under keyed "
+            + "names: {}", e.getMessage());
+      }
+      try {
         shared.store().loadScripts(!builder.expiryEvents);
       } catch (RuntimeException e) {
         // Not needed to serve: a script Redis lacks is sent whole on first use (NOSCRIPT).
@@ -79,6 +89,23 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
     });
   }
 
+  /**
+   * Key names: in clear without keys; with keys, keyed names ({@link NamesKey} reads their secret
+   * from Redis) for the sessions this node creates unless it still writes unprotected values, and
+   * the other names looked up on a miss while unprotected values are accepted (a rollout:
+   * docs/security.md).
+   */
+  static SessionKeys keys(LazyRedisSessionRepository.Builder builder,
+      SessionConnection connection) {
+    SessionEncryption encryption = builder.encryption;
+    if (encryption == null) {
+      return new SessionKeys(builder.namespace);
+    }
+    return new SessionKeys(builder.namespace,
+        () -> NamesKey.load(connection.commands(), builder.namespace, encryption.keys()),
+        !encryption.writeUnprotected(), encryption.acceptUnprotected());
+  }
+
   /** Loads the scripts (once connected) and builds the collaborators of {@code repository}. */
   static RepositoryWiring wire(LazyRedisSessionRepository repository,
       LazyRedisSessionRepository.Builder builder, AttributeSerializer serializer,
@@ -87,9 +114,10 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
     ValueProtection protection = builder.encryption == null ? ValueProtection.NONE
         : new ValueProtection(builder.namespace, builder.encryption, metrics);
     SessionPolicies policies = builder.sessionPolicies();
-    RedisSessionStore store = new RedisSessionStore(connection,
-        new SessionKeys(builder.namespace), metrics, protection, policies.absoluteMillis());
+    RedisSessionStore store = new RedisSessionStore(connection, keys(builder, connection),
+        metrics, protection, policies.absoluteMillis());
     if (!(connection instanceof DeferredConnection deferred) || deferred.isOpen()) {
+      store.keys().loadNames();
       store.loadScripts(!builder.expiryEvents);
       EvictionPolicyCheck.report(connection.commands());
     }

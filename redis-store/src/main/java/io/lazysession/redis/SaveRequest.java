@@ -72,6 +72,7 @@ record SaveRequest(SaveMode mode, long nowMillis, long creationMillis, long last
   private static final byte[] EMPTY = {};
   private static final byte[] NO_PACK_LOADED = {'='};
   private static final byte[] PRINCIPAL_REMOVED = {'-'};
+  private static final byte[] ID_FIELD = RedisSessionStore.utf8(SessionKeys.ID);
 
   /** The save script's arguments, as save.lua reads them, values unprotected. */
   byte[][] arguments() {
@@ -84,7 +85,17 @@ record SaveRequest(SaveMode mode, long nowMillis, long creationMillis, long last
    * AttributePacking}, since the SHA-1 a later save sends of it is of its stored bytes).
    */
   byte[][] arguments(ValueProtection.SessionValues values) {
-    int size = 10 + writes().size() * 2 + removes().size();
+    return arguments(values, null);
+  }
+
+  /**
+   * As {@link #arguments(ValueProtection.SessionValues)}; a create also writes {@code idField}, the
+   * sealed id of a session under a keyed name ({@link SessionKeys#idField}), as the field
+   * {@code #i}.
+   */
+  byte[][] arguments(ValueProtection.SessionValues values, byte @Nullable [] idField) {
+    boolean withId = idField != null && mode == SaveMode.CREATE;
+    int size = 10 + (writes().size() + (withId ? 1 : 0)) * 2 + removes().size();
     byte[][] arguments = new byte[size][];
     int i = 0;
     arguments[i++] = mode.argument;
@@ -99,7 +110,11 @@ record SaveRequest(SaveMode mode, long nowMillis, long creationMillis, long last
     arguments[i++] = pack == null ? EMPTY : pack.expected() == null ? NO_PACK_LOADED
         : RedisScript.prefixedSha1Hex((byte) '=', pack.expected());
     arguments[i++] = pack == null ? EMPTY : pack.bytes();
-    arguments[i++] = decimal(writes().size());
+    arguments[i++] = decimal(writes().size() + (withId ? 1 : 0));
+    if (withId) {
+      arguments[i++] = ID_FIELD;
+      arguments[i++] = idField;
+    }
     for (Map.Entry<String, byte[]> write : writes().entrySet()) {
       String field = SessionKeys.attributeField(write.getKey());
       arguments[i++] = RedisSessionStore.utf8(field);

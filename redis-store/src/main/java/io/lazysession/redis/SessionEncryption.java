@@ -7,7 +7,8 @@ import java.util.Objects;
  * Protection of what a repository stores ({@link LazyRedisSessionRepository.Builder#encryption}):
  * every attribute value, the attribute pack and the principal name are sealed with AES-256-GCM
  * under the first key, bound to the namespace, the session and the field, and checked before any
- * byte reaches a codec. Immutable and thread-safe. docs/security.md has the threat model, the
+ * byte reaches a codec; session ids and principal names are replaced by keyed names, whose secret
+ * the first node makes and keeps in Redis wrapped under every key ({@link NamesKey}). Immutable and thread-safe. docs/security.md has the threat model, the
  * rollout and the rotation.
  *
  * <pre>{@code

@@ -2,6 +2,12 @@ package io.lazysession.redis;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import io.lettuce.core.RedisConnectionException;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -10,6 +16,13 @@ import org.jspecify.annotations.Nullable;
  * <p>Metadata fields start with {@code #}. An attribute whose name starts with {@code #} is stored
  * under its name with one more {@code #} in front, so attribute and metadata fields never collide and
  * every other attribute is stored under its own name.
+ *
+ * <p>With keyed names ({@link SessionNames}), a session's key, its schedule member and its
+ * principal set are named by keyed hashes, the members hold the id sealed. A session is
+ * <em>located</em> under keyed names or under its clear id: new sessions where this node writes
+ * ({@code keyedByDefault}), sessions found elsewhere during a rollout (a miss under one name looked
+ * under the other: {@link #fallsBack}) are remembered where they were found, so that their writes,
+ * schedule and index entries go there too. Thread-safe.
  */
 final class SessionKeys {
   /** The metadata field: {@code creation:lastAccess:maxInactive:version}, ASCII decimal numbers. */
@@ -20,6 +33,8 @@ final class SessionKeys {
   static final String MAX_INACTIVE = "#m";
   static final String VERSION = "#v";
   static final String PRINCIPAL = "#p";
+  /** The session id, sealed ({@link SessionNames#sealId}), in a hash under a keyed name. */
+  static final String ID = "#i";
   /** Marker in a find answer: the caller's cached attribute fields are current. */
   static final String UNCHANGED = "#=";
   private static final int MAX_ID_LENGTH = 256;
@@ -28,6 +43,14 @@ final class SessionKeys {
   private final byte[] expirations;
   /** {@code <namespace>:s:{}, ASCII (a namespace is checked to be). */
   private final byte[] sessionPrefix;
+  /** Whether names are keyed (keys on); their secret may still be unknown ({@link #names()}). */
+  private final boolean keyedNames;
+  private final @Nullable Supplier<SessionNames> loader;
+  private volatile @Nullable SessionNames names;
+  private final boolean keyedByDefault;
+  private final boolean fallsBack;
+  /** Ids located against the default, found there during a rollout. */
+  private final @Nullable Cache<String, Boolean> elsewhere;
 
   /** A namespace, checked: letters, digits and {@code -_.:} only (no spaces, no braces). */
   static String checkNamespace(String namespace) {
@@ -40,9 +63,134 @@ final class SessionKeys {
   }
 
   SessionKeys(String namespace) {
+    this(namespace, false, null, null, false, false);
+  }
+
+  /**
+   * @param names keyed names; null: every name in clear, as without keys
+   * @param keyedByDefault whether new sessions are located under keyed names
+   * @param fallsBack whether a miss under one name is looked up under the other (a rollout)
+   */
+  SessionKeys(String namespace, @Nullable SessionNames names, boolean keyedByDefault,
+      boolean fallsBack) {
+    this(namespace, names != null, names, null, keyedByDefault, fallsBack);
+  }
+
+  /**
+   * Keyed names whose secret {@code loader} reads from Redis ({@link NamesKey}), once, when they
+   * are first needed or {@link #loadNames()} is called.
+   */
+  SessionKeys(String namespace, Supplier<SessionNames> loader, boolean keyedByDefault,
+      boolean fallsBack) {
+    this(namespace, true, null, loader, keyedByDefault, fallsBack);
+  }
+
+  private SessionKeys(String namespace, boolean keyedNames, @Nullable SessionNames names,
+      @Nullable Supplier<SessionNames> loader, boolean keyedByDefault, boolean fallsBack) {
     this.namespace = namespace;
     this.expirations = (namespace + ":expirations").getBytes(UTF_8);
     this.sessionPrefix = (namespace + ":s:{").getBytes(UTF_8);
+    this.keyedNames = keyedNames;
+    this.names = names;
+    this.loader = loader;
+    this.keyedByDefault = keyedNames && keyedByDefault;
+    this.fallsBack = keyedNames && fallsBack;
+    this.elsewhere = this.fallsBack ? Caffeine.newBuilder().maximumSize(100_000)
+        .expireAfterAccess(Duration.ofHours(1)).<String, Boolean>build() : null;
+  }
+
+  /**
+   * Reads the names secret from Redis now (startup, or a deferred connection that opened); nothing
+   * without keyed names or once read.
+   *
+   * @throws IllegalStateException when this node's keys cannot open the cluster's names secret
+   */
+  void loadNames() {
+    if (keyedNames && names == null) {
+      synchronized (this) {
+        if (names == null && loader != null) {
+          names = loader.get();
+        }
+      }
+    }
+  }
+
+  /**
+   * The keyed names, read from Redis the first time they are needed; until then (Redis down since
+   * startup, or this node's keys refused) the request fails as Redis being unavailable: no session
+   * is named, nor written, under any other name.
+   */
+  private SessionNames names() {
+    SessionNames loaded = names;
+    if (loaded != null) {
+      return loaded;
+    }
+    try {
+      loadNames();
+    } catch (IllegalStateException e) {
+      throw new RedisConnectionException("keyed names are unavailable: " + e.getMessage(), e);
+    }
+    loaded = names;
+    if (loaded == null) {
+      throw new RedisConnectionException("keyed names are unavailable");
+    }
+    return loaded;
+  }
+
+  /** Whether a find that misses under a session's name looks under the other one. */
+  boolean fallsBack() {
+    return fallsBack;
+  }
+
+  /** Whether new sessions are located under keyed names: where this node writes. */
+  boolean keyedByDefault() {
+    return keyedByDefault;
+  }
+
+  /** Whether session {@code id} is located under keyed names. */
+  boolean keyed(String id) {
+    return keyedByDefault != (elsewhere != null && elsewhere.getIfPresent(id) != null);
+  }
+
+  /** Locates session {@code id} under keyed names or not (a fallback found it there). */
+  void locate(String id, boolean keyed) {
+    if (elsewhere != null) {
+      if (keyed == keyedByDefault) {
+        elsewhere.invalidate(id);
+      } else {
+        elsewhere.put(id, Boolean.TRUE);
+      }
+    }
+  }
+
+  /** {@code id}'s schedule and principal-set member: its id, sealed when it is located keyed. */
+  byte[] member(String id) {
+    return keyedNames && keyed(id) ? names().sealId(id) : id.getBytes(UTF_8);
+  }
+
+  /**
+   * The session id a member (or an {@code #i} field) stands for, and where that session is located;
+   * null when it is sealed and fails its check, or is in clear where only keyed names are read.
+   */
+  @Nullable String idOf(byte[] member) {
+    if (!keyedNames) {
+      return new String(member, UTF_8);
+    }
+    boolean sealed = SessionNames.isSealedId(member);
+    String id = sealed ? names().openId(member) : new String(member, UTF_8);
+    if (id == null || (sealed != keyedByDefault && !fallsBack)) {
+      return null;
+    }
+    locate(id, sealed);
+    return id;
+  }
+
+  /**
+   * What stands for session {@code id} between the braces of its key name, where it is located:
+   * its keyed name, or the id itself (how tracking invalidations name it).
+   */
+  String nameToken(String id) {
+    return keyedNames && keyed(id) ? names().sessionName(id) : id;
   }
 
   String namespace() {
@@ -51,6 +199,9 @@ final class SessionKeys {
 
   /** {@code <namespace>:s:{<id>}}: the hash tag keeps every key of one session in one Cluster slot. */
   byte[] session(String id) {
+    if (keyedNames && keyed(id)) {
+      return (namespace + ":s:{" + names().sessionName(id) + "}").getBytes(UTF_8);
+    }
     // Every command of a request names it: an ASCII id (any id this library makes) is copied in
     // as it is, without a string in between.
     int length = id.length();
@@ -68,9 +219,34 @@ final class SessionKeys {
     return key;
   }
 
-  /** {@code <namespace>:principal:<name>}: a set of session ids. */
+  /**
+   * {@code <namespace>:principal:<name>}, a set of session ids (members: {@link #member}), as this
+   * node writes it: with keyed names the name is a keyed hash. The one place principal keys are
+   * named.
+   */
   byte[] principal(String principalName) {
-    return (namespace + ":principal:" + principalName).getBytes(UTF_8);
+    return principal(principalName, keyedByDefault);
+  }
+
+  /** The principal set a session {@code id} is indexed in, where that session is located. */
+  byte[] principal(String principalName, String id) {
+    return principal(principalName, keyedNames && keyed(id));
+  }
+
+  /** Every set that may index sessions of {@code principalName}: both during a rollout. */
+  List<byte[]> principals(String principalName) {
+    return fallsBack ? List.of(principal(principalName, true), principal(principalName, false))
+        : List.of(principal(principalName));
+  }
+
+  private byte[] principal(String principalName, boolean keyed) {
+    String name = keyed && keyedNames ? names().principalName(principalName) : principalName;
+    return (namespace + ":principal:" + name).getBytes(UTF_8);
+  }
+
+  /** {@code #i}, the sealed id in a keyed session's hash; null where the session is in clear. */
+  byte @Nullable [] idField(String id) {
+    return keyedNames && keyed(id) ? names().sealId(id) : null;
   }
 
   /** {@code <namespace>:expirations}: a sorted set of session id by the time it is due to expire. */

@@ -66,6 +66,9 @@ final class SessionReader {
       stored = store.find(id, null);
     }
     metrics.loads.increment();
+    if (stored == null && store.keys().fallsBack()) {
+      stored = fallBack(id);
+    }
     if (stored == null) {
       nearCache.invalidate(id); // missing, or a hash without complete metadata
       if (migration == null || migration.inFindScript() || !migration.handles(id)) {
@@ -98,6 +101,20 @@ final class SessionReader {
           stored.pack(), stamp));
     }
     return session(id, stored, epoch);
+  }
+
+  /**
+   * A rollout of keyed names (docs/security.md): a session missing under its name is looked up
+   * under the other one (its keyed name, or its clear id), and located there when found.
+   */
+  private @Nullable StoredSession fallBack(String id) {
+    boolean keyed = store.keys().keyed(id);
+    store.keys().locate(id, !keyed);
+    StoredSession stored = store.find(id, null);
+    if (stored == null) {
+      store.keys().locate(id, keyed);
+    }
+    return stored;
   }
 
   /** The session {@code stored} describes, or null when it has expired. */

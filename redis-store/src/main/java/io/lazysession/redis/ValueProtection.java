@@ -8,7 +8,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import javax.crypto.AEADBadTagException;
 import javax.crypto.Cipher;
 import javax.crypto.Mac;
@@ -27,12 +26,13 @@ import org.slf4j.LoggerFactory;
  * unprotected values are told apart during a rollout. The first 12 nonce bytes derive the value's
  * AES key, HMAC-SHA256(key, label | those bytes); GCM runs under it with the other 12 as its nonce.
  * Random 96-bit GCM nonces under one key are safe for about 2^32 values only, which a busy site
- * writes in weeks; here a writer draws the first 12 bytes once (a salt per repository instance, so
- * its derived key is computed once) and makes the other 12 from 4 random bytes and a counter, so a
- * GCM nonce never repeats under one derived key and derived keys of two instances collide with
- * probability 2^-96: no rotation is ever needed for nonces. A reader derives the key of each value
- * (one HMAC). The associated data is the header, the namespace, the session id and the field
- * name: bytes copied to another session, field or namespace fail the check. The JDK's own AES-GCM
+ * writes in weeks; here all 24 nonce bytes are drawn for every value from the operating system's
+ * generator ({@link #RANDOM}), so each value has its own derived key, a GCM nonce repeats under one
+ * derived key only when all 24 random bytes repeat (a birthday bound of 2^96 values), and no state a restored checkpoint
+ * or a forked process could repeat (a per-instance salt or counter) is involved: no rotation is
+ * ever needed for nonces. Writer and reader derive the key of each value (one HMAC). The associated
+ * data is the header, then the namespace, the session id and the field name, each preceded by its
+ * length (4 bytes): bytes copied to another session, field or namespace fail the check. The JDK's own AES-GCM
  * and HMAC are used (no new dependency: both are FIPS-reviewed, hardware-accelerated, and every JVM
  * has them).
  *
@@ -53,6 +53,13 @@ final class ValueProtection {
   /** Opens nothing: every value as it is stored. */
   static final SessionValues CLEAR = new SessionValues(NONE, "");
 
+  /**
+   * Nonces and new secrets: the operating system's generator, read on every call (NativePRNG
+   * buffers its bytes for 100 ms at most), so a process restored from a checkpoint (CRaC) or forked
+   * draws bytes of its own, where a generator seeded once would repeat its predecessor's.
+   */
+  static final SecureRandom RANDOM = nonceSource();
+
   private static final byte[] LABEL = "lazysession value key v1".getBytes(UTF_8);
   private static final ThreadLocal<Cipher> CIPHER = ThreadLocal.withInitial(() -> {
     try {
@@ -70,14 +77,6 @@ final class ValueProtection {
   private final @Nullable String writeKey;
   private final ThreadLocal<Map<String, Mac>> macs = ThreadLocal.withInitial(LinkedHashMap::new);
   private final AtomicBoolean rejectionLogged = new AtomicBoolean();
-  /** The first 12 bytes of every nonce this instance writes, random: the derivation salt. */
-  private final byte[] salt = new byte[NONCE_BYTES / 2];
-  /** Then 4 random bytes, then the counter (8 bytes, big-endian). */
-  private final byte[] noncePrefix = new byte[4];
-  private final AtomicLong counter = new AtomicLong();
-  /** The write key derived with {@link #salt}; null without a write key. */
-  private final @Nullable SecretKeySpec sealKey;
-
   ValueProtection(String namespace, @Nullable SessionEncryption encryption,
       MetricsRecorder metrics) {
     this.namespace = namespace.getBytes(UTF_8);
@@ -91,18 +90,6 @@ final class ValueProtection {
     List<EncryptionKey> configured = encryption == null ? List.of() : encryption.keys();
     this.writeKey = configured.isEmpty() || encryption.writeUnprotected() ? null
         : configured.get(0).id();
-    if (writeKey != null) {
-      SecureRandom random = CompactSessionIdGenerator.seededDrbg();
-      random.nextBytes(salt);
-      random.nextBytes(noncePrefix);
-      try {
-        this.sealKey = valueKey(writeKey, salt, 0);
-      } catch (GeneralSecurityException e) {
-        throw new IllegalStateException("this JVM lacks HmacSHA256", e);
-      }
-    } else {
-      this.sealKey = null;
-    }
   }
 
   /** Whether this node has keys. */
@@ -145,8 +132,7 @@ final class ValueProtection {
   /** {@code plain} sealed for field {@code field} of session {@code id}; as is without a write key. */
   byte[] seal(String id, String field, byte[] plain) {
     String keyId = writeKey;
-    SecretKeySpec key = sealKey;
-    if (keyId == null || key == null) {
+    if (keyId == null) {
       return plain;
     }
     byte[] idBytes = keyId.getBytes(UTF_8);
@@ -155,14 +141,12 @@ final class ValueProtection {
     sealed[0] = (byte) MARKER;
     sealed[1] = (byte) idBytes.length;
     System.arraycopy(idBytes, 0, sealed, 2, idBytes.length);
-    System.arraycopy(salt, 0, sealed, header, salt.length);
-    System.arraycopy(noncePrefix, 0, sealed, header + salt.length, noncePrefix.length);
-    long count = counter.getAndIncrement();
-    for (int i = 0; i < 8; i++) {
-      sealed[header + NONCE_BYTES - 1 - i] = (byte) (count >>> (8 * i));
-    }
+    byte[] nonce = new byte[NONCE_BYTES];
+    RANDOM.nextBytes(nonce); // fresh for every value: nothing a restored or forked JVM repeats
+    System.arraycopy(nonce, 0, sealed, header, NONCE_BYTES);
     try {
-      Cipher cipher = cipher(Cipher.ENCRYPT_MODE, key, sealed, header, id, field);
+      Cipher cipher = cipher(Cipher.ENCRYPT_MODE, valueKey(keyId, sealed, header), sealed,
+          header, id, field);
       cipher.doFinal(plain, 0, plain.length, sealed, header + NONCE_BYTES);
     } catch (GeneralSecurityException e) {
       throw new IllegalStateException("AES-GCM failed to seal a value", e);
@@ -268,15 +252,34 @@ final class ValueProtection {
     return cipher;
   }
 
-  /** namespace, 0, session id, 0, field name: what a sealed value is bound to besides its header. */
+  /**
+   * The namespace, the session id and the field name, each preceded by its length: what a sealed
+   * value is bound to besides its header. Length prefixes make it unambiguous: ids come from
+   * cookies and field names from the application, and either may hold any byte.
+   */
   private byte[] associated(String id, String field) {
-    byte[] session = id.getBytes(UTF_8);
-    byte[] name = field.getBytes(UTF_8);
-    byte[] data = new byte[namespace.length + 1 + session.length + 1 + name.length];
-    System.arraycopy(namespace, 0, data, 0, namespace.length);
-    System.arraycopy(session, 0, data, namespace.length + 1, session.length);
-    System.arraycopy(name, 0, data, namespace.length + 2 + session.length, name.length);
-    return data;
+    return lengthPrefixed(namespace, id.getBytes(UTF_8), field.getBytes(UTF_8));
+  }
+
+  /** Each part preceded by its length (4 bytes, big-endian): no two lists give the same bytes. */
+  static byte[] lengthPrefixed(byte[]... parts) {
+    int size = 0;
+    for (byte[] part : parts) {
+      size += 4 + part.length;
+    }
+    java.nio.ByteBuffer buffer = java.nio.ByteBuffer.allocate(size);
+    for (byte[] part : parts) {
+      buffer.putInt(part.length).put(part);
+    }
+    return buffer.array();
+  }
+
+  private static SecureRandom nonceSource() {
+    try {
+      return SecureRandom.getInstance("NativePRNGNonBlocking");
+    } catch (java.security.NoSuchAlgorithmException e) {
+      return new SecureRandom(); // not Unix-like: the platform's default
+    }
   }
 
   private byte @Nullable [] rejected(String field, String why) {

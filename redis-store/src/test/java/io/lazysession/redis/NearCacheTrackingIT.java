@@ -148,6 +148,28 @@ class NearCacheTrackingIT {
   }
 
   @Test
+  void findById_anotherNodesWriteWithKeyedNames_seenOnceALeaseBegunAfterItIsAnswered() {
+    String namespace = TestRedis.uniqueNamespace("track-keyed");
+    byte[] secret = new byte[EncryptionKey.SECRET_BYTES];
+    new java.util.Random(3).nextBytes(secret);
+    SessionEncryption keys = SessionEncryption.builder()
+        .keys(java.util.List.of(EncryptionKey.of("k1", secret))).build();
+    try (LazyRedisSessionRepository a = node(namespace).encryption(keys)
+        .nearCacheTracking(BOUND).build();
+        LazyRedisSessionRepository b = node(namespace).encryption(keys).build()) {
+      String id = saved(a, "EUR");
+      awaitTrustedHit(a, id);
+
+      changeCurrency(b, id, "CHF");
+      NearCacheTracking tracking = tracking(a).tracking();
+      long written = tracking.nanoTime();
+      await().atMost(DEADLINE).until(() -> tracking.leaseFrom() > written);
+
+      assertSeenByAValidatedCallThenTrusted(a, id, "CHF");
+    }
+  }
+
+  @Test
   void findById_leaseOlderThanTheBound_confirmedByRedisAgain() {
     try (LazyRedisSessionRepository node = tracked(TestRedis.uniqueNamespace("track-lapse"))) {
       String id = saved(node, "EUR");

@@ -208,7 +208,9 @@ final class TwoNodes
 
   /** The key of session {@code id}'s hash. */
   byte[] sessionKey(String id) {
-    return (namespace + ":s:{" + id + "}").getBytes(UTF_8);
+    // With encryption keys, node a knows the keyed name (nodes share it through Redis).
+    return a != null ? a.shared().store().keys().session(id)
+        : (namespace + ":s:{" + id + "}").getBytes(UTF_8);
   }
 
   private LazyRedisSessionRepository.Builder configured(LazyRedisSessionRepository.Builder builder) {

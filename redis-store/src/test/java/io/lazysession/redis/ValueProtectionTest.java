@@ -64,6 +64,40 @@ class ValueProtectionTest {
   }
 
   @Test
+  void open_idAndFieldSplitElsewhere_isRejected() {
+    // Without length prefixes, (id "a\0b", field "c") and (id "a", field "b\0c") were bound to
+    // the same associated data: a value moved between them opened.
+    ValueProtection protection = protection("k1:" + SECRET_1, false, false);
+    byte[] sealed = protection.seal("a\0b", "c", PLAIN);
+
+    assertThat(protection.open("a", "b\0c", sealed)).isNull();
+    assertThat(protection.open("a\0b", "c", sealed)).isEqualTo(PLAIN);
+  }
+
+  @Test
+  void seal_twice_drawsDifferentNonces() {
+    ValueProtection protection = protection("k1:" + SECRET_1, false, false);
+    ValueProtection otherInstance = protection("k1:" + SECRET_1, false, false);
+    byte[] first = protection.seal("id", "cart", PLAIN);
+    byte[] second = protection.seal("id", "cart", PLAIN);
+    byte[] third = otherInstance.seal("id", "cart", PLAIN);
+
+    int from = 2 + 2;
+    byte[] nonce1 = Arrays.copyOfRange(first, from, from + ValueProtection.NONCE_BYTES);
+    byte[] nonce2 = Arrays.copyOfRange(second, from, from + ValueProtection.NONCE_BYTES);
+    byte[] nonce3 = Arrays.copyOfRange(third, from, from + ValueProtection.NONCE_BYTES);
+    // every half differs: neither the derivation salt nor the GCM nonce is fixed per instance
+    for (int half = 0; half < 2; half++) {
+      int start = half * ValueProtection.NONCE_BYTES / 2;
+      int end = start + ValueProtection.NONCE_BYTES / 2;
+      assertThat(Arrays.copyOfRange(nonce1, start, end))
+          .isNotEqualTo(Arrays.copyOfRange(nonce2, start, end))
+          .isNotEqualTo(Arrays.copyOfRange(nonce3, start, end));
+    }
+    assertThat(protection.open("id", "cart", second)).isEqualTo(PLAIN);
+  }
+
+  @Test
   void open_oneBitFlipped_isRejected() {
     ValueProtection protection = protection("k1:" + SECRET_1, false, false);
     byte[] sealed = protection.seal("id", "cart", PLAIN);

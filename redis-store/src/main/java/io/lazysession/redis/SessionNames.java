@@ -1,0 +1,118 @@
+package io.lazysession.redis;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import java.util.Arrays;
+import java.util.Base64;
+import javax.crypto.Cipher;
+import javax.crypto.Mac;
+import javax.crypto.spec.IvParameterSpec;
+import javax.crypto.spec.SecretKeySpec;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Keyed names (encryption keys on): what stands in Redis for a session id and a principal name, so
+ * that neither appears in clear in a key, a set or sorted-set member, or a script argument.
+ * Immutable and thread-safe (MACs and ciphers are made per call).
+ *
+ * <p>Design: the tag of an id is the first 16 bytes of HMAC-SHA256(mac key, "s" | namespace | 0 |
+ * id); its key name carries the tag in base64url (22 characters, as long as a compact id), so
+ * the hash tag still keeps one session in one Cluster slot. Where the id must come back (sorted-set
+ * and set members, the {@code #i} field of the hash, which the expiry sweep, the principal lookup
+ * and {@code reencrypt()} read), it is sealed deterministically as in SIV (RFC 5297's idea): {@code
+ * F5 | tag | AES-256-CTR(enc key, iv = tag)(id)}. Opening decrypts and checks that the tag is the
+ * id's: nobody without the key can make a member that opens, nor move one to another namespace.
+ * Deterministic on purpose: ZREM and SREM name a member by its bytes. A principal name's tag is
+ * HMAC-SHA256(mac key, "p" | namespace | 0 | name), first 16 bytes. Both keys are derived from one
+ * 32-byte names secret, which never changes with the value keys (docs/security.md, "Key names").
+ */
+final class SessionNames {
+  /** The first byte of a sealed id: as a sealed value's, never a compact id's first character. */
+  static final int MARKER = ValueProtection.MARKER;
+  static final int TAG_BYTES = 16;
+
+  private final byte[] namespace;
+  private final SecretKeySpec macKey;
+  private final SecretKeySpec encKey;
+
+  /** Names of {@code namespace} made with {@code secret} (32 bytes). */
+  SessionNames(String namespace, byte[] secret) {
+    this.namespace = namespace.getBytes(UTF_8);
+    SecretKeySpec master = new SecretKeySpec(secret, "HmacSHA256");
+    this.macKey = new SecretKeySpec(hmac(master, "lazysession names mac v1"), "HmacSHA256");
+    this.encKey = new SecretKeySpec(hmac(master, "lazysession names enc v1"), "AES");
+  }
+
+  /** The 22 characters that stand for session {@code id} in its key name. */
+  String sessionName(String id) {
+    return Base64.getUrlEncoder().withoutPadding().encodeToString(tag('s', id));
+  }
+
+  /** The 22 characters that stand for principal {@code name} in its set's key name. */
+  String principalName(String name) {
+    return Base64.getUrlEncoder().withoutPadding().encodeToString(tag('p', name));
+  }
+
+  /** {@code id} sealed as a member (and as the {@code #i} field): {@code F5 | tag | ciphertext}. */
+  byte[] sealId(String id) {
+    byte[] plain = id.getBytes(UTF_8);
+    byte[] tag = tag('s', id);
+    byte[] sealed = new byte[1 + TAG_BYTES + plain.length];
+    sealed[0] = (byte) MARKER;
+    System.arraycopy(tag, 0, sealed, 1, TAG_BYTES);
+    byte[] cipherText = ctr(tag, plain);
+    System.arraycopy(cipherText, 0, sealed, 1 + TAG_BYTES, cipherText.length);
+    return sealed;
+  }
+
+  /** Whether {@code stored} starts like a sealed id (else it is an id in clear). */
+  static boolean isSealedId(byte[] stored) {
+    return stored.length > 1 + TAG_BYTES && (stored[0] & 0xFF) == MARKER;
+  }
+
+  /** The id sealed in {@code stored}; null when it is not one or fails its check. */
+  @Nullable String openId(byte[] stored) {
+    if (!isSealedId(stored)) {
+      return null;
+    }
+    byte[] tag = Arrays.copyOfRange(stored, 1, 1 + TAG_BYTES);
+    byte[] plain = ctr(tag, Arrays.copyOfRange(stored, 1 + TAG_BYTES, stored.length));
+    String id = new String(plain, UTF_8);
+    return MessageDigest.isEqual(tag, tag('s', id)) ? id : null;
+  }
+
+  private byte[] tag(char kind, String text) {
+    try {
+      Mac mac = Mac.getInstance("HmacSHA256");
+      mac.init(macKey);
+      mac.update((byte) kind);
+      mac.update(namespace);
+      mac.update((byte) 0);
+      return Arrays.copyOf(mac.doFinal(text.getBytes(UTF_8)), TAG_BYTES);
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("this JVM lacks HmacSHA256", e);
+    }
+  }
+
+  private byte[] ctr(byte[] iv, byte[] input) {
+    try {
+      Cipher cipher = Cipher.getInstance("AES/CTR/NoPadding");
+      cipher.init(Cipher.ENCRYPT_MODE, encKey, new IvParameterSpec(iv));
+      return cipher.doFinal(input);
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("this JVM lacks AES/CTR/NoPadding", e);
+    }
+  }
+
+  private static byte[] hmac(SecretKeySpec key, String label) {
+    try {
+      Mac mac = Mac.getInstance("HmacSHA256");
+      mac.init(key);
+      return mac.doFinal(label.getBytes(UTF_8));
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("this JVM lacks HmacSHA256", e);
+    }
+  }
+}

@@ -1,0 +1,113 @@
+package io.lazysession.redis;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RestoreArgs;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Moves a session found under the name this node does not write to the one it writes: from its
+ * clear id to its keyed name once keys are on, and back while protection is turned off
+ * (docs/security.md, "Keyed names"). Run by {@link Reencryption}, so that when it reports nothing
+ * remaining, every session is where nodes that no longer look under the other name find it.
+ * Thread-safe (stateless but for its collaborators).
+ *
+ * <p>Design: the two names lie in different Cluster slots, so no script can move a session
+ * atomically. The hash is copied (DUMP, RESTORE with its TTL; {@code #i} added or removed), then
+ * the old hash is deleted only if its metadata field is still the one read before the copy (a
+ * compare-and-delete in the old slot): a save in between keeps the session where it was, the copy
+ * is removed the same way, and the session counts as remaining for the next run. Schedule and
+ * principal-set entries are added under the new name before those under the old one are removed.
+ * Values need no resealing: they are bound to the session id, not to the key name.
+ */
+final class SessionRenaming {
+  /** Deletes KEYS[1] only if its metadata field is ARGV[1]. */
+  private static final String DELETE_IF_UNCHANGED = "if redis.call('hget', KEYS[1], '"
+      + SessionKeys.METADATA + "') == ARGV[1] then return redis.call('del', KEYS[1]) end return 0";
+  private static final byte[] ID_FIELD = SessionKeys.ID.getBytes(UTF_8);
+
+  private final SessionConnection connection;
+  private final RedisSessionStore store;
+  private final MetricsRecorder metrics;
+
+  SessionRenaming(SessionConnection connection, RedisSessionStore store, MetricsRecorder metrics) {
+    this.connection = connection;
+    this.store = store;
+    this.metrics = metrics;
+  }
+
+  /** Whether session {@code id}, located where it was found, is not where this node writes. */
+  boolean misplaced(String id) {
+    SessionKeys keys = store.keys();
+    return keys.fallsBack() && keys.keyed(id) != keys.keyedByDefault();
+  }
+
+  /**
+   * Moves session {@code id} (located where it was found, {@code metadata} its metadata field as
+   * read, {@code storedPrincipal} its {@code #p}) under the name this node writes; false when it
+   * changed or went meanwhile (then it is where it was).
+   */
+  boolean rename(String id, byte @Nullable [] metadata, byte @Nullable [] storedPrincipal) {
+    SessionKeys keys = store.keys();
+    RedisClusterCommands<byte[], byte[]> commands = connection.commands();
+    boolean from = keys.keyed(id);
+    byte[] fromKey = keys.session(id);
+    metrics.roundTrips.add(2);
+    byte[] dump = commands.dump(fromKey);
+    Long ttl = commands.pttl(fromKey);
+    if (metadata == null || dump == null || ttl == null || ttl == -2) {
+      return false;
+    }
+    String principal = store.protection().openPrincipal(id, storedPrincipal);
+    Long due = store.scheduledExpiry(id);
+    byte[] fromSet = principal == null ? null : keys.principal(principal, id);
+    keys.locate(id, !from);
+    byte[] toKey = keys.session(id);
+    try {
+      metrics.roundTrips.add(2);
+      commands.restore(toKey, dump, RestoreArgs.Builder.ttl(Math.max(ttl, 0)));
+      byte[] idField = keys.idField(id);
+      if (idField != null) {
+        commands.hset(toKey, ID_FIELD, idField);
+      } else {
+        commands.hdel(toKey, ID_FIELD);
+      }
+    } catch (RedisCommandExecutionException e) { // BUSYKEY: a hash under both names, left alone
+      keys.locate(id, from);
+      return false;
+    }
+    if (!deleteIfUnchanged(commands, fromKey, metadata)) {
+      deleteIfUnchanged(commands, toKey, metadata);
+      keys.locate(id, from);
+      return false;
+    }
+    if (due != null) {
+      store.scheduleExpiry(id, due);
+    }
+    if (principal != null) {
+      metrics.roundTrips.increment();
+      Long setTtl = commands.pttl(fromSet);
+      store.addToPrincipal(principal, id, setTtl != null && setTtl > 0 ? setTtl : null);
+    }
+    keys.locate(id, from);
+    if (due != null) {
+      store.unscheduleExpiry(id);
+    }
+    if (principal != null) {
+      store.removeFromPrincipal(principal, id);
+    }
+    keys.locate(id, !from);
+    return true;
+  }
+
+  private boolean deleteIfUnchanged(RedisClusterCommands<byte[], byte[]> commands, byte[] key,
+      byte[] metadata) {
+    metrics.roundTrips.increment();
+    Long deleted = commands.eval(DELETE_IF_UNCHANGED, ScriptOutputType.INTEGER,
+        new byte[][] {key}, metadata);
+    return deleted != null && deleted > 0;
+  }
+}

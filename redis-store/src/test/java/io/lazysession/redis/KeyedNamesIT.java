@@ -1,0 +1,197 @@
+package io.lazysession.redis;
+
+import static java.nio.charset.StandardCharsets.ISO_8859_1;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lazysession.testing.RedisServerExtension;
+import io.lettuce.core.KeyScanArgs;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.ScanIterator;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.security.authentication.UsernamePasswordAuthenticationToken;
+import org.springframework.security.core.authority.AuthorityUtils;
+import org.springframework.security.core.context.SecurityContextImpl;
+import org.springframework.session.FindByIndexNameSessionRepository;
+import org.springframework.session.events.SessionDeletedEvent;
+import org.springframework.session.events.SessionExpiredEvent;
+
+/**
+ * Keyed names (docs/security.md): with keys and a names key, real flows (create, sign-in, lookup
+ * by principal, id change, expiry by the sweep, delete) leave no session id and no principal name
+ * anywhere in Redis, neither in what it stores (every key, member and value dumped) nor in the
+ * commands it receives ({@code MONITOR}), while the events still carry the real ids.
+ */
+class KeyedNamesIT {
+  @RegisterExtension
+  static final RedisServerExtension redis = RedisServerExtension.standalone();
+
+  static RedisClient client;
+  static RedisCommands<byte[], byte[]> raw;
+
+  @BeforeAll
+  static void connect() {
+    client = RedisClient.create(redis.uri());
+    raw = TestRedis.rawCommands(client);
+  }
+
+  @AfterAll
+  static void shutdown() {
+    client.shutdown();
+  }
+
+  static byte[] secret(int seed) {
+    byte[] bytes = new byte[EncryptionKey.SECRET_BYTES];
+    new Random(seed).nextBytes(bytes);
+    return bytes;
+  }
+
+  @Test
+  void flows_keysAndNamesKey_noIdNorPrincipalInRedisNorInCommands() throws Exception {
+    MutableClock clock = new MutableClock(java.time.Instant.now());
+    List<Object> events = new CopyOnWriteArrayList<>();
+    String user = "alice.keyed@example.org";
+    String other = "bob.keyed@example.org";
+    List<String> secrets = new ArrayList<>(List.of(user, other));
+    try (Monitor monitor = Monitor.start(redis.uri().getHost(), redis.uri().getPort());
+        LazyRedisSessionRepository node = LazyRedisSessionRepository.builder(client)
+            .namespace("keyed").clock(clock).eventPublisher(events::add)
+            .cleanupInterval(Duration.ZERO)
+            .encryption(SessionEncryption.builder()
+                .keys(List.of(EncryptionKey.of("k1", secret(1))))
+                .acceptUnprotected(false).build())
+            .build()) {
+      LazySession session = node.createSession();
+      session.setAttribute("cart", "three apples");
+      node.save(session);
+      secrets.add(session.getId());
+      // sign-in: principal, then a new id
+      LazySession signingIn = node.findById(session.getId());
+      signingIn.setAttribute(FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME, user);
+      signingIn.setAttribute("SPRING_SECURITY_CONTEXT", new SecurityContextImpl(
+          new UsernamePasswordAuthenticationToken(user, "n/a",
+              AuthorityUtils.createAuthorityList("ROLE_USER"))));
+      String signedIn = signingIn.changeSessionId();
+      node.save(signingIn);
+      secrets.add(signedIn);
+      assertThat(node.findById(session.getId())).isNull();
+      assertThat(node.findById(signedIn).<String>getAttribute("cart")).isEqualTo("three apples");
+      assertThat(node.findByPrincipalName(user)).containsOnlyKeys(signedIn);
+      // a second user's session, deleted
+      LazySession second = node.createSession();
+      second.setAttribute(FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME, other);
+      node.save(second);
+      secrets.add(second.getId());
+      assertThat(node.findByPrincipalName(other)).containsOnlyKeys(second.getId());
+      node.deleteById(second.getId());
+      assertThat(node.findByPrincipalName(other)).isEmpty();
+      // a third session, left to expire
+      LazySession idle = node.createSession();
+      idle.setMaxInactiveInterval(Duration.ofMinutes(1));
+      idle.setAttribute(FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME, other);
+      node.save(idle);
+      secrets.add(idle.getId());
+      clock.advance(Duration.ofMinutes(2));
+      assertThat(node.cleanUpExpiredSessions()).isEqualTo(1);
+
+      assertThat(events).filteredOn(SessionDeletedEvent.class::isInstance)
+          .extracting(e -> ((SessionDeletedEvent) e).getSessionId())
+          .contains(second.getId());
+      assertThat(events).filteredOn(SessionExpiredEvent.class::isInstance)
+          .extracting(e -> ((SessionExpiredEvent) e).getSessionId())
+          .containsExactly(idle.getId());
+      assertThat(node.findByPrincipalName(user)).containsOnlyKeys(signedIn);
+      assertThat(node.findByPrincipalName(other)).isEmpty();
+
+      String commands = monitor.stop();
+      assertThat(commands).contains("keyed:s:{"); // the monitor saw the flows
+      String dump = dump();
+      assertThat(dump).contains("keyed:s:{");
+      for (String secret : secrets) {
+        assertThat(commands).as("MONITOR").doesNotContain(secret);
+        assertThat(dump).as("dump").doesNotContain(secret);
+      }
+    }
+  }
+
+  /** Every key of the namespace, its members and values, as ISO-8859-1 text. */
+  static String dump() {
+    StringBuilder dump = new StringBuilder();
+    ScanIterator<byte[]> keys = ScanIterator.scan(raw, KeyScanArgs.Builder.matches("keyed*"));
+    while (keys.hasNext()) {
+      byte[] key = keys.next();
+      dump.append(new String(key, ISO_8859_1)).append('\n');
+      switch (raw.type(key)) {
+        case "hash" -> raw.hgetall(key).forEach((field, value) -> dump.append(
+            new String(field, ISO_8859_1)).append('=').append(new String(value, ISO_8859_1)));
+        case "set" -> raw.smembers(key).forEach(m -> dump.append(new String(m, ISO_8859_1)));
+        case "zset" -> raw.zrange(key, 0, -1).forEach(m -> dump.append(new String(m, ISO_8859_1)));
+        default -> dump.append(new String(raw.dump(key), ISO_8859_1));
+      }
+      dump.append('\n');
+    }
+    return dump.toString();
+  }
+
+  /** A raw connection in MONITOR mode, collecting every command Redis receives. */
+  static final class Monitor implements AutoCloseable {
+    private final Socket socket;
+    private final StringBuffer seen = new StringBuffer();
+    private final Thread reader;
+
+    private Monitor(Socket socket) {
+      this.socket = socket;
+      this.reader = new Thread(() -> {
+        try (InputStream in = socket.getInputStream()) {
+          byte[] buffer = new byte[8192];
+          for (int read; (read = in.read(buffer)) > 0; ) {
+            seen.append(new String(buffer, 0, read, ISO_8859_1));
+          }
+        } catch (java.io.IOException e) {
+          // closed
+        }
+      }, "monitor");
+      reader.setDaemon(true);
+      reader.start();
+    }
+
+    static Monitor start(String host, int port) throws Exception {
+      Socket socket = new Socket(host, port);
+      OutputStream out = socket.getOutputStream();
+      out.write("MONITOR\r\n".getBytes(ISO_8859_1));
+      out.flush();
+      Monitor monitor = new Monitor(socket);
+      long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+      while (monitor.seen.indexOf("+OK") < 0 && System.nanoTime() < deadline) {
+        Thread.sleep(5);
+      }
+      return monitor;
+    }
+
+    /** Everything seen so far; Redis sends MONITOR lines asynchronously, so a PING marks the end. */
+    String stop() throws Exception {
+      raw.echo("monitor-end".getBytes(ISO_8859_1));
+      long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+      while (seen.indexOf("monitor-end") < 0 && System.nanoTime() < deadline) {
+        Thread.sleep(5);
+      }
+      return seen.toString();
+    }
+
+    @Override
+    public void close() throws Exception {
+      socket.close();
+    }
+  }
+}
