@@ -40,6 +40,7 @@ final class ReactiveSessionWriter {
   private final boolean scheduling;
   /** Budgets and size listeners, as for {@link SessionWriter}. */
   private final SessionSizeWatch sizes;
+  private final ExpirySweeper expiry;
 
   ReactiveSessionWriter(ReactiveRedisSessionStore store, SharedCollaborators shared) {
     this.store = store;
@@ -50,7 +51,8 @@ final class ReactiveSessionWriter {
     this.context = shared.context();
     this.expiryGrace = shared.expiryGrace();
     this.principals = shared.principals();
-    this.scheduling = shared.expiry().scheduling();
+    this.expiry = shared.expiry();
+    this.scheduling = expiry.scheduling();
     this.sizes = shared.sizes();
   }
 
@@ -207,7 +209,7 @@ final class ReactiveSessionWriter {
         return Mono.just(false);
       }
       SessionMetadata metadata = hash.metadata();
-      ExpirySweeper.Deleted deleted = new ExpirySweeper.Deleted(metadata, claim.claimed());
+      ExpirySweeper.Deleted deleted = expiry.deleted(metadata, claim.claimed());
       Mono<Void> unindex = metadata.principal() == null ? Mono.empty()
           : store.removeFromPrincipal(metadata.principal(), id);
       return unindex.then(Mono.fromSupplier(() -> {

@@ -460,8 +460,8 @@ final class RedisSessionStore {
   boolean migrate(String id, long nowMillis, SsdrSession origin, Map<String, byte[]> replaced,
       long graceMillis, int replicas, Duration timeout) {
     byte[] key = keys.session(id);
-    byte[][] arguments =
-        counted(sealed(id, origin.migrateArguments(nowMillis, graceMillis, replaced), 5));
+    byte[][] arguments = counted(sealed(id,
+        origin.migrateArguments(nowMillis, graceMillis, absoluteMillis, replaced), 5));
     if (replicas <= 0) {
       Long created = eval(connection.commands(), RedisScript.MIGRATE, ScriptOutputType.INTEGER,
           key, arguments);

@@ -73,6 +73,15 @@ record SaveRequest(SaveMode mode, long nowMillis, long creationMillis, long last
   private static final byte[] NO_PACK_LOADED = {'='};
   private static final byte[] PRINCIPAL_REMOVED = {'-'};
 
+  /**
+   * The grace argument of save.lua (ARGV[6]) and migrate.lua (ARGV[5]): the grace in milliseconds,
+   * followed with an absolute timeout by ':' and that timeout in milliseconds.
+   */
+  static byte[] graceArgument(long graceMillis, long absoluteMillis) {
+    return RedisSessionStore.utf8(absoluteMillis == 0 ? Long.toString(graceMillis)
+        : graceMillis + ":" + absoluteMillis);
+  }
+
   /** The save script's arguments, as save.lua reads them, values unprotected. */
   byte[][] arguments() {
     return arguments(ValueProtection.CLEAR);
@@ -92,9 +101,7 @@ record SaveRequest(SaveMode mode, long nowMillis, long creationMillis, long last
     arguments[i++] = decimal(creationMillis());
     arguments[i++] = decimal(lastAccessMillis());
     arguments[i++] = maxInactiveSeconds() == null ? EMPTY : decimal(maxInactiveSeconds());
-    // With an absolute timeout, ':' and that timeout follow the grace (save.lua, ARGV[6]).
-    arguments[i++] = absoluteMillis == 0 ? decimal(graceMillis())
-        : RedisSessionStore.utf8(graceMillis() + ":" + absoluteMillis);
+    arguments[i++] = graceArgument(graceMillis(), absoluteMillis);
     arguments[i++] = principalArgument(principal(), values);
     arguments[i++] = pack == null ? EMPTY : pack.expected() == null ? NO_PACK_LOADED
         : RedisScript.prefixedSha1Hex((byte) '=', pack.expected());
