@@ -195,6 +195,14 @@ final class ExpirySweeper implements AutoCloseable {
     return claimThenDelete(id, now -> store.delete(id, now, true)).deleted();
   }
 
+  /**
+   * Claims {@code id}, then runs {@code step} (an id renewal's renew.lua): null from it means the
+   * hash stayed, and a claimed id goes back on the schedule as after a delete that found nothing.
+   */
+  <T> @Nullable T claimThen(String id, LongFunction<@Nullable T> step) {
+    return claimThenDelete(id, step).deleted();
+  }
+
   private record Claim<T>(@Nullable T deleted, boolean claimed) {}
 
   /** The claim-then-delete step every delete of a live session takes. */

@@ -31,7 +31,7 @@ record SaveRequest(SaveMode mode, long nowMillis, long creationMillis, long last
     long maxInactive = session.getMaxInactiveInterval().isNegative() ? -1L
         : session.getMaxInactiveInterval().getSeconds();
     AttributePacking.Placement placement =
-        AttributePacking.place(session, writes, removes, mode == SaveMode.CREATE);
+        AttributePacking.place(session, writes, removes, mode.creates());
     return new SaveRequest(mode, nowMillis, session.getCreationTime().toEpochMilli(),
         session.getLastAccessedTime().toEpochMilli(), withTimeout ? maxInactive : null,
         graceMillis, principal, placement.fieldWrites(), placement.fieldRemoves(),
@@ -52,13 +52,15 @@ record SaveRequest(SaveMode mode, long nowMillis, long creationMillis, long last
 
   /** The pack the hash holds once this request is applied, given the one it was loaded with. */
   StoredPack packAfter(StoredPack loaded) {
-    return pack != null ? pack.after() : mode == SaveMode.CREATE ? StoredPack.NONE : loaded;
+    return pack != null ? pack.after() : mode.creates() ? StoredPack.NONE : loaded;
   }
 
   /** How the save script treats the key: see save.lua. */
   enum SaveMode {
     /** The key must not exist (or be this very create, re-sent). */
     CREATE("n"),
+    /** As {@link #CREATE}, for a session moved here from another id: the id's issue time is kept. */
+    MOVE("r"),
     /** The session must exist and be live; nothing is written otherwise. */
     UPDATE("u");
 
@@ -66,6 +68,11 @@ record SaveRequest(SaveMode mode, long nowMillis, long creationMillis, long last
 
     SaveMode(String argument) {
       this.argument = RedisSessionStore.utf8(argument);
+    }
+
+    /** Whether the key must not exist: a whole session is written. */
+    boolean creates() {
+      return this != UPDATE;
     }
   }
 

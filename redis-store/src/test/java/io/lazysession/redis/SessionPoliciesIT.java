@@ -198,7 +198,7 @@ class SessionPoliciesIT {
     assertThat(nodes.raw().zrem(schedule, session.getId().getBytes(UTF_8))).isEqualTo(1);
 
     a.delete(session.getId()); // ... node A's clock is not: it deletes the session
-    nodes.b().expiry().expireAfterClaim(session.getId(),
+    nodes.b().shared().expiry().expireAfterClaim(session.getId(),
         nodes.clock().instant().plus(ABSOLUTE).toEpochMilli()); // then the sweep goes on
 
     assertThat(nodes.destroyed()).singleElement()
