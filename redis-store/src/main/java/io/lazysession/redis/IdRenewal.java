@@ -99,7 +99,12 @@ final class IdRenewal {
     Duration maxInactive = loaded.getMaxInactiveInterval();
     loaded.renewTo(context.newSessionId(), false);
     String newId = loaded.getId();
-    writer.writeMoved(loaded);
+    try {
+      writer.writeMoved(loaded);
+    } catch (SessionNotReplicatedException e) {
+      // The primary holds the copy; the swap below is what makes it the session's.
+      log.debug("the copy of session {} under its new id is not on enough replicas yet", oldId);
+    }
     String[] answer = {"0"};
     String moved = expiry.claimThen(oldId, now -> {
       answer[0] = store.renew(oldId, now, version, newId, grace.toMillis());

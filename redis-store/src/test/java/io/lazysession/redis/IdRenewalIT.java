@@ -5,8 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.lazysession.testing.RedisServerExtension;
+import jakarta.servlet.http.Cookie;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpSession;
 import java.time.Duration;
+import java.util.Base64;
 import java.util.Map;
+import java.util.function.Consumer;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.stream.Stream;
@@ -14,7 +19,17 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.jspecify.annotations.Nullable;
+import org.springframework.http.HttpCookie;
+import org.springframework.mock.http.server.reactive.MockServerHttpRequest;
+import org.springframework.mock.web.MockHttpServletRequest;
+import org.springframework.mock.web.MockHttpServletResponse;
+import org.springframework.mock.web.server.MockServerWebExchange;
 import org.springframework.session.FindByIndexNameSessionRepository;
+import org.springframework.session.web.http.SessionRepositoryFilter;
+import org.springframework.session.web.server.session.SpringSessionWebSessionStore;
+import org.springframework.web.server.WebSession;
+import org.springframework.web.server.session.DefaultWebSessionManager;
 
 /**
  * Id renewal (docs/session-policies.md) on two nodes sharing one Redis and one hand-moved clock,
@@ -176,6 +191,45 @@ class IdRenewalIT {
     assertThat(nodes.destroyed()).isEmpty();
   }
 
+  /**
+   * Another request saves the session under its old id at every step of a renewal on node B (each
+   * clock reading of B's findById in turn): its change is never lost, there is one session, and at
+   * some step (between the copy and the swap) the renewal gives way and the session keeps its id.
+   */
+  @Test
+  void saveOnTheOldIdAtEveryStepOfARenewal_nothingLostAndOneSession() {
+    HookedClock hooked = new HookedClock(nodes.clock());
+    LazyRedisSessionRepository renewing =
+        nodes.another(nodes.clientB(), nodes.eventsB(), builder -> builder.clock(hooked));
+    boolean gaveWay = false;
+    for (int step = 1; step <= 12; step++) {
+      String principal = "kim" + step;
+      String oldId = signedIn(Face.servlet(nodes.a()), principal).getId();
+      LazySession other = nodes.a().findById(oldId); // loaded before the renewal
+      nodes.clock().advance(INTERVAL);
+      String value = "step " + step;
+      java.util.concurrent.atomic.AtomicBoolean saved = new java.util.concurrent.atomic.AtomicBoolean();
+      Runnable save = () -> {
+        other.setAttribute("other", value);
+        nodes.a().save(other);
+        saved.set(true);
+      };
+      hooked.onRead(step, save);
+
+      LazySession loaded = renewing.findById(oldId);
+      hooked.onRead(0, () -> { });
+      if (!saved.get()) {
+        save.run(); // after the renewal: sent on to the new id
+      }
+
+      gaveWay |= loaded.getId().equals(oldId);
+      assertThat(nodes.a().findByPrincipalName(principal)).as("step %s", step)
+          .containsOnlyKeys(loaded.getId()).allSatisfy((id, session) ->
+              assertThat((String) session.getAttribute("other")).isEqualTo(value));
+    }
+    assertThat(gaveWay).as("some step fell between the copy and the swap").isTrue();
+  }
+
   @Test
   void manyRequestsOnTwoNodesAtOnce_allGetTheSameNewId() throws Exception {
     String oldId = signedIn(Face.servlet(nodes.a()), "erin").getId();
@@ -236,5 +290,71 @@ class IdRenewalIT {
     assertThat(nodes.b().findById(signedInId).getId()).isEqualTo(signedInId);
     assertThat(a.findById(visitor.getId())).isNull(); // no alias for a fixation change
     assertThat(Map.of("r", field(signedInId, "#r"))).isNotEmpty();
+  }
+
+  /** One request through Spring Session's servlet filter with {@code cookie} (null: none). */
+  private static MockHttpServletResponse request(@Nullable Cookie cookie, Consumer<HttpSession> work)
+      throws Exception {
+    MockHttpServletRequest request = new MockHttpServletRequest();
+    if (cookie != null) {
+      request.setCookies(cookie);
+    }
+    MockHttpServletResponse response = new MockHttpServletResponse();
+    new SessionRepositoryFilter<>(nodes.a()).doFilter(request, response,
+        (req, res) -> work.accept(((HttpServletRequest) req).getSession()));
+    return response;
+  }
+
+  private static String idIn(Cookie cookie) {
+    return new String(Base64.getDecoder().decode(cookie.getValue()), UTF_8);
+  }
+
+  @Test
+  void servletFilter_requestAfterTheInterval_setsTheCookieToTheNewId() throws Exception {
+    Cookie signedIn = request(null, session -> session.setAttribute(PRINCIPAL, "hana"))
+        .getCookie("SESSION");
+    String oldId = idIn(signedIn);
+    nodes.clock().advance(INTERVAL);
+
+    Cookie renewed = request(signedIn, session -> session.setAttribute("visit", 2))
+        .getCookie("SESSION");
+    AtomicReference<Object> seen = new AtomicReference<>();
+    MockHttpServletResponse withOldCookie =
+        request(signedIn, session -> seen.set(session.getAttribute("visit")));
+    MockHttpServletResponse withNewCookie = request(renewed, session -> { });
+
+    assertThat(renewed).isNotNull();
+    String newId = idIn(renewed);
+    assertThat(newId).isNotEqualTo(oldId);
+    assertThat(renewed.getMaxAge()).isEqualTo(-1); // a session cookie, as the filter writes it
+    assertThat(seen.get()).as("the old cookie within the grace").isEqualTo(2);
+    assertThat(idIn(withOldCookie.getCookie("SESSION"))).isEqualTo(newId);
+    assertThat(withNewCookie.getCookie("SESSION")).as("nothing to move").isNull();
+    assertThat(nodes.a().findByPrincipalName("hana")).containsOnlyKeys(newId);
+  }
+
+  @Test
+  void webSessionManager_exchangeAfterTheInterval_setsTheCookieToTheNewId() {
+    SpringSessionWebSessionStore<LazySession> store =
+        new SpringSessionWebSessionStore<>(LazyReactiveRedisSessionRepository.of(nodes.a()));
+    DefaultWebSessionManager manager = new DefaultWebSessionManager();
+    manager.setSessionStore(store);
+    MockServerWebExchange first = MockServerWebExchange.from(MockServerHttpRequest.get("/"));
+    WebSession created = manager.getSession(first).block();
+    created.getAttributes().put(LazySession.REACTIVE_PRINCIPAL_NAME, "ivan");
+    first.getResponse().setComplete().block();
+    String oldId = first.getResponse().getCookies().getFirst("SESSION").getValue();
+    nodes.clock().advance(INTERVAL);
+
+    MockServerWebExchange second = MockServerWebExchange.from(
+        MockServerHttpRequest.get("/").cookie(new HttpCookie("SESSION", oldId)));
+    WebSession renewed = manager.getSession(second).block();
+    renewed.getAttributes().put("visit", 2);
+    second.getResponse().setComplete().block();
+
+    String newId = second.getResponse().getCookies().getFirst("SESSION").getValue();
+    assertThat(newId).isNotEqualTo(oldId).isEqualTo(renewed.getId());
+    assertThat((Integer) nodes.a().findById(newId).getAttribute("visit")).isEqualTo(2);
+    assertThat(nodes.a().findById(oldId).getId()).as("within the grace").isEqualTo(newId);
   }
 }
