@@ -319,8 +319,8 @@ public final class LazyReactiveRedisSessionRepository
             metrics.loads.increment();
             nearCache.invalidate(id); // missing, or a hash without complete metadata
             return context.policies().idRenewalInterval() == null || hops >= 3 ? Mono.empty()
-                : store.aliasOf(id, context.now().toEpochMilli()).flatMap(renewedTo -> find(renewedTo, hops + 1))
-                    .map(Optional::of);
+                : store.aliasOf(id, context.now().toEpochMilli())
+                    .flatMap(renewedTo -> find(renewedTo, hops + 1)).map(Optional::of);
           }))
           .flatMap(Mono::justOrEmpty);
     });

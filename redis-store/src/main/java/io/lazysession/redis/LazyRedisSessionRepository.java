@@ -263,10 +263,10 @@ public final class LazyRedisSessionRepository
   }
 
   /**
-   * Seals anew every stored value not as this repository writes them (under an old key of {@link Builder#encryption},
-   * or unprotected), each only if no save rewrote it meanwhile, and reports how many remain. Run it from one node after
-   * adding a new first key, and again until {@code remaining} is 0 before removing the old key (docs/security.md). A
-   * SCAN of the namespace (every Cluster node) and a command or two per session: an operation, not a request-path call.
+   * Seals anew every stored value not as this repository writes them (old key, or unprotected), each
+   * only if no save rewrote it meanwhile; reports how many remain. Run from one node after adding a
+   * first key, and until {@code remaining} is 0 before removing the old one (docs/security.md). A
+   * SCAN of the namespace and a command or two per session: an operation, not a request-path call.
    */
   public ReencryptionReport reencrypt() {
     return StoreFailures.translated("reencrypt", null, () -> new Reencryption(shared.connection(),
@@ -278,8 +278,7 @@ public final class LazyRedisSessionRepository
     return shared.store().keys().namespace();
   }
 
-  /** How stale the stored last access of a session with the default timeout may get before a read-only request
-   * writes it (a session with a shorter timeout of its own is touched sooner). */
+  /** How stale a default-timeout session's stored last access may get before a read writes it. */
   public Duration touchInterval() {
     return shared.touch().defaultInterval();
   }
@@ -558,8 +557,10 @@ public final class LazyRedisSessionRepository
       return policies();
     }
 
-    /** A signed-in session gets a new id at its first request {@code interval} after its id was issued (OWASP's
-     * renewal timeout); the old id reaches it for {@code grace} more. Off (null) by default; docs/session-policies.md. */
+    /**
+     * A signed-in session's first request {@code interval} after its id was issued gets a new id;
+     * the old one reaches it for {@code grace} more. Off (null) by default. session-policies.md.
+     */
     public Builder idRenewal(@Nullable Duration interval, Duration grace) {
       this.idRenewalInterval = interval;
       this.idRenewalGrace = grace;

@@ -97,7 +97,7 @@ public final class LazySession implements Session {
     this.nearCacheEpoch = nearCacheEpoch;
   }
 
-  /** Adds every attribute of a freshly loaded session; {@code stored} (maybe shared) is not modified. */
+  /** Adds every attribute of a loaded session; {@code stored} (maybe shared) is not modified. */
   void loaded(Map<String, byte[]> stored) {
     attributes.loaded(stored);
   }
@@ -226,7 +226,7 @@ public final class LazySession implements Session {
     this.renewed = millis;
   }
 
-  /** A renewed id ({@link IdRenewal}), never saving by itself; {@code stored}: Redis holds it there. */
+  /** A renewed id ({@link IdRenewal}), never saving by itself; {@code stored}: Redis has it. */
   void renewTo(String newId, boolean stored) {
     id = newId;
     if (stored) {

@@ -108,8 +108,10 @@ final class RedisSessionStore {
   void loadScripts(boolean expiringSets) {
     RedisClusterCommands<byte[], byte[]> commands = connection.commands();
     List<RedisScript> scripts = expiringSets
-        ? List.of(RedisScript.FIND, RedisScript.SAVE, RedisScript.DELETE, RedisScript.PRINCIPAL_ADD, RedisScript.RENEW)
-        : List.of(RedisScript.FIND, RedisScript.SAVE, RedisScript.DELETE, RedisScript.EXPIRE, RedisScript.RENEW);
+        ? List.of(RedisScript.FIND, RedisScript.SAVE, RedisScript.DELETE, RedisScript.PRINCIPAL_ADD,
+            RedisScript.RENEW)
+        : List.of(RedisScript.FIND, RedisScript.SAVE, RedisScript.DELETE, RedisScript.EXPIRE,
+            RedisScript.RENEW);
     for (RedisScript script : scripts) {
       String sha = commands.scriptLoad(script.source());
       metrics.roundTrips.increment();
