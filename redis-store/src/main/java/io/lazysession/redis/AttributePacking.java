@@ -67,7 +67,7 @@ final class AttributePacking {
         expand(serializer, protection, id, stored.attributes(), stored.pack().bytes());
     return new StoredSession(stored.creation(), stored.lastAccess(), stored.maxInactiveSeconds(),
         stored.version(), stored.principal(), stored.unchanged(), expanded.attributes(),
-        expanded.pack());
+        expanded.pack(), stored.renewed());
   }
 
   /** Attributes stored in fields of their own and the pack, as one map; the pack as read. */

@@ -144,28 +144,35 @@ final class ExpirySweeper implements AutoCloseable {
     }
     principals.remove(hash.metadata().principal(), id);
     metrics.sessionsDeleted.increment();
-    if (!new Deleted(hash.metadata(), claim.claimed()).reportedBySweep()) {
+    if (!deleted(hash.metadata(), claim.claimed()).reportedBySweep()) {
       events.deleted(id, hash);
     }
     return true;
+  }
+
+  /** A live session deleted by a claim-then-delete with these stored {@code metadata}. */
+  Deleted deleted(SessionMetadata metadata, boolean claimed) {
+    return new Deleted(metadata, claimed, dueMillis(metadata) != null);
   }
 
   /**
    * A live session deleted by {@link #claimAndDelete}.
    *
    * @param claimed whether this call removed the id from the schedule
+   * @param due whether the session had a due time (an idle timeout or an absolute deadline), so
+   *     that its id was on the schedule
    */
-  record Deleted(SessionMetadata metadata, boolean claimed) {
+  record Deleted(SessionMetadata metadata, boolean claimed, boolean due) {
     /**
      * Whether a sweep claimed the id first: it finds the hash gone and reports the session, so the
      * caller must not report it again. (A failed claim may also mean that the id was never
      * scheduled, written by a node without expiry events: then nobody reports the delete; reporting
      * it here would report twice a session that a sweep claimed at that moment. See "Without expiry
-     * events" in docs/redis-layout.md.)
+     * events" in docs/redis-layout.md.) A session that never idles out is scheduled at its absolute
+     * deadline: {@code due} counts it.
      */
     boolean reportedBySweep() {
-      return !claimed && metadata.maxInactiveSeconds() != null
-          && metadata.maxInactiveSeconds() >= 0;
+      return !claimed && due;
     }
   }
 
@@ -177,8 +184,7 @@ final class ExpirySweeper implements AutoCloseable {
   @Nullable Deleted claimAndDelete(String id) {
     Claim<ScriptReplies.DeletedHash> claim =
         claimThenDelete(id, now -> store.delete(id, now, false));
-    return claim.deleted() == null ? null
-        : new Deleted(claim.deleted().metadata(), claim.claimed());
+    return claim.deleted() == null ? null : deleted(claim.deleted().metadata(), claim.claimed());
   }
 
   /**
@@ -187,6 +193,14 @@ final class ExpirySweeper implements AutoCloseable {
    */
   ScriptReplies.@Nullable DeletedHash claimAndTake(String id) {
     return claimThenDelete(id, now -> store.delete(id, now, true)).deleted();
+  }
+
+  /**
+   * Claims {@code id}, then runs {@code step} (an id renewal's renew.lua): null from it means the
+   * hash stayed, and a claimed id goes back on the schedule as after a delete that found nothing.
+   */
+  <T> @Nullable T claimThen(String id, LongFunction<@Nullable T> step) {
+    return claimThenDelete(id, step).deleted();
   }
 
   private record Claim<T>(@Nullable T deleted, boolean claimed) {}

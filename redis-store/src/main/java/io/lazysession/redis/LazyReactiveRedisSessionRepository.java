@@ -9,6 +9,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 import org.springframework.session.FindByIndexNameSessionRepository;
 import org.springframework.session.ReactiveFindByIndexNameSessionRepository;
@@ -64,6 +65,7 @@ public final class LazyReactiveRedisSessionRepository
   private final MetricsRecorder metrics;
   private final SessionContext context;
   private final PrincipalIndex principals;
+  private final IdRenewal renewal;
   /** Whether ids come from a generator of lazysession's own, known not to block. */
   private final boolean nonBlockingIds;
 
@@ -84,6 +86,7 @@ public final class LazyReactiveRedisSessionRepository
     this.context = uuids ? withIds(shared.context(), new NonBlockingUuidGenerator())
         : shared.context();
     this.principals = shared.principals();
+    this.renewal = shared.renewal();
   }
 
   /**
@@ -141,7 +144,7 @@ public final class LazyReactiveRedisSessionRepository
     if (!SessionKeys.isPlausibleId(id)) {
       return Mono.empty();
     }
-    return translated("findById", id, find(id));
+    return translated("findById", id, find(id, 0).flatMap(this::renewIfDue));
   }
 
   /** Writes what changed, as {@link LazyRedisSessionRepository#save} does. */
@@ -193,7 +196,7 @@ public final class LazyReactiveRedisSessionRepository
     }
     Mono<Map<String, LazySession>> found = store.principalSessions(indexValue)
         .concatMap(id -> SessionKeys.isPlausibleId(id)
-            ? find(id).map(session -> new Entry(id, session)).defaultIfEmpty(new Entry(id, null))
+            ? find(id, 0).map(session -> new Entry(id, session)).defaultIfEmpty(new Entry(id, null))
             : Mono.just(new Entry(id, null)))
         .concatMap(entry -> {
           if (entry.session() != null && indexValue.equals(entry.session().storedPrincipal())) {
@@ -278,8 +281,24 @@ public final class LazyReactiveRedisSessionRepository
   /** A principal index entry and the session it names, if it could be loaded. */
   private record Entry(String id, @Nullable LazySession session) {}
 
-  /** As {@link SessionReader#find}, without the migration hooks (refused by {@link #of}). */
-  private Mono<LazySession> find(String id) {
+  /**
+   * As the servlet {@code findById}: a session due for a new id gets it ({@link IdRenewal}). The
+   * renewal blocks (the servlet writer's steps): it runs on {@link Schedulers#boundedElastic()},
+   * once per renewal interval and session.
+   */
+  private Mono<LazySession> renewIfDue(LazySession session) {
+    if (!renewal.due(session, context.now())) {
+      return Mono.just(session);
+    }
+    return Mono.fromCallable(() -> renewal.renewIfDue(session))
+        .subscribeOn(Schedulers.boundedElastic());
+  }
+
+  /**
+   * As {@link SessionReader#find}, without the migration hooks (refused by {@link #of}); through
+   * at most 3 aliases of renewed ids ({@code hops} followed so far).
+   */
+  private Mono<LazySession> find(String id, int hops) {
     return Mono.defer(() -> {
       long epoch = nearCache.epoch();
       NearCache.Snapshot cached = nearCache.get(id);
@@ -292,14 +311,18 @@ public final class LazyReactiveRedisSessionRepository
             }
             return Mono.just(new Loaded(stored, epoch));
           })
-          .switchIfEmpty(Mono.fromRunnable(() -> {
-            metrics.loads.increment();
-            nearCache.invalidate(id); // missing, or a hash without complete metadata
-          }))
           .flatMap(loaded -> {
             metrics.loads.increment();
-            return Mono.justOrEmpty(session(id, loaded.stored(), loaded.epoch()));
-          });
+            return Mono.just(Optional.ofNullable(session(id, loaded.stored(), loaded.epoch())));
+          })
+          .switchIfEmpty(Mono.defer(() -> {
+            metrics.loads.increment();
+            nearCache.invalidate(id); // missing, or a hash without complete metadata
+            return context.policies().idRenewalInterval() == null || hops >= 3 ? Mono.empty()
+                : store.aliasOf(id, context.now().toEpochMilli())
+                    .flatMap(renewedTo -> find(renewedTo, hops + 1)).map(Optional::of);
+          }))
+          .flatMap(Mono::justOrEmpty);
     });
   }
 
@@ -312,7 +335,8 @@ public final class LazyReactiveRedisSessionRepository
       metrics.nearCacheHits.increment();
     } else if (nearCache.enabled()) {
       nearCache.put(id, new NearCache.Snapshot(stored.version(), stored.creation(),
-          Collections.unmodifiableMap(stored.attributes()), epoch, null, stored.pack()));
+          Collections.unmodifiableMap(stored.attributes()), epoch, null, stored.pack(),
+          NearCacheTracking.UNTRUSTED, stored.renewed()));
     }
     LazySession session = new LazySession(context, id, Instant.ofEpochMilli(stored.creation()),
         Instant.ofEpochMilli(stored.lastAccess()), Duration.ofSeconds(stored.maxInactiveSeconds()),
@@ -320,7 +344,8 @@ public final class LazyReactiveRedisSessionRepository
     if (session.isExpired(context.now())) {
       return null;
     }
-    stored.attributes().forEach(session::loaded);
+    session.loaded(stored.attributes());
+    session.renewed(stored.renewed());
     session.storedPack(stored.pack());
     return session;
   }

@@ -65,19 +65,15 @@ public final class LazyRedisSessionRepository
   private final SessionReader reader;
   private final SessionWriter writer;
   private final @Nullable SpringSessionDataRedisMigration migration;
-  private final AttributeSerializer serializer;
-  private final SessionSizeWatch sizes;
 
   LazyRedisSessionRepository(Builder builder, AttributeSerializer serializer,
       SessionConnection connection, NearCache nearCache, @Nullable TrackingConnection tracking) {
-    this.serializer = serializer;
     RepositoryWiring wired =
         RepositoryWiring.wire(this, builder, serializer, connection, nearCache, tracking);
     this.shared = wired.shared();
     this.reader = wired.reader();
     this.writer = wired.writer();
     this.migration = wired.migration();
-    this.sizes = wired.sizes();
   }
 
   /**
@@ -121,7 +117,7 @@ public final class LazyRedisSessionRepository
       return null;
     }
     LazySession session = shared.metrics().outage.translated("findById", id,
-        () -> reader.find(id));
+        () -> shared.renewal().renewIfDue(reader.find(id))); // docs/session-policies.md
     if (session != null) {
       CurrentRequest.exposeIfAbsent(session);
     }
@@ -235,7 +231,7 @@ public final class LazyRedisSessionRepository
 
   /** Tells {@code listener} the stored sizes of each session this repository saves from now on. */
   public void addSizeListener(SessionSizeListener listener) {
-    sizes.add(Objects.requireNonNull(listener, "listener must not be null"));
+    shared.sizes().add(Objects.requireNonNull(listener, "listener must not be null"));
   }
 
   /** What this repository has done so far: loads, saves, round trips, bytes, decode failures... */
@@ -263,16 +259,14 @@ public final class LazyRedisSessionRepository
    * {@linkplain AttributeSerializer#allowList() allow-list} let through (for an actuator endpoint).
    */
   public AttributeSerializer serializer() {
-    return serializer;
+    return shared.context().serializer();
   }
 
   /**
-   * Seals anew every stored value that is not as this repository writes them (under an old key of
-   * {@link Builder#encryption}, or unprotected), each only if no save rewrote it meanwhile, and
-   * reports how many remain. Run it from one node after adding a new first key, and again until
-   * {@code remaining} is 0 before removing the old key (docs/security.md). A SCAN of the whole
-   * namespace (every node of a Cluster) and a command or two per session: an operation, not a
-   * request-path call.
+   * Seals anew every stored value not as this repository writes them (old key, or unprotected), each
+   * only if no save rewrote it meanwhile; reports how many remain. Run from one node after adding a
+   * first key, and until {@code remaining} is 0 before removing the old one (docs/security.md). A
+   * SCAN of the namespace and a command or two per session: an operation, not a request-path call.
    */
   public ReencryptionReport reencrypt() {
     return StoreFailures.translated("reencrypt", null, () -> new Reencryption(shared.connection(),
@@ -284,10 +278,7 @@ public final class LazyRedisSessionRepository
     return shared.store().keys().namespace();
   }
 
-  /**
-   * How stale the stored last-access time of a session with the default timeout may get before a
-   * read-only request writes it (a session with a shorter timeout of its own is touched sooner).
-   */
+  /** How stale a default-timeout session's stored last access may get before a read writes it. */
   public Duration touchInterval() {
     return shared.touch().defaultInterval();
   }
@@ -310,11 +301,6 @@ public final class LazyRedisSessionRepository
   /** The collaborators a {@link LazyReactiveRedisSessionRepository} over this one shares. */
   SharedCollaborators shared() {
     return shared;
-  }
-
-  /** The expiry sweep, for tests that drive its steps one by one. */
-  ExpirySweeper expiry() {
-    return shared.expiry();
   }
 
   /**
@@ -352,6 +338,8 @@ public final class LazyRedisSessionRepository
     @Nullable SessionEncryption encryption;
     @Nullable Duration absoluteTimeout;
     @Nullable Duration anonymousTimeout;
+    @Nullable Duration idRenewalInterval;
+    Duration idRenewalGrace = SessionPolicies.DEFAULT_ID_RENEWAL_GRACE;
     SessionBudget sessionBudget = SessionBudget.NONE;
 
     private Builder(Connector connector, @Nullable RedisClient client) {
@@ -485,7 +473,7 @@ public final class LazyRedisSessionRepository
      * Off (0) by default: a failover right after a save can then lose it.
      */
     public Builder durability(int replicas, Duration timeout) {
-      SessionWriter.Durability checked = new SessionWriter.Durability(replicas, timeout);
+      Durability checked = new Durability(replicas, timeout);
       this.durabilityReplicas = checked.replicas();
       this.durabilityTimeout = checked.timeout();
       return this;
@@ -569,6 +557,16 @@ public final class LazyRedisSessionRepository
       return policies();
     }
 
+    /**
+     * A signed-in session's first request {@code interval} after its id was issued gets a new id;
+     * the old one reaches it for {@code grace} more. Off (null) by default. session-policies.md.
+     */
+    public Builder idRenewal(@Nullable Duration interval, Duration grace) {
+      this.idRenewalInterval = interval;
+      this.idRenewalGrace = grace;
+      return policies();
+    }
+
     /** Checks the policies as they now stand; the settings named in the message. */
     private Builder policies() {
       sessionPolicies();
@@ -576,7 +574,8 @@ public final class LazyRedisSessionRepository
     }
 
     SessionPolicies sessionPolicies() {
-      return new SessionPolicies(absoluteTimeout, anonymousTimeout, defaultMaxInactiveInterval);
+      return new SessionPolicies(absoluteTimeout, anonymousTimeout, defaultMaxInactiveInterval,
+          idRenewalInterval, idRenewalGrace);
     }
 
     /**

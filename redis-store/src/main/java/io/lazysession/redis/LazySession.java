@@ -52,6 +52,8 @@ public final class LazySession implements Session {
   /** The near-cache epoch in which {@link #version} was read from or written to Redis. */
   private long nearCacheEpoch;
   private @Nullable String storedPrincipal;
+  /** When the id was issued by a renewal or change of id (field #r), epoch ms; 0: at creation. */
+  private long renewed;
   /** Loaded from Spring Session Data Redis, until its first save takes it over; else null. */
   private @Nullable SsdrSession migratingFrom;
   /** The pack field Redis holds for this session (see {@link AttributePacking}). */
@@ -95,14 +97,7 @@ public final class LazySession implements Session {
     this.nearCacheEpoch = nearCacheEpoch;
   }
 
-  void loaded(String name, byte[] stored) {
-    attributes.loaded(name, stored);
-  }
-
-  /**
-   * Adds every attribute of a freshly loaded session at once. {@code stored} is never modified
-   * (it may be the near cache's copy).
-   */
+  /** Adds every attribute of a loaded session; {@code stored} (maybe shared) is not modified. */
   void loaded(Map<String, byte[]> stored) {
     attributes.loaded(stored);
   }
@@ -112,10 +107,7 @@ public final class LazySession implements Session {
     return id;
   }
 
-  /**
-   * Gives the session a new id (session fixation protection). The stored session moves to the new id
-   * when the session is saved.
-   */
+  /** Gives the session a new id (session fixation protection), moved in Redis when it is saved. */
   @Override
   public String changeSessionId() {
     id = context.newSessionId();
@@ -221,13 +213,27 @@ public final class LazySession implements Session {
     return context.policies();
   }
 
-  /**
-   * The idle timeout a session gets in the save that sets its principal (the anonymous timeout ends
-   * there, see {@link SessionPolicies#beforeSave}); unlike {@link #setMaxInactiveInterval}, never
-   * saves by itself.
-   */
+  /** The timeout of the save that sets the principal (SessionPolicies.beforeSave); never saves. */
   void timeoutOnSignIn(Duration interval) {
     this.maxInactiveInterval = interval;
+  }
+
+  long renewed() {
+    return renewed;
+  }
+
+  void renewed(long millis) {
+    this.renewed = millis;
+  }
+
+  /** A renewed id ({@link IdRenewal}), never saving by itself; {@code stored}: Redis has it. */
+  void renewTo(String newId, boolean stored) {
+    id = newId;
+    if (stored) {
+      storedId = newId;
+      storedMetadata = null;
+      nearCacheEpoch = NearCache.NO_EPOCH;
+    }
   }
 
   /**
@@ -428,6 +434,9 @@ public final class LazySession implements Session {
   void committed(long newVersion, Map<String, byte[]> written, Collection<String> deleted,
       boolean full, @Nullable String principal, long epoch) {
     attributes.committed(written, deleted, full);
+    if (full && !isNew) { // a new id (save.lua's mode 'r' wrote '#r')
+      renewed = context.now().toEpochMilli();
+    }
     isNew = false;
     storedId = id;
     storedLastAccessedTime = lastAccessedTime;

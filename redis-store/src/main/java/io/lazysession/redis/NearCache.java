@@ -47,9 +47,16 @@ final class NearCache {
    * @param pack the pack field at {@code version} and which attributes live in it
    * @param stamp the tracking stamp read before the command this copy came from was sent
    *     ({@link NearCacheTracking#UNTRUSTED} when tracking is off or the copy came from a save)
+   * @param renewed when the id was issued by a renewal or change of id, epoch milliseconds; 0: at
+   *     creation ({@link StoredSession#renewed})
    */
   record Snapshot(long version, long creation, Map<String, byte[]> attributes, long epoch,
-      @Nullable Metadata metadata, StoredPack pack, long stamp) {
+      @Nullable Metadata metadata, StoredPack pack, long stamp, long renewed) {
+    Snapshot(long version, long creation, Map<String, byte[]> attributes, long epoch,
+        @Nullable Metadata metadata, StoredPack pack, long stamp) {
+      this(version, creation, attributes, epoch, metadata, pack, stamp, 0);
+    }
+
     /** A copy whose metadata this node does not know. */
     Snapshot(long version, long creation, Map<String, byte[]> attributes, long epoch) {
       this(version, creation, attributes, epoch, null, StoredPack.NONE);
@@ -63,12 +70,12 @@ final class NearCache {
 
     /** This copy, completed with the metadata Redis confirmed for its version. */
     Snapshot withMetadata(Metadata known) {
-      return new Snapshot(version, creation, attributes, epoch, known, pack, stamp);
+      return new Snapshot(version, creation, attributes, epoch, known, pack, stamp, renewed);
     }
 
     /** This copy, confirmed by Redis in a call sent after {@code newStamp} was read. */
     Snapshot withStamp(long newStamp) {
-      return new Snapshot(version, creation, attributes, epoch, metadata, pack, newStamp);
+      return new Snapshot(version, creation, attributes, epoch, metadata, pack, newStamp, renewed);
     }
   }
 
@@ -165,7 +172,8 @@ final class NearCache {
     written(session.getId());
     if (exact && enabled()) {
       put(session.getId(), new Snapshot(session.version(), session.getCreationTime().toEpochMilli(),
-          session.storedAttributes(), epoch, session.storedMetadata(), session.storedPack()));
+          session.storedAttributes(), epoch, session.storedMetadata(), session.storedPack(),
+          NearCacheTracking.UNTRUSTED, session.renewed()));
     } else {
       invalidate(session.getId());
     }

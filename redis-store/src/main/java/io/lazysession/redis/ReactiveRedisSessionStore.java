@@ -72,12 +72,12 @@ final class ReactiveRedisSessionStore {
   }
 
   /** As {@link RedisSessionStore#save}: the new version, 0, -1 or a pack conflict. */
-  Mono<RedisSessionStore.SaveResult> save(String id, SaveRequest request) {
+  Mono<SaveResult> save(String id, SaveRequest request) {
     return Mono.defer(() -> this.<List<Object>>eval(RedisScript.SAVE, ScriptOutputType.MULTI,
         keys.session(id),
         store.counted(request.arguments(store.protection().of(id), keys.idField(id)))))
         .map(ScriptReplies::save)
-        .defaultIfEmpty(new RedisSessionStore.SaveResult(0, -1, null));
+        .defaultIfEmpty(new SaveResult(0, -1, null));
   }
 
   /** As {@link RedisSessionStore#delete}: empty when there was nothing live to delete. */
@@ -87,6 +87,15 @@ final class ReactiveRedisSessionStore {
         .filter(answer -> !RedisSessionStore.isNil(answer))
         .map(answer -> ScriptReplies.deletedHash(
             store.countedRead(RedisSessionStore.elements(answer)), store.protection().of(id)));
+  }
+
+  /** As {@link RedisSessionStore#aliasOf}: empty when {@code id} is no alias within its grace. */
+  Mono<String> aliasOf(String id, long nowMillis) {
+    return Mono.defer(() -> {
+      metrics.roundTrips.increment();
+      return commands.hmget(keys.session(id), IdRenewal.ALIAS_FIELDS).collectList()
+          .mapNotNull(fields -> IdRenewal.aliasTarget(fields, nowMillis));
+    });
   }
 
   /** As {@link RedisSessionStore#metadata}. */

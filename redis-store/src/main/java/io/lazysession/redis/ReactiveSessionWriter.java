@@ -40,6 +40,7 @@ final class ReactiveSessionWriter {
   private final boolean scheduling;
   /** Budgets and size listeners, as for {@link SessionWriter}. */
   private final SessionSizeWatch sizes;
+  private final ExpirySweeper expiry;
 
   ReactiveSessionWriter(ReactiveRedisSessionStore store, SharedCollaborators shared) {
     this.store = store;
@@ -50,7 +51,8 @@ final class ReactiveSessionWriter {
     this.context = shared.context();
     this.expiryGrace = shared.expiryGrace();
     this.principals = shared.principals();
-    this.scheduling = shared.expiry().scheduling();
+    this.expiry = shared.expiry();
+    this.scheduling = expiry.scheduling();
     this.sizes = shared.sizes();
   }
 
@@ -76,12 +78,12 @@ final class ReactiveSessionWriter {
         metrics.savesSkipped.increment();
         return Mono.empty();
       }
-      String id = session.getId();
       long epoch = nearCache.epoch();
       Instant accessedBefore = session.storedLastAccessedTime();
-      return send(id, session,
+      return send(session.getId(), session,
               request(SaveMode.UPDATE, session, principal, timeoutChanged, writes, removes), 1)
           .flatMap(sent -> {
+            String id = session.getId(); // moved when the id was renewed meanwhile
             long version = sent.result().version();
             if (version <= 0) {
               // Deleted or expired since it was loaded: writing would resurrect a partial session.
@@ -129,8 +131,9 @@ final class ReactiveSessionWriter {
       Duration maxInactive = session.getMaxInactiveInterval();
       // Built here, on the subscribing thread, as the attributes were encoded: making the pack
       // compresses, which is CPU work an event loop should not do, nor load native code for.
-      SaveRequest request = request(SaveMode.CREATE, session, principal, true, writes, List.of(),
-          !idChanged); // an id change was checked against the budget before its claim
+      // An id change was checked against the budget before its claim.
+      SaveRequest request = request(idChanged ? SaveMode.MOVE : SaveMode.CREATE, session,
+          principal, true, writes, List.of(), !idChanged);
       // Index entries first, as SessionWriter.writeFull explains.
       Mono<Boolean> added = newPrincipal == null ? Mono.just(false)
           : add(newPrincipal, id, maxInactive);
@@ -207,7 +210,7 @@ final class ReactiveSessionWriter {
         return Mono.just(false);
       }
       SessionMetadata metadata = hash.metadata();
-      ExpirySweeper.Deleted deleted = new ExpirySweeper.Deleted(metadata, claim.claimed());
+      ExpirySweeper.Deleted deleted = expiry.deleted(metadata, claim.claimed());
       Mono<Void> unindex = metadata.principal() == null ? Mono.empty()
           : store.removeFromPrincipal(metadata.principal(), id);
       return unindex.then(Mono.fromSupplier(() -> {
@@ -285,12 +288,17 @@ final class ReactiveSessionWriter {
   }
 
   /** An update as finally sent, at which attempt (see {@link SessionWriter}'s). */
-  private record Sent(RedisSessionStore.SaveResult result, SaveRequest request, int attempt) {}
+  private record Sent(SaveResult result, SaveRequest request, int attempt) {}
 
   /** As {@link SessionWriter}'s: sent again onto the current pack after a pack conflict. */
   private Mono<Sent> send(String id, LazySession session, SaveRequest request, int attempt) {
     return store.save(id, request).flatMap(result -> {
-      if (result.version() != RedisSessionStore.SaveResult.PACK_CONFLICT) {
+      String movedTo = result.movedTo();
+      if (movedTo != null && attempt < AttributePacking.MAX_ATTEMPTS) {
+        session.renewTo(movedTo, true); // renewed meanwhile (IdRenewal): the update goes there
+        return send(movedTo, session, request, attempt + 1);
+      }
+      if (result.version() != SaveResult.PACK_CONFLICT) {
         return Mono.just(new Sent(result, request, attempt));
       }
       if (attempt >= AttributePacking.MAX_ATTEMPTS) {

@@ -24,6 +24,8 @@ final class RedisScript {
   static final RedisScript SAVE = load("save");
   static final RedisScript DELETE = load("delete");
   static final RedisScript EXPIRE = load("expire");
+  /** Replaces a renewed session's old hash by an alias to its new id; see {@link IdRenewal}. */
+  static final RedisScript RENEW = load("renew");
   /** SADD that keeps a principal's set alive as long as its sessions; see principal-add.lua. */
   static final RedisScript PRINCIPAL_ADD = load("principal-add");
   /** Takes over a Spring Session Data Redis session; see {@link SpringSessionDataRedisMigration}. */

@@ -94,8 +94,10 @@ final class RedisSessionStore {
   void loadScripts(boolean expiringSets) {
     RedisClusterCommands<byte[], byte[]> commands = connection.commands();
     List<RedisScript> scripts = expiringSets
-        ? List.of(RedisScript.FIND, RedisScript.SAVE, RedisScript.DELETE, RedisScript.PRINCIPAL_ADD)
-        : List.of(RedisScript.FIND, RedisScript.SAVE, RedisScript.DELETE, RedisScript.EXPIRE);
+        ? List.of(RedisScript.FIND, RedisScript.SAVE, RedisScript.DELETE, RedisScript.PRINCIPAL_ADD,
+            RedisScript.RENEW)
+        : List.of(RedisScript.FIND, RedisScript.SAVE, RedisScript.DELETE, RedisScript.EXPIRE,
+            RedisScript.RENEW);
     for (RedisScript script : scripts) {
       String sha = commands.scriptLoad(script.source());
       metrics.roundTrips.increment();
@@ -249,23 +251,6 @@ final class RedisSessionStore {
     }
   }
 
-  /**
-   * A save's new version, and how many replicas acknowledged it (-1: not asked).
-   *
-   * @param waitFailure why WAIT failed after the script applied the write (a timeout, a dropped
-   *     connection); null when it answered or was not sent
-   * @param currentPack with {@link #PACK_CONFLICT}, the pack the hash holds (null: none)
-   */
-  record SaveResult(long version, long acknowledged, @Nullable RedisException waitFailure,
-      byte @Nullable [] currentPack) {
-    /** The version of an update that found another pack than it was made from: nothing written. */
-    static final long PACK_CONFLICT = -2;
-
-    SaveResult(long version, long acknowledged, @Nullable RedisException waitFailure) {
-      this(version, acknowledged, waitFailure, null);
-    }
-  }
-
   /** WAIT failed after the save script was applied as {@code version}. */
   private static final class WaitFailed extends RuntimeException {
     private static final long serialVersionUID = 1L;
@@ -289,6 +274,21 @@ final class RedisSessionStore {
         keys.session(id), deleteArguments(nowMillis, all));
     return isNil(answer) ? null
         : ScriptReplies.deletedHash(countedRead(elements(answer)), protection.of(id));
+  }
+
+  /** renew.lua on {@code oldId}'s hash; its answer as text ('1', '>' + id, 'v' or '0'). */
+  String renew(String oldId, long nowMillis, long version, String newId, long graceMillis) {
+    byte[] answer = eval(connection.commands(), RedisScript.RENEW, ScriptOutputType.VALUE,
+        keys.session(oldId), IdRenewal.renewArguments(nowMillis, version, newId, graceMillis,
+            absoluteMillis));
+    return answer == null ? "0" : new String(answer, UTF_8);
+  }
+
+  /** The new id a renewed {@code id}'s alias names within its grace (renew.lua); else null. */
+  @Nullable String aliasOf(String id, long nowMillis) {
+    metrics.roundTrips.increment();
+    return IdRenewal.aliasTarget(
+        connection.commands().hmget(keys.session(id), IdRenewal.ALIAS_FIELDS), nowMillis);
   }
 
   /** {@code values}, counted as bytes read. */
@@ -451,8 +451,8 @@ final class RedisSessionStore {
   boolean migrate(String id, long nowMillis, SsdrSession origin, Map<String, byte[]> replaced,
       long graceMillis, int replicas, Duration timeout) {
     byte[] key = keys.session(id);
-    byte[][] arguments =
-        counted(sealed(id, origin.migrateArguments(nowMillis, graceMillis, replaced), 5));
+    byte[][] arguments = counted(sealed(id,
+        origin.migrateArguments(nowMillis, graceMillis, absoluteMillis, replaced), 5));
     if (replicas <= 0) {
       Long created = eval(connection.commands(), RedisScript.MIGRATE, ScriptOutputType.INTEGER,
           key, arguments);

@@ -140,12 +140,13 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
     SessionSizeWatch sizes = new SessionSizeWatch(builder.sessionBudget, store.keys());
     SessionWriter writer = new SessionWriter(store, nearCache, metrics, principals, expiry, events,
         touch, builder.clock, builder.expiryGrace,
-        new SessionWriter.Durability(builder.durabilityReplicas, builder.durabilityTimeout),
+        new Durability(builder.durabilityReplicas, builder.durabilityTimeout),
         migration, sizes);
+    IdRenewal renewal = new IdRenewal(context, store, writer, reader, expiry, principals);
     SharedCollaborators shared = new SharedCollaborators(connection, store, nearCache, metrics,
         context, principals, expiry, events, touch, builder.defaultMaxInactiveInterval,
         builder.expiryGrace, builder.durabilityReplicas, migration != null, ids,
-        tracking, sizes);
+        tracking, sizes, renewal);
     return new RepositoryWiring(shared, reader, writer, migration, sizes);
   }
 }

@@ -31,7 +31,7 @@ record SaveRequest(SaveMode mode, long nowMillis, long creationMillis, long last
     long maxInactive = session.getMaxInactiveInterval().isNegative() ? -1L
         : session.getMaxInactiveInterval().getSeconds();
     AttributePacking.Placement placement =
-        AttributePacking.place(session, writes, removes, mode == SaveMode.CREATE);
+        AttributePacking.place(session, writes, removes, mode.creates());
     return new SaveRequest(mode, nowMillis, session.getCreationTime().toEpochMilli(),
         session.getLastAccessedTime().toEpochMilli(), withTimeout ? maxInactive : null,
         graceMillis, principal, placement.fieldWrites(), placement.fieldRemoves(),
@@ -52,13 +52,15 @@ record SaveRequest(SaveMode mode, long nowMillis, long creationMillis, long last
 
   /** The pack the hash holds once this request is applied, given the one it was loaded with. */
   StoredPack packAfter(StoredPack loaded) {
-    return pack != null ? pack.after() : mode == SaveMode.CREATE ? StoredPack.NONE : loaded;
+    return pack != null ? pack.after() : mode.creates() ? StoredPack.NONE : loaded;
   }
 
   /** How the save script treats the key: see save.lua. */
   enum SaveMode {
     /** The key must not exist (or be this very create, re-sent). */
     CREATE("n"),
+    /** As {@link #CREATE}, for a session moved here from another id: the id's issue time is kept. */
+    MOVE("r"),
     /** The session must exist and be live; nothing is written otherwise. */
     UPDATE("u");
 
@@ -67,12 +69,26 @@ record SaveRequest(SaveMode mode, long nowMillis, long creationMillis, long last
     SaveMode(String argument) {
       this.argument = RedisSessionStore.utf8(argument);
     }
+
+    /** Whether the key must not exist: a whole session is written. */
+    boolean creates() {
+      return this != UPDATE;
+    }
   }
 
   private static final byte[] EMPTY = {};
   private static final byte[] NO_PACK_LOADED = {'='};
   private static final byte[] PRINCIPAL_REMOVED = {'-'};
   private static final byte[] ID_FIELD = RedisSessionStore.utf8(SessionKeys.ID);
+
+  /**
+   * The grace argument of save.lua (ARGV[6]) and migrate.lua (ARGV[5]): the grace in milliseconds,
+   * followed with an absolute timeout by ':' and that timeout in milliseconds.
+   */
+  static byte[] graceArgument(long graceMillis, long absoluteMillis) {
+    return RedisSessionStore.utf8(absoluteMillis == 0 ? Long.toString(graceMillis)
+        : graceMillis + ":" + absoluteMillis);
+  }
 
   /** The save script's arguments, as save.lua reads them, values unprotected. */
   byte[][] arguments() {
@@ -103,9 +119,7 @@ record SaveRequest(SaveMode mode, long nowMillis, long creationMillis, long last
     arguments[i++] = decimal(creationMillis());
     arguments[i++] = decimal(lastAccessMillis());
     arguments[i++] = maxInactiveSeconds() == null ? EMPTY : decimal(maxInactiveSeconds());
-    // With an absolute timeout, ':' and that timeout follow the grace (save.lua, ARGV[6]).
-    arguments[i++] = absoluteMillis == 0 ? decimal(graceMillis())
-        : RedisSessionStore.utf8(graceMillis() + ":" + absoluteMillis);
+    arguments[i++] = graceArgument(graceMillis(), absoluteMillis);
     arguments[i++] = principalArgument(principal(), values);
     arguments[i++] = pack == null ? EMPTY : pack.expected() == null ? NO_PACK_LOADED
         : RedisScript.prefixedSha1Hex((byte) '=', pack.expected());

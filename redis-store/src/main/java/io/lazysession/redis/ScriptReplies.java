@@ -90,21 +90,20 @@ final class ScriptReplies {
     return new DeletedHash(metadata(answer, from, values), attributes, pack.pack());
   }
 
-  /** save.lua's answer: the new version, or -2 and the pack the hash holds now (a conflict). */
-  static RedisSessionStore.SaveResult save(@Nullable List<Object> answer) {
+  /** save.lua's answer: the version, or -2 and the pack now held (a conflict), or -3 and an id. */
+  static SaveResult save(@Nullable List<Object> answer) {
     if (answer == null || answer.isEmpty() || !(answer.get(0) instanceof Long version)) {
-      return new RedisSessionStore.SaveResult(0, -1, null);
+      return new SaveResult(0, -1, null);
     }
     byte[] pack = answer.size() > 1 && answer.get(1) instanceof byte[] b ? b : null;
-    return new RedisSessionStore.SaveResult(version, -1, null, pack);
+    return new SaveResult(version, -1, null, pack);
   }
 
   /**
    * Parses a find answer (alternating field names and values); null when a metadata field is missing
    * or unreadable. An "unchanged" answer carries no creation time nor attributes: they are taken from
-   * {@code cached}, the copy whose version the caller sent.
-   *
-   * <p>Field names are told apart by their bytes: only attribute names become strings.
+   * {@code cached}, the copy whose version the caller sent. Field names are told apart by their
+   * bytes: only attribute names become strings.
    */
   static @Nullable StoredSession find(List<byte @Nullable []> fields,
       NearCache.@Nullable Snapshot cached) {
@@ -122,6 +121,7 @@ final class ScriptReplies {
     long lastAccess = MISSING;
     long maxInactive = MISSING;
     long version = MISSING;
+    long renewed = 0;
     String principal = null;
     PackFields pack = new PackFields();
     boolean unchanged = false;
@@ -167,6 +167,7 @@ final class ScriptReplies {
         case 'a' -> lastAccess = decimal(value);
         case 'm' -> maxInactive = decimal(value);
         case 'v' -> version = decimal(value);
+        case 'r' -> renewed = decimal(value);
         case 'p' -> principal = values.principal(value);
         case 's' -> pack.offer(name, value);
         case '=' -> unchanged = true;
@@ -179,6 +180,7 @@ final class ScriptReplies {
       }
       creation = cached.creation();
       attributes = cached.attributes();
+      renewed = cached.renewed();
     }
     StoredPack stored =
         unchanged && cached != null ? cached.pack() : StoredPack.unread(pack.pack());
@@ -187,7 +189,7 @@ final class ScriptReplies {
       return null;
     }
     return new StoredSession(creation, lastAccess, maxInactive, version, principal, unchanged,
-        attributes, stored);
+        attributes, stored, renewed);
   }
 
   /** What claim-ssdr.lua did with a Spring Session Data Redis hash. */
@@ -258,7 +260,7 @@ final class ScriptReplies {
     }
     return new StoredSession(cached.creation(), metadata.lastAccess(),
         metadata.maxInactiveSeconds(), cached.version(), metadata.principal(), true,
-        cached.attributes(), cached.pack());
+        cached.attributes(), cached.pack(), cached.renewed());
   }
 
   /**
@@ -334,9 +336,8 @@ final class ScriptReplies {
   }
 
   /**
-   * The decimal number in {@code bytes}, read as {@link Long#parseLong} reads it
-   * but without making a string for the common case (an optional '-', up to 18 digits); {@link
-   * #MISSING} when it is not a number.
+   * The decimal number in {@code bytes}, read as {@link Long#parseLong} reads it but without making a
+   * string for the common case (an optional '-', up to 18 digits); {@link #MISSING} if not a number.
    */
   private static long decimal(byte[] bytes) {
     return decimal(bytes, 0, bytes.length);
@@ -367,10 +368,7 @@ final class ScriptReplies {
     return parsed == null ? MISSING : parsed;
   }
 
-  /**
-   * The metadata field {@code #}, {@code creation:lastAccess:maxInactive:version}; null when it is
-   * not four numbers.
-   */
+  /** The field {@code #}, {@code creation:lastAccess:maxInactive:version}; null unless 4 numbers. */
   static long @Nullable [] metadataField(byte[] value) {
     long[] numbers = new long[4];
     int start = 0;

@@ -35,6 +35,11 @@ final class SessionKeys {
   static final String PRINCIPAL = "#p";
   /** The session id, sealed ({@link SessionNames#sealId}), in a hash under a keyed name. */
   static final String ID = "#i";
+  /** The hash field of when the session's id was issued by a move (renewal or change; save.lua). */
+  static final String RENEWED = "#r";
+  /** The fields of the alias a renewal leaves under the old id: the new id, the grace's end. */
+  static final String ALIAS = "#>";
+  static final String ALIAS_UNTIL = "#t";
   /** Marker in a find answer: the caller's cached attribute fields are current. */
   static final String UNCHANGED = "#=";
   private static final int MAX_ID_LENGTH = 256;

@@ -6,8 +6,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The session policies beyond the idle timeout (docs/session-policies.md): an absolute timeout,
- * counted from creation whatever the activity, and a shorter idle timeout for sessions without a
- * principal. Immutable, thread-safe.
+ * counted from creation whatever the activity, a shorter idle timeout for sessions without a
+ * principal, and the renewal of a signed-in session's id ({@link IdRenewal}). Immutable,
+ * thread-safe.
  *
  * <p>Design note: the absolute deadline is never stored. Every node derives it from the stored
  * creation time and its own setting, in Java where the idle timeout is decided on a read
@@ -19,20 +20,37 @@ import org.jspecify.annotations.Nullable;
  * @param anonymousTimeout the idle timeout of new sessions until a principal is set; null: the
  *     default timeout
  * @param defaultTimeout the repository's default idle timeout
+ * @param idRenewalInterval how long a signed-in session keeps an id before its first request after
+ *     that gets a new one; null: never
+ * @param idRenewalGrace how long the previous id still reaches the session after a renewal
  */
 record SessionPolicies(@Nullable Duration absoluteTimeout, @Nullable Duration anonymousTimeout,
-    Duration defaultTimeout) {
+    Duration defaultTimeout, @Nullable Duration idRenewalInterval, Duration idRenewalGrace) {
 
+  /** The default {@link #idRenewalGrace}. */
+  static final Duration DEFAULT_ID_RENEWAL_GRACE = Duration.ofSeconds(10);
   static final SessionPolicies NONE = new SessionPolicies(null, null, Duration.ofMinutes(30));
+
+  SessionPolicies(@Nullable Duration absoluteTimeout, @Nullable Duration anonymousTimeout,
+      Duration defaultTimeout) {
+    this(absoluteTimeout, anonymousTimeout, defaultTimeout, null, DEFAULT_ID_RENEWAL_GRACE);
+  }
 
   /**
    * Checks the settings, naming the builder option that is wrong.
    *
-   * @throws IllegalArgumentException when a timeout is not positive whole seconds
+   * @throws IllegalArgumentException when a timeout is not positive whole seconds, or the renewal
+   *     grace is negative or not shorter than the renewal interval
    */
   SessionPolicies {
     check(absoluteTimeout, "absoluteTimeout");
     check(anonymousTimeout, "anonymousTimeout");
+    check(idRenewalInterval, "idRenewal interval");
+    if (idRenewalGrace == null || idRenewalGrace.isNegative()
+        || (idRenewalInterval != null && idRenewalGrace.compareTo(idRenewalInterval) >= 0)) {
+      throw new IllegalArgumentException("idRenewal grace must be zero or more and shorter than "
+          + "the interval (" + idRenewalInterval + "), was " + idRenewalGrace);
+    }
   }
 
   private static void check(@Nullable Duration timeout, String name) {

@@ -27,13 +27,21 @@ final class SessionReader {
     this.migration = migration;
   }
 
+  /** How many aliases of renewed ids one load follows (a session renewed twice within the grace). */
+  private static final int ALIAS_HOPS = 3;
+
   /**
    * The live session {@code id}, or null when it does not exist, has expired, or is incomplete in
-   * Redis.
+   * Redis. With id renewal on, an id renewed within the grace finds the session under its new id
+   * (the alias renew.lua left), which the session has.
    *
    * @throws io.lettuce.core.RedisException as the store does
    */
   @Nullable LazySession find(String id) {
+    return find(id, 0);
+  }
+
+  private @Nullable LazySession find(String id, int hops) {
     long epoch = nearCache.epoch();
     NearCache.Snapshot trusted = nearCache.trusted(id);
     if (trusted != null) {
@@ -72,7 +80,9 @@ final class SessionReader {
     if (stored == null) {
       nearCache.invalidate(id); // missing, or a hash without complete metadata
       if (migration == null || migration.inFindScript() || !migration.handles(id)) {
-        return null;
+        String renewedTo = context.policies().idRenewalInterval() == null || hops >= ALIAS_HOPS
+            ? null : store.aliasOf(id, context.now().toEpochMilli());
+        return renewedTo == null ? null : find(renewedTo, hops + 1);
       }
       // ---- migration hook: a second call, on a miss only (Cluster) ----------------------------
       SsdrSession origin = migration.find(id);
@@ -98,7 +108,7 @@ final class SessionReader {
     } else if (nearCache.enabled()) {
       nearCache.put(id, new NearCache.Snapshot(stored.version(), stored.creation(),
           Collections.unmodifiableMap(stored.attributes()), epoch, metadata(stored),
-          stored.pack(), stamp));
+          stored.pack(), stamp, stored.renewed()));
     }
     return session(id, stored, epoch);
   }
@@ -127,6 +137,7 @@ final class SessionReader {
     }
     // A near-cache map is shared, never copied: the session reads it and copies on change.
     session.loaded(stored.attributes());
+    session.renewed(stored.renewed());
     session.storedPack(stored.pack());
     session.storedMetadata(metadata(stored));
     return session;
@@ -148,7 +159,7 @@ final class SessionReader {
     if (session.isExpired(context.now())) {
       return null; // SSDR keeps a hash five minutes past its expiry
     }
-    origin.attributes().forEach(session::loaded);
+    session.loaded(origin.attributes());
     session.migratingFrom(origin);
     return session;
   }

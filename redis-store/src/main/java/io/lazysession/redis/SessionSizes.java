@@ -176,7 +176,7 @@ final class SessionSizes {
 
   /** The session as {@code request} leaves it, as far as this node knows. */
   static Saved afterSave(LazySession session, SaveRequest request, int keyBytes) {
-    Map<String, byte[]> own = request.mode() == SaveRequest.SaveMode.CREATE
+    Map<String, byte[]> own = request.mode().creates()
         ? new LinkedHashMap<>() : ownFields(session);
     own.keySet().removeAll(request.removes());
     own.putAll(request.writes());

@@ -1,7 +1,6 @@
 package io.lazysession.redis;
 
 import io.lazysession.redis.SaveRequest.SaveMode;
-import io.lazysession.redis.RedisSessionStore.SaveResult;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -24,26 +23,6 @@ final class SessionWriter {
   private static final Logger log = LoggerFactory.getLogger(SessionWriter.class);
   /** Claims of a Spring Session Data Redis hash that changed meanwhile; the last one forces it. */
   static final int CLAIM_ATTEMPTS = 4;
-
-  /**
-   * How many replicas must acknowledge a save within {@code timeout} (Redis WAIT); 0: do not wait.
-   */
-  record Durability(int replicas, Duration timeout) {
-    Durability {
-      if (replicas < 0) {
-        throw new IllegalArgumentException("durability replicas must be >= 0, was " + replicas);
-      }
-      java.util.Objects.requireNonNull(timeout, "durability timeout must not be null");
-      if (timeout.isNegative() || timeout.isZero()) {
-        throw new IllegalArgumentException("durability timeout must be > 0 (WAIT 0 waits "
-            + "forever), was " + timeout);
-      }
-    }
-
-    boolean on() {
-      return replicas > 0;
-    }
-  }
 
   private final RedisSessionStore store;
   private final NearCache nearCache;
@@ -113,6 +92,7 @@ final class SessionWriter {
     Instant accessedBefore = session.storedLastAccessedTime();
     Sent sent = send(id, session,
         request(SaveMode.UPDATE, session, principal, timeoutChanged, writes, removes));
+    id = session.getId(); // moved when the id was renewed meanwhile
     SaveResult result = sent.result();
     if (result.version() <= 0) {
       // Deleted or expired since it was loaded: writing would resurrect a partial session.
@@ -147,6 +127,11 @@ final class SessionWriter {
     requireReplicated(id, result);
   }
 
+  /** Writes a session {@link IdRenewal} gave a new id, as loaded, whole under that id. */
+  void writeMoved(LazySession session) {
+    writeFull(session, true, PrincipalChange.UNCHANGED);
+  }
+
   /** Writes every field of the session under its current id: a new session, or a new id. */
   private void writeFull(LazySession session, boolean idChanged, PrincipalChange change) {
     Map<String, byte[]> writes = session.allAttributes();
@@ -161,8 +146,8 @@ final class SessionWriter {
     String id = session.getId();
     Duration maxInactive = session.getMaxInactiveInterval();
     // Checked against the budget before anything is written (an id change: before changeId).
-    SaveRequest request =
-        request(SaveMode.CREATE, session, principal, true, writes, List.of(), !idChanged);
+    SaveRequest request = request(idChanged ? SaveMode.MOVE : SaveMode.CREATE, session, principal,
+        true, writes, List.of(), !idChanged);
     expiry.scheduleWrite(id, session.getCreationTime(), session.getLastAccessedTime(),
         maxInactive);
     boolean principalAdded = newPrincipal != null && principals.add(newPrincipal, id, maxInactive);
@@ -384,12 +369,20 @@ final class SessionWriter {
 
   /**
    * Writes an update; when another request rewrote the pack since this one loaded it, applies this
-   * request's pack changes to the current pack and sends it again (see {@link AttributePacking}).
+   * request's pack changes to the current pack and sends it again (see {@link AttributePacking});
+   * when the session's id was renewed since, sends it to the new id, which the session takes.
    */
-  private Sent send(String id, LazySession session, SaveRequest request) {
+  private Sent send(String loadedId, LazySession session, SaveRequest request) {
     SaveRequest sending = request;
+    String id = loadedId;
     for (int attempt = 1; ; attempt++) {
       SaveResult result = write(id, sending);
+      String movedTo = result.movedTo();
+      if (movedTo != null && attempt < AttributePacking.MAX_ATTEMPTS) {
+        session.renewTo(movedTo, true); // renewed meanwhile (IdRenewal): the update goes there
+        id = movedTo;
+        continue;
+      }
       if (result.version() != SaveResult.PACK_CONFLICT) {
         return new Sent(result, sending, attempt > 1);
       }

@@ -16,10 +16,12 @@ import org.springframework.session.SessionIdGenerator;
  *     uses it too)
  * @param tracking the connection of tracked reads; null when off
  * @param sizes the session budget and size listeners, for both faces' saves
+ * @param renewal id renewal, for both faces' {@code findById} (the reactive face runs it off the
+ *     event loop)
  */
 record SharedCollaborators(SessionConnection connection, RedisSessionStore store,
     NearCache nearCache, MetricsRecorder metrics, SessionContext context,
     PrincipalIndex principals, ExpirySweeper expiry, SessionEvents events, TouchPolicy touch,
     Duration defaultMaxInactiveInterval, Duration expiryGrace, int durabilityReplicas,
     boolean migrating, SessionIdGenerator idGenerator, @Nullable TrackingConnection tracking,
-    SessionSizeWatch sizes) {}
+    SessionSizeWatch sizes, IdRenewal renewal) {}

@@ -23,16 +23,18 @@ record SsdrSession(long creation, long lastAccess, long maxInactiveSeconds,
 
   /**
    * migrate.lua's arguments for this session, taken over at {@code nowMillis}, with the bytes of
-   * {@code replaced} attributes in place of those read from SSDR.
+   * {@code replaced} attributes in place of those read from SSDR; {@code absoluteMillis}: the
+   * absolute timeout (0: none), which bounds the TTL as a save's does.
    */
-  byte[][] migrateArguments(long nowMillis, long graceMillis, Map<String, byte[]> replaced) {
+  byte[][] migrateArguments(long nowMillis, long graceMillis, long absoluteMillis,
+      Map<String, byte[]> replaced) {
     byte[][] arguments = new byte[5 + attributes.size() * 2][];
     int i = 0;
     arguments[i++] = RedisSessionStore.utf8(Long.toString(nowMillis));
     arguments[i++] = RedisSessionStore.utf8(Long.toString(creation));
     arguments[i++] = RedisSessionStore.utf8(Long.toString(lastAccess));
     arguments[i++] = RedisSessionStore.utf8(Long.toString(maxInactiveSeconds));
-    arguments[i++] = RedisSessionStore.utf8(Long.toString(graceMillis));
+    arguments[i++] = SaveRequest.graceArgument(graceMillis, absoluteMillis);
     for (Map.Entry<String, byte[]> attribute : attributes.entrySet()) {
       arguments[i++] = RedisSessionStore.utf8(SessionKeys.attributeField(attribute.getKey()));
       arguments[i++] = replaced.getOrDefault(attribute.getKey(), attribute.getValue());

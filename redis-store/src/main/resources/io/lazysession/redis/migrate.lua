@@ -6,7 +6,9 @@
 -- ARGV[2]: creation time, epoch milliseconds
 -- ARGV[3]: last access time, epoch milliseconds
 -- ARGV[4]: max inactive interval, seconds; negative means never expires
--- ARGV[5]: grace, milliseconds, kept on top of the inactive interval before Redis drops the hash
+-- ARGV[5]: grace, milliseconds, kept on top of the inactive interval before Redis drops the hash;
+--          with an absolute timeout, followed by ':' and that timeout in milliseconds: the TTL never
+--          outlasts creation + that timeout (+ grace), also for a session that never idles out
 -- ARGV[6..]: attribute field / envelope pairs
 -- Returns 1 when this call created the hash (version 1), 0 when the key existed (nothing written).
 local key = KEYS[1]
@@ -23,8 +25,17 @@ while i <= #ARGV do
   i = last + 1
 end
 local maxInactive = tonumber(ARGV[4])
+local graceText, absoluteText = string.match(ARGV[5], '^([^:]*):?(.*)$')
+local absolute = tonumber(absoluteText) -- nil: no absolute timeout
+local due = absolute and tonumber(ARGV[2]) + absolute
 if maxInactive >= 0 then
-  local ttl = tonumber(ARGV[3]) + maxInactive * 1000 + tonumber(ARGV[5]) - tonumber(ARGV[1])
+  local idleDue = tonumber(ARGV[3]) + maxInactive * 1000
+  if not due or idleDue < due then
+    due = idleDue
+  end
+end
+if due then
+  local ttl = due + tonumber(graceText) - tonumber(ARGV[1])
   if ttl < 1 then
     ttl = 1
   end

@@ -1,6 +1,8 @@
 -- Writes the changes of one session in one atomic call.
 -- KEYS[1]: the session hash
--- ARGV[1]: 'u' update an existing session, 'n' create it (the key must not exist)
+-- ARGV[1]: 'u' update an existing session, 'n' create it (the key must not exist), 'r' create it as a
+--          session that moved here from another id (an id renewal or change): as 'n', and the field
+--          '#r' records ARGV[2] as when this id was issued (the next renewal counts from there)
 -- ARGV[2]: now, epoch milliseconds (the application's clock)
 -- ARGV[3]: creation time, epoch milliseconds (used when creating)
 -- ARGV[4]: last access time, epoch milliseconds (the stored one only ever moves forward)
@@ -18,7 +20,9 @@
 -- ARGV[9]: the new pack ('' deletes it), when ARGV[8] is not ''
 -- ARGV[10]: number N of fields to set; then N field/value pairs; then the fields to delete
 -- Returns the new version; 0 when an update finds the session missing, partial or expired (nothing
--- is written, so a session deleted meanwhile is not resurrected); -1 when creating over an existing key
+-- is written, so a session deleted meanwhile is not resurrected); {-3, id} when an update finds the
+-- alias an id renewal left within its grace ('#>': the new id, '#t': the grace's end, see renew.lua):
+-- nothing is written, the caller sends its update to that id; -1 when creating over an existing key
 -- of another creation time. A create whose key exists with the same creation time was already applied
 -- (a re-send): 1 when nothing was written since, 0 when something was. {-2, pack} when an update finds
 -- another pack than the one it was made from (nothing is written; {-2} when the hash has none): the
@@ -43,6 +47,10 @@ local packBefore -- the pack's fields as the update's check read them
 if ARGV[1] == 'u' then
   local c, a, m, v = metadata(redis.call('HGET', key, '#'))
   if not v then
+    local alias = redis.call('HMGET', key, '#>', '#t')
+    if alias[1] and tonumber(alias[2] or '0') > now then
+      return {-3, alias[1]}
+    end
     return 0
   end
   local storedAccess = tonumber(a)
@@ -113,6 +121,9 @@ while i <= #ARGV do
 end
 redis.call('HSET', key, '#', creationText .. ':' .. lastAccessText .. ':' .. maxInactiveText .. ':'
   .. string.format('%d', version))
+if ARGV[1] == 'r' then
+  redis.call('HSET', key, '#r', ARGV[2])
+end
 -- The pack last: whether it goes in chunks depends on what the hash holds once the rest is written.
 -- An update that leaves it but sets fields or a principal may have made the hash a hashtable: its
 -- chunks are then joined.

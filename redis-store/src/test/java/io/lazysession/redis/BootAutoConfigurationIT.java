@@ -95,6 +95,55 @@ class BootAutoConfigurationIT {
     }
   }
 
+  /** The {@code SESSION} cookie a response sets, as the id it carries; null when none. */
+  static String sessionCookie(HttpResponse<String> response) {
+    return response.headers().allValues("Set-Cookie").stream()
+        .filter(cookie -> cookie.startsWith("SESSION="))
+        .map(cookie -> cookie.substring(8, cookie.indexOf(';')))
+        .map(value -> new String(java.util.Base64.getDecoder().decode(value)))
+        .findFirst().orElse(null);
+  }
+
+  static HttpResponse<String> get(String path, int port, String sessionId) throws Exception {
+    return HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+            URI.create("http://127.0.0.1:" + port + path))
+        .header("Cookie", "SESSION=" + java.util.Base64.getEncoder()
+            .encodeToString(sessionId.getBytes()))
+        .build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
+  void webApp_idRenewalIntervalPassed_responseMovesTheCookieToTheNewId() throws Exception {
+    MutableClock clock = MutableClock.startingNow();
+    try (ConfigurableApplicationContext node = new SpringApplicationBuilder(ShopApplication.class)
+        .web(WebApplicationType.SERVLET)
+        .properties("server.port=0", "spring.main.banner-mode=off",
+            "spring.data.redis.url=" + redis.url(),
+            "lazysession.namespace=" + TestRedis.uniqueNamespace("boot-renewal"),
+            "lazysession.id-renewal-interval=15m")
+        .initializers(context -> context.getBeanFactory().registerSingleton("testClock",
+            (io.lazysession.redis.config.LazySessionRepositoryCustomizer) builder ->
+                builder.clock(clock)))
+        .run()) {
+      HttpResponse<String> login = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+          URI.create("http://127.0.0.1:" + port(node) + "/login/alice")).build(),
+          HttpResponse.BodyHandlers.ofString());
+      String oldId = sessionCookie(login);
+      assertThat(get("/visits", port(node), oldId).headers().allValues("Set-Cookie"))
+          .as("before the interval").isEmpty();
+      clock.advance(java.time.Duration.ofMinutes(15));
+
+      HttpResponse<String> renewed = get("/visits", port(node), oldId);
+      String newId = sessionCookie(renewed);
+
+      assertThat(newId).isNotNull().isNotEqualTo(oldId);
+      assertThat(renewed.body()).isEqualTo("2");
+      assertThat(get("/visits", port(node), newId).body()).isEqualTo("3");
+      assertThat(node.getBean(LazyRedisSessionRepository.class).findByPrincipalName("alice"))
+          .containsOnlyKeys(newId);
+    }
+  }
+
   @Test
   void startup_expiryEventsFalse_savesWithoutTheExpirySchedule() {
     String namespace = TestRedis.uniqueNamespace("boot-no-events");

@@ -204,20 +204,16 @@ class CommandCountIT {
 
   @Test
   void sessionLife_absoluteTimeout_addsNoCommand() {
-    try (LazyRedisSessionRepository absolute = LazyRedisSessionRepository.builder(client)
-        .serializer(TestRedis.serializer()).namespace(repository.namespace()).clock(clock)
-        .cleanupInterval(Duration.ZERO).touchInterval(Duration.ofSeconds(30))
-        .nearCacheMaxBytes(0).absoluteTimeout(Duration.ofHours(8)).build()) {
+    try (LazyRedisSessionRepository absolute =
+        withPolicy(30, builder -> builder.absoluteTimeout(Duration.ofHours(8)))) {
       assertThat(sessionLife(absolute)).isEqualTo(sessionLife(repository));
     }
   }
 
   @Test
   void sessionLife_anonymousTimeout_addsOneZaddAtSignIn() {
-    try (LazyRedisSessionRepository anonymous = LazyRedisSessionRepository.builder(client)
-        .serializer(TestRedis.serializer()).namespace(repository.namespace()).clock(clock)
-        .cleanupInterval(Duration.ZERO).touchInterval(Duration.ofSeconds(5))
-        .nearCacheMaxBytes(0).anonymousTimeout(Duration.ofMinutes(2)).build()) {
+    try (LazyRedisSessionRepository anonymous =
+        withPolicy(5, builder -> builder.anonymousTimeout(Duration.ofMinutes(2)))) {
       java.util.List<Map<String, Long>> withPolicy = sessionLife(anonymous);
       java.util.List<Map<String, Long>> without = sessionLife(repository);
 
@@ -229,5 +225,52 @@ class CommandCountIT {
       without.remove(3);
       assertThat(withPolicy).isEqualTo(without);
     }
+  }
+
+  @Test
+  void sessionLife_idRenewalNotYetDue_addsNoCommand() {
+    try (LazyRedisSessionRepository renewing = withPolicy(30,
+        builder -> builder.idRenewal(Duration.ofMinutes(15), Duration.ofSeconds(10)))) {
+      assertThat(sessionLife(renewing)).isEqualTo(sessionLife(repository));
+    }
+  }
+
+  @Test
+  void findById_idRenewalDue_commandsOfOneRenewal() {
+    try (LazyRedisSessionRepository renewing = withPolicy(30,
+        builder -> builder.idRenewal(Duration.ofMinutes(15), Duration.ofSeconds(10)))) {
+      LazySession session = renewing.createSession();
+      session.setAttribute(PRINCIPAL, "renewal-user");
+      renewing.save(session);
+      clock.advance(Duration.ofMinutes(15));
+
+      Map<String, Long> renewal = stats.during(() -> renewing.findById(session.getId()));
+      Map<String, Long> miss = stats.during(() -> renewing.findById("no-such-session-id-00"));
+
+      // Sent: the find; the copy: ZADD (schedule), SADD (principal), EVALSHA save.lua; the swap:
+      // ZREM (claim), EVALSHA renew.lua; SREM (the old id leaves the principal set). The rest runs
+      // in the scripts: find's HGET and HGETALL; save's EXISTS, HSETs, OBJECT ENCODING (pack.lua)
+      // and PEXPIRE; renew's HMGET, DEL, HSET and PEXPIRE.
+      assertThat(renewal).isEqualTo(Map.ofEntries(Map.entry(stats.findCommand(), 1L),
+          Map.entry("hget", 1L), Map.entry("hgetall", 1L), Map.entry("zadd", 1L),
+          Map.entry("sadd", 1L), Map.entry("evalsha", 2L), Map.entry("exists", 1L),
+          Map.entry("hset", 5L), Map.entry("object|encoding", 2L), Map.entry("pexpire", 2L),
+          Map.entry("zrem", 1L), Map.entry("hmget", 1L), Map.entry("del", 1L),
+          Map.entry("srem", 1L)));
+      // A miss looks for the alias of a renewed id: one HMGET more.
+      assertThat(miss).isEqualTo(Map.of(stats.findCommand(), 1L, "hget", 1L, "hmget", 1L));
+    }
+  }
+
+  /**
+   * A repository on this test's namespace and clock, without near cache nor sweep, touching after
+   * {@code touchSeconds}, with {@code policy} set on its builder.
+   */
+  static LazyRedisSessionRepository withPolicy(int touchSeconds,
+      java.util.function.UnaryOperator<LazyRedisSessionRepository.Builder> policy) {
+    return policy.apply(LazyRedisSessionRepository.builder(client)
+        .serializer(TestRedis.serializer()).namespace(repository.namespace()).clock(clock)
+        .cleanupInterval(Duration.ZERO).touchInterval(Duration.ofSeconds(touchSeconds))
+        .nearCacheMaxBytes(0)).build();
   }
 }

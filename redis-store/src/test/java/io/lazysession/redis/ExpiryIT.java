@@ -127,7 +127,7 @@ class ExpiryIT {
     loaded.setLastAccessedTime(nodes.clock().instant());
     nodes.b().save(loaded);
 
-    boolean reported = nodes.a().expiry().expireClaimed(session.getId(), sweeperNow);
+    boolean reported = nodes.a().shared().expiry().expireClaimed(session.getId(), sweeperNow);
 
     assertThat(reported).isFalse();
     assertThat(nodes.destroyed()).isEmpty();
@@ -171,7 +171,7 @@ class ExpiryIT {
     nodes.raw().zrem(schedule, session.getId().getBytes(UTF_8)); // a sweep on node B claims the id
 
     nodes.a().deleteById(session.getId());
-    nodes.b().expiry().expireAfterClaim(session.getId(), nodes.clock().millis()); // then the sweep goes on
+    nodes.b().shared().expiry().expireAfterClaim(session.getId(), nodes.clock().millis()); // then the sweep goes on
 
     assertThat(nodes.destroyed()).singleElement()
         .extracting(SessionDestroyedEvent::getSessionId).isEqualTo(session.getId());

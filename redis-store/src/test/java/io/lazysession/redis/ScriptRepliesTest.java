@@ -216,10 +216,10 @@ class ScriptRepliesTest {
 
   @Test
   void save_conflict_carriesTheCurrentPack() {
-    RedisSessionStore.SaveResult conflict =
+    SaveResult conflict =
         ScriptReplies.save(java.util.List.of(-2L, new byte[] {9}));
 
-    assertThat(conflict.version()).isEqualTo(RedisSessionStore.SaveResult.PACK_CONFLICT);
+    assertThat(conflict.version()).isEqualTo(SaveResult.PACK_CONFLICT);
     assertThat(conflict.currentPack()).containsExactly(9);
     assertThat(ScriptReplies.save(java.util.List.of(-2L)).currentPack()).isNull();
     assertThat(ScriptReplies.save(java.util.List.of(7L)).version()).isEqualTo(7);

@@ -82,4 +82,54 @@ class SessionPoliciesClusterIT {
       assertThat(face.findByPrincipalName("zoe")).isEmpty();
     }
   }
+
+  @ParameterizedTest
+  @MethodSource("faces")
+  void idRenewal_onACluster_oneNewIdAcrossSlotsAndTheOldIdForTheGrace(
+      Function<LazyRedisSessionRepository, Face> faceOf) {
+    MutableClock clock = MutableClock.startingNow();
+    HookedClock hooked = new HookedClock(clock);
+    Duration interval = Duration.ofMinutes(15);
+    Duration grace = Duration.ofSeconds(10);
+    String namespace = TestRedis.uniqueNamespace("renewal");
+    // Node B has a client of its own, as another JVM would: its event loop is not A's.
+    RedisClusterClient clientB = (RedisClusterClient) ClientsFromProperties.create(Map.of(
+        "spring.data.redis.cluster.nodes", redis.clusterNodes().stream()
+            .map(n -> n.host() + ":" + n.port()).collect(Collectors.joining(","))));
+    java.util.function.BiFunction<RedisClusterClient, java.time.Clock, LazyRedisSessionRepository>
+        node = (nodeClient, time) -> LazyRedisSessionRepository.builder(nodeClient)
+            .serializer(TestRedis.serializer()).namespace(namespace)
+            .cleanupInterval(Duration.ZERO).clock(time)
+            .defaultMaxInactiveInterval(IDLE).idRenewal(interval, grace).build();
+    try (LazyRedisSessionRepository repositoryA = node.apply(client, clock);
+        LazyRedisSessionRepository repositoryB = node.apply(clientB, hooked)) {
+      Face a = faceOf.apply(repositoryA);
+      Face b = faceOf.apply(repositoryB);
+      LazySession user = a.create();
+      user.setAttribute(FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME, "yan");
+      a.save(user);
+      String oldId = user.getId();
+      LazySession inFlight = a.find(oldId);
+      b.find(oldId);
+      clock.advance(interval);
+      // B loads the session and finds it due (its second clock reading); A renews it then.
+      String[] renewedOnA = new String[1];
+      hooked.onRead(2, () -> renewedOnA[0] = a.find(oldId).getId());
+
+      String newId = b.find(oldId).getId();
+      inFlight.setAttribute("inFlight", "kept");
+      a.save(inFlight);
+
+      assertThat(newId).isNotEqualTo(oldId).isEqualTo(renewedOnA[0]);
+      assertThat(inFlight.getId()).isEqualTo(newId);
+      assertThat((String) b.find(newId).getAttribute("inFlight")).isEqualTo("kept");
+      assertThat(b.find(oldId).getId()).as("within the grace").isEqualTo(newId);
+      assertThat(a.findByPrincipalName("yan")).containsOnlyKeys(newId);
+      clock.advance(grace);
+      assertThat(a.find(oldId)).isNull();
+      assertThat(a.find(newId)).isNotNull();
+    } finally {
+      clientB.shutdown();
+    }
+  }
 }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.lazysession.testing.RedisServerExtension;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.function.Function;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -182,6 +183,56 @@ class SessionPoliciesIT {
     LazySession later = faceOf.apply(nodes.b()).find(newId);
     assertThat(later).isNotNull();
     assertThat(later.getMaxInactiveInterval()).isEqualTo(IDLE);
+  }
+
+  @ParameterizedTest
+  @MethodSource("faces")
+  void deleteById_neverIdleExpiringSessionWhileASweepHoldsTheClaim_reportedOnce(
+      Function<LazyRedisSessionRepository, Face> faceOf) {
+    Face a = faceOf.apply(nodes.a());
+    LazySession session = a.create();
+    session.setMaxInactiveInterval(Duration.ofSeconds(-1)); // scheduled at its absolute deadline
+    a.save(session);
+    byte[] schedule = (nodes.namespace() + ":expirations").getBytes(UTF_8);
+    // A sweep on node B, whose clock is past the deadline, claims the id ...
+    assertThat(nodes.raw().zrem(schedule, session.getId().getBytes(UTF_8))).isEqualTo(1);
+
+    a.delete(session.getId()); // ... node A's clock is not: it deletes the session
+    nodes.b().shared().expiry().expireAfterClaim(session.getId(),
+        nodes.clock().instant().plus(ABSOLUTE).toEpochMilli()); // then the sweep goes on
+
+    assertThat(nodes.destroyed()).singleElement()
+        .extracting(SessionDestroyedEvent::getSessionId).isEqualTo(session.getId());
+  }
+
+  /** Created anonymous on one node, signed in on the other, in both directions and both faces. */
+  @ParameterizedTest
+  @MethodSource("faces")
+  void anonymousTimeout_createdOnOneNodeSignedInOnTheOther_normalTimeoutForBothNodes(
+      Function<LazyRedisSessionRepository, Face> faceOf) {
+    Face a = faceOf.apply(nodes.a());
+    Face b = faceOf.apply(nodes.b());
+    for (boolean fromA : new boolean[] {true, false}) {
+      Face creator = fromA ? a : b;
+      Face signer = fromA ? b : a;
+      LazySession visitor = creator.create();
+      visitor.setAttribute("csrf", "token");
+      creator.save(visitor);
+      assertThat(creator.find(visitor.getId())).isNotNull(); // the creator holds a cached copy
+      LazySession loaded = signer.find(visitor.getId());
+      assertThat(loaded.getMaxInactiveInterval()).isEqualTo(ANONYMOUS);
+
+      loaded.setAttribute(PRINCIPAL, fromA ? "hana" : "ivan");
+      signer.save(loaded);
+
+      nodes.clock().advance(ANONYMOUS.multipliedBy(2));
+      for (Face face : List.of(creator, signer)) {
+        LazySession later = face.find(visitor.getId());
+        assertThat(later).as("created on %s, read on %s", fromA ? "A" : "B", face).isNotNull();
+        assertThat(later.getMaxInactiveInterval()).isEqualTo(IDLE);
+      }
+      assertThat(pttl(visitor.getId())).isGreaterThan(ANONYMOUS.plus(GRACE).toMillis());
+    }
   }
 
   @Test

@@ -824,6 +824,29 @@ class SpringSessionDataRedisMigrationIT {
   }
 
   @Test
+  void save_neverIdleExpiringSessionTakenOverWithAnAbsoluteTimeout_getsATtlUpToTheDeadline() {
+    // RedisSessionRepository sends EXPIRE with the negative interval, which deletes the hash.
+    assumeTrue(kind == Ssdr.REDIS_INDEXED_SESSION_REPOSITORY);
+    Session original = ssdr.createSession();
+    original.setMaxInactiveInterval(Duration.ofSeconds(-1));
+    original.setAttribute("greeting", "hello");
+    ssdr.save(original);
+    Duration absolute = Duration.ofHours(1);
+    Duration grace = Duration.ofMinutes(5);
+    try (LazyRedisSessionRepository node = LazyRedisSessionRepository.builder(clients.a())
+        .serializer(serializer()).namespace(namespace).cleanupInterval(Duration.ZERO)
+        .migrateFrom(SpringSessionDataRedis.namespace(ssdrNamespace))
+        .absoluteTimeout(absolute).expiryGrace(grace).build()) {
+      LazySession found = node.findById(original.getId());
+      node.save(found); // a read-only first request: the take-over alone writes
+
+      byte[] hash = (namespace + ":s:{" + original.getId() + "}").getBytes(UTF_8);
+      assertThat(raw.exists(hash)).isEqualTo(1L);
+      assertThat(raw.pttl(hash)).isPositive().isLessThanOrEqualTo(absolute.plus(grace).toMillis());
+    }
+  }
+
+  @Test
   void findById_idWithBraces_neverLooksAtSpringSessionDataRedis() {
     long before = keyspaceHits();
 

@@ -83,6 +83,18 @@ public @interface EnableLazyWebSession {
    */
   String anonymousTimeout() default "";
 
+  /**
+   * How long a signed-in session keeps its id before its next request gets a new one, e.g.
+   * {@code 15m} ({@code lazysession.id-renewal-interval}); empty: never.
+   */
+  String idRenewalInterval() default "";
+
+  /**
+   * How long the previous id still reaches a renewed session, e.g. {@code 10s}
+   * ({@code lazysession.id-renewal-grace}); empty: 10s.
+   */
+  String idRenewalGrace() default "";
+
   /** The largest encoded attribute value, e.g. {@code 4MB} ({@code lazysession.max-value-bytes}). */
   String maxValueBytes() default "";
 

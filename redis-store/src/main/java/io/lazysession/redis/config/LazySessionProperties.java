@@ -94,6 +94,10 @@ import org.springframework.util.unit.DataSize;
  * @param anonymousTimeout The idle timeout of a session without a principal (visitors and bots that
  *     never sign in); the save that sets a principal gives it the session timeout. Shorter than the
  *     session timeout; whole seconds. Off by default (the session timeout applies).
+ * @param idRenewalInterval How long a signed-in session keeps its id: its first request after
+ *     that gets a new one (OWASP's renewal timeout); whole seconds. Off by default.
+ * @param idRenewalGrace How long the previous id still reaches the session after a renewal (for
+ *     requests in flight); shorter than the interval.
  * @param sessionBudget Limits on what one session takes in Redis.
  */
 @ConfigurationProperties(LazySessionProperties.PREFIX)
@@ -126,6 +130,8 @@ public record LazySessionProperties(
     @DefaultValue Encryption encryption,
     @DurationUnit(ChronoUnit.SECONDS) @Nullable Duration absoluteTimeout,
     @DurationUnit(ChronoUnit.SECONDS) @Nullable Duration anonymousTimeout,
+    @DurationUnit(ChronoUnit.SECONDS) @Nullable Duration idRenewalInterval,
+    @DurationUnit(ChronoUnit.SECONDS) @DefaultValue("10s") Duration idRenewalGrace,
     @DefaultValue Budget sessionBudget) {
 
   public static final String PREFIX = "lazysession";
@@ -173,6 +179,7 @@ public record LazySessionProperties(
       PropertyChecks.wholeSeconds("anonymous-timeout", anonymousTimeout,
           "2m, or remove it for none (the default)");
     }
+    PropertyChecks.idRenewal(idRenewalInterval, idRenewalGrace);
   }
 
   /**

@@ -146,6 +146,22 @@ final class PropertyChecks {
     }
   }
 
+  /**
+   * {@code id-renewal-interval}: whole seconds when set; {@code id-renewal-grace}: zero or more,
+   * and shorter than the interval.
+   */
+  static void idRenewal(@Nullable Duration interval, Duration grace) {
+    if (interval != null) {
+      wholeSeconds("id-renewal-interval", interval, "15m, or remove it for none (the default)");
+    }
+    if (grace.isNegative() || (interval != null && grace.compareTo(interval) >= 0)) {
+      throw invalid("id-renewal-grace", grace, interval == null ? "must not be negative"
+              : "must be shorter than " + PREFIX + "id-renewal-interval (" + shown(interval)
+                  + "), or the old id would outlive the new one",
+          "Set " + PREFIX + "id-renewal-grace to a few seconds, such as 10s (the default).");
+    }
+  }
+
   /** A duration as a property would say it: {@code 2h}, {@code 90s}, {@code 250ms}. */
   static String shown(Duration duration) {
     if (duration.isZero()) {

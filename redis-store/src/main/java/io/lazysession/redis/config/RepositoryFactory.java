@@ -159,7 +159,8 @@ final class RepositoryFactory {
         .eventPublisher(request.events())
         .requireRedisAtStartup(properties.requireRedisAtStartup())
         .absoluteTimeout(properties.absoluteTimeout())
-        .anonymousTimeout(properties.anonymousTimeout());
+        .anonymousTimeout(properties.anonymousTimeout())
+        .idRenewal(properties.idRenewalInterval(), properties.idRenewalGrace());
     if (properties.touchInterval() != null) {
       builder.touchInterval(properties.touchInterval());
     }

@@ -48,6 +48,13 @@ class MisconfigurationAnalysisTest {
         row("lazysession.absolute-timeout=500ms", "lazysession.absolute-timeout", "500ms",
             "must be whole seconds, 1s or more",
             "Set lazysession.absolute-timeout to a duration such as 8h, or remove it for none"),
+        row("lazysession.id-renewal-interval=90500ms", "lazysession.id-renewal-interval",
+            "90500ms", "must be whole seconds, 1s or more",
+            "Set lazysession.id-renewal-interval to a duration such as 15m, or remove it for none"),
+        row("lazysession.id-renewal-interval=1m,lazysession.id-renewal-grace=1m",
+            "lazysession.id-renewal-grace", "1m", "must be shorter than "
+                + "lazysession.id-renewal-interval (1m), or the old id would outlive the new one",
+            "Set lazysession.id-renewal-grace to a few seconds, such as 10s (the default)"),
         row("lazysession.anonymous-timeout=0s", "lazysession.anonymous-timeout", "0s",
             "must be whole seconds, 1s or more",
             "Set lazysession.anonymous-timeout to a duration such as 2m, or remove it for none"),

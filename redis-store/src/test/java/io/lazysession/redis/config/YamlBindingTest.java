@@ -69,6 +69,8 @@ class YamlBindingTest {
           write-unprotected: false
         absolute-timeout: 8h
         anonymous-timeout: 2m
+        id-renewal-interval: 15m
+        id-renewal-grace: 20s
         session-budget:
           warn-bytes: 16KB
           max-bytes: 64KB
@@ -116,6 +118,8 @@ class YamlBindingTest {
     assertThat(properties.encryption().writeUnprotected()).isFalse();
     assertThat(properties.absoluteTimeout()).isEqualTo(Duration.ofHours(8));
     assertThat(properties.anonymousTimeout()).isEqualTo(Duration.ofMinutes(2));
+    assertThat(properties.idRenewalInterval()).isEqualTo(Duration.ofMinutes(15));
+    assertThat(properties.idRenewalGrace()).isEqualTo(Duration.ofSeconds(20));
     assertThat(properties.sessionBudget().warnBytes()).isEqualTo(DataSize.ofKilobytes(16));
     assertThat(properties.sessionBudget().maxBytes()).isEqualTo(DataSize.ofKilobytes(64));
   }
