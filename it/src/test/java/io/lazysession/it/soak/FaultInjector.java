@@ -26,6 +26,7 @@ final class FaultInjector implements AutoCloseable {
   private static final Duration HOLD = Duration.ofSeconds(3);
   private static final Duration SHORT_HOLD = Duration.ofMillis(700);
   private static final Duration PROMOTION_TIMEOUT = Duration.ofSeconds(30);
+  private static final long FAILOVER_RETRY_MILLIS = 3_000;
 
   private final RedisServerExtension redis;
   private final List<RedisNode> servers;
@@ -86,10 +87,7 @@ final class FaultInjector implements AutoCloseable {
           primary.unpause();
         }
       }
-      case FAILOVER -> {
-        sentinels.get(0).sync().failover(RedisServerExtension.SENTINEL_MASTER);
-        awaitPrimaryOtherThan(primary);
-      }
+      case FAILOVER -> failover(primary);
       case PRIMARY_KILL -> {
         primary.kill();
         long end = System.nanoTime();
@@ -99,6 +97,43 @@ final class FaultInjector implements AutoCloseable {
       }
     }
     return System.nanoTime();
+  }
+
+  /**
+   * Asks the first Sentinel for a failover, again every {@value #FAILOVER_RETRY_MILLIS} ms while none
+   * happened (a Sentinel refuses or aborts one while it does not yet trust the replica), until the
+   * Sentinels name another primary or {@link #PROMOTION_TIMEOUT} passed.
+   */
+  private void failover(RedisNode primary) throws InterruptedException {
+    long deadline = System.nanoTime() + PROMOTION_TIMEOUT.toNanos();
+    while (System.nanoTime() < deadline) {
+      try {
+        sentinels.get(0).sync().failover(RedisServerExtension.SENTINEL_MASTER);
+      } catch (RuntimeException e) {
+        log.accept("SENTINEL FAILOVER refused: " + e.getMessage());
+      }
+      long retry = System.nanoTime() + FAILOVER_RETRY_MILLIS * 1_000_000L;
+      while (System.nanoTime() < Math.min(retry, deadline)) {
+        if (promotedOtherThan(primary)) {
+          return;
+        }
+        Thread.sleep(100);
+      }
+    }
+    log.accept("no promotion within " + PROMOTION_TIMEOUT);
+  }
+
+  private boolean promotedOtherThan(RedisNode old) {
+    try {
+      RedisNode now = primary();
+      if (now != null && now != old) {
+        log.accept("promoted " + now);
+        return true;
+      }
+    } catch (RuntimeException e) {
+      // a Sentinel busy with the failover: ask again
+    }
+    return false;
   }
 
   private void outOfMemory(RedisNode primary) throws InterruptedException {
@@ -125,14 +160,8 @@ final class FaultInjector implements AutoCloseable {
   private void awaitPrimaryOtherThan(RedisNode old) throws InterruptedException {
     long deadline = System.nanoTime() + PROMOTION_TIMEOUT.toNanos();
     while (System.nanoTime() < deadline) {
-      try {
-        RedisNode now = primary();
-        if (now != null && now != old) {
-          log.accept("promoted " + now);
-          return;
-        }
-      } catch (RuntimeException e) {
-        // a Sentinel busy with the failover: ask again
+      if (promotedOtherThan(old)) {
+        return;
       }
       Thread.sleep(100);
     }
@@ -163,6 +192,12 @@ final class FaultInjector implements AutoCloseable {
     for (StatefulRedisSentinelConnection<String, String> sentinel : sentinels) {
       if (named(sentinel) != primary) {
         return false;
+      }
+      List<java.util.Map<String, String>> replicas =
+          sentinel.sync().replicas(RedisServerExtension.SENTINEL_MASTER);
+      if (replicas.stream().noneMatch(replica -> "slave".equals(replica.get("flags"))
+          && "ok".equals(replica.get("master-link-status")))) {
+        return false; // this Sentinel does not trust a replica yet: it could not fail over
       }
     }
     String ofPrimary = redis.sync(primary, r -> r.info("replication"));
