@@ -108,7 +108,7 @@ final class SoakReport {
         A save without durability returns once the primary applied it. A failover loses what the
         promoted replica had not received: the replication lag when the primary dies (a kill), and
         much more when the old primary comes back (a pause longer than Sentinel's down-after, a
-        partition): it keeps acknowledging writes as a primary to the clients still connected to it
+        partition) or stays up (`SENTINEL FAILOVER`): it keeps acknowledging writes as a primary to the clients still connected to it
         until Sentinel demotes it (Sentinel waits about 8 s after it reappears before it does), then
         resyncs from the new primary and discards them. With durability on, those saves throw
         `SessionNotReplicatedException` instead (the old primary has no replica), so none of them
