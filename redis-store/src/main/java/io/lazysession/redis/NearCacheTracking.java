@@ -19,7 +19,8 @@ import java.util.function.LongSupplier;
  * on one stripe only cost a validated call.
  *
  * <p>The lease: a {@code ROLE} (or {@code PING}) on the tracking connection sent at {@code t0} and
- * answered {@code master} proves that every invalidation of a write acknowledged to its writer before {@code t0} has been counted (Redis
+ * answered {@code master} proves that every invalidation of a write acknowledged to its writer
+ * before {@code t0} has been counted (Redis
  * sends a broadcast invalidation before the reply to the write, and answers the ROLE after both on
  * the tracking connection; Lettuce hands pushes to the listener in order with replies). A copy is
  * trusted only while the latest such {@code t0} is at most {@code maxStaleness} old on this node's
@@ -41,7 +42,7 @@ final class NearCacheTracking {
   private long generation;
   /** Whether CLIENT TRACKING is known to be on in {@link #generation}; guarded by this. */
   private boolean tracking;
-  /** Whether the tracking connection must be opened again, to the primary of now; guarded by this. */
+  /** Whether the tracking connection must be opened again (to the primary); guarded by this. */
   private boolean moveRequested;
 
   /**

@@ -25,13 +25,14 @@ import org.slf4j.LoggerFactory;
 /**
  * The RESP3 connection over which Redis pushes an invalidation for every write to a session hash of
  * the namespace ({@code CLIENT TRACKING ON BCAST PREFIX <namespace>:s:}), and a background thread
- * that renews the lease of {@link NearCacheTracking} by a {@code ROLE} on it (a {@code PING} where an
- * ACL refuses ROLE), every quarter of the staleness bound. After the connection dropped (Lettuce
+ * that renews the lease of {@link NearCacheTracking} by a {@code ROLE} on it (a {@code PING} where
+ * an ACL refuses ROLE), every quarter of the staleness bound. After the connection dropped (Lettuce
  * reconnects it, to the new primary after a Sentinel failover), tracking is turned on again before
- * the lease may be renewed. The connection is opened anew, to the primary the client finds then, when
- * one of the repository's command connections dropped (it reconnects there) and when its server
- * answers ROLE with anything but {@code master} (a primary demoted without dropping its clients):
- * invalidations from a server that is not the primary cover nothing. One per repository; thread-safe.
+ * the lease may be renewed. The connection is opened anew, to the primary the client finds then,
+ * when one of the repository's command connections dropped (it reconnects there) and when its
+ * server answers ROLE with anything but {@code master} (a primary demoted without dropping its
+ * clients): invalidations from a server that is not the primary cover nothing. One per repository;
+ * thread-safe.
  */
 final class TrackingConnection implements AutoCloseable {
   /** The client name of the connection (CLIENT SETNAME), to find it in CLIENT LIST. */

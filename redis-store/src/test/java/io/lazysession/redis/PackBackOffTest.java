@@ -11,9 +11,9 @@ import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 
 /**
- * The pause between attempts of a save whose pack other requests keep rewriting: none after the first
- * conflict, then random and growing up to a cap; the reactive writer waits it on a timer, not on the
- * subscribing thread, and only then rebases. No timing is asserted.
+ * The pause between attempts of a save whose pack other requests keep rewriting: none after the
+ * first conflict, then random and growing up to a cap; the reactive writer waits it on a timer, not
+ * on the subscribing thread, and only then rebases. No timing is asserted.
  */
 class PackBackOffTest {
   @Test

@@ -100,9 +100,9 @@ final class FaultInjector implements AutoCloseable {
   }
 
   /**
-   * Asks the first Sentinel for a failover, again every {@value #FAILOVER_RETRY_MILLIS} ms while none
-   * happened (a Sentinel refuses or aborts one while it does not yet trust the replica), until the
-   * Sentinels name another primary or {@link #PROMOTION_TIMEOUT} passed.
+   * Asks the first Sentinel for a failover, again every {@value #FAILOVER_RETRY_MILLIS} ms while
+   * none happened (a Sentinel refuses or aborts one while it does not yet trust the replica), until
+   * the Sentinels name another primary or {@link #PROMOTION_TIMEOUT} passed.
    */
   private void failover(RedisNode primary) throws InterruptedException {
     long deadline = System.nanoTime() + PROMOTION_TIMEOUT.toNanos();

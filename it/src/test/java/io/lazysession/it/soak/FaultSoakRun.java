@@ -31,7 +31,8 @@ class FaultSoakRun {
       SoakReport.write(markdown, Path.of(docs));
     }
     System.out.println(markdown);
-    assertThat(outcome.lost(SoakMode.DURABILITY_ON)).as("acknowledged writes lost with durability on")
+    assertThat(outcome.lost(SoakMode.DURABILITY_ON))
+        .as("acknowledged writes lost with durability on")
         .isZero();
   }
 }

@@ -5,8 +5,9 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * How long and how hard the soak runs. Every loop of the soak is bounded by these: faults stop being
- * injected once {@code faultBudget} is spent, and each wait for Redis to settle by {@code settleTimeout}.
+ * How long and how hard the soak runs. Every loop of the soak is bounded by these: faults stop
+ * being injected once {@code faultBudget} is spent, and each wait for Redis to settle by {@code
+ * settleTimeout}.
  *
  * @param threadsPerMode client threads per {@link SoakMode}, each with sessions of its own
  * @param think pause between two requests of one thread
@@ -31,7 +32,10 @@ record SoakConfig(int threadsPerMode, Duration think, Duration baseline, Duratio
             Fault.CLIENT_PAUSE));
   }
 
-  /** This configuration with {@code -Dsoak.threads}, {@code -Dsoak.thinkMillis}, {@code -Dsoak.faults}. */
+  /**
+   * This configuration with {@code -Dsoak.threads}, {@code -Dsoak.thinkMillis}, {@code
+   * -Dsoak.faults}.
+   */
   SoakConfig withSystemProperties() {
     int threads = Integer.getInteger("soak.threads", threadsPerMode);
     Duration thinkTime = Duration.ofMillis(Long.getLong("soak.thinkMillis", think.toMillis()));
@@ -41,6 +45,7 @@ record SoakConfig(int threadsPerMode, Duration think, Duration baseline, Duratio
     if (threads < 1) {
       throw new IllegalArgumentException("soak.threads must be >= 1, was " + threads);
     }
-    return new SoakConfig(threads, thinkTime, baseline, observe, settleTimeout, faultBudget, chosen);
+    return new SoakConfig(threads, thinkTime, baseline, observe, settleTimeout, faultBudget,
+        chosen);
   }
 }

@@ -8,7 +8,10 @@ import java.time.Duration;
  * application nodes of its own, so that every fault hits all of them at the same moment.
  */
 enum SoakMode {
-  /** The defaults: near cache on, every hit confirmed by Redis, a save returns once the primary has it. */
+  /**
+   * The defaults: near cache on, every hit confirmed by Redis, a save returns once the primary has
+   * it.
+   */
   DURABILITY_OFF("durability off", "defaults (near cache validated by Redis, no WAIT)"),
   /** Each save waits until one replica has it ({@code lazysession.durability.replicas=1}). */
   DURABILITY_ON("durability on", "`lazysession.durability.replicas=1`, timeout 500 ms"),

@@ -5,10 +5,11 @@ import java.util.NavigableMap;
 import java.util.TreeMap;
 
 /**
- * The ledger of one session: the highest version whose write was acknowledged (a save that returned),
- * when each recent version was acknowledged, and the stale reads seen since the last verification.
- * Written by the thread that owns the session, read and reset by the verification while that thread
- * is held off (the soak's request lock), so it needs no synchronization of its own.
+ * The ledger of one session: the highest version whose write was acknowledged (a save that
+ * returned), when each recent version was acknowledged, and the stale reads seen since the last
+ * verification. Written by the thread that owns the session, read and reset by the verification
+ * while that thread is held off (the soak's request lock), so it needs no synchronization of its
+ * own.
  */
 final class SoakSession {
   private static final int KEPT_VERSIONS = 256;
@@ -44,9 +45,9 @@ final class SoakSession {
 
   /**
    * Checks a read that started at {@code startNanos} and saw {@code version}: stale when an
-   * acknowledged write had replaced that version before the read started (every write of this session
-   * comes from the reading thread, so each acknowledged one completed before the read started);
-   * beyond the bound when it had been replaced more than {@code allowedNanos} earlier.
+   * acknowledged write had replaced that version before the read started (every write of this
+   * session comes from the reading thread, so each acknowledged one completed before the read
+   * started); beyond the bound when it had been replaced more than {@code allowedNanos} earlier.
    */
   void read(long version, long startNanos, long allowedNanos) {
     if (version >= acknowledged) {

@@ -137,7 +137,10 @@ final class SoakWorker implements Runnable {
     sessions[slot] = new SoakSession(created.getId(), 1L, System.nanoTime());
   }
 
-  /** A page view: reads the cart and the version, changes the cart when {@code write}; false if gone. */
+  /**
+   * A page view: reads the cart and the version, changes the cart when {@code write}; false if
+   * gone.
+   */
   private boolean visit(LazyRedisSessionRepository node, SoakSession ledger, long start,
       boolean write) {
     LazySession session = node.findById(ledger.id);

@@ -51,13 +51,18 @@ final class WindowStats {
     return sorted;
   }
 
-  /** Milliseconds from the fault's end to the start of the first request that then succeeded; -1 if none. */
+  /**
+   * Milliseconds from the fault's end to the start of the first request that then succeeded; -1 if
+   * none.
+   */
   long firstSuccessMillis() {
     long first = firstSuccessAfterEnd.get();
     return first == Long.MAX_VALUE ? -1 : Math.max(0, (first - faultEnd) / 1_000_000);
   }
 
-  /** Milliseconds from the fault's end to the end of the last failed request (0 if all were before). */
+  /**
+   * Milliseconds from the fault's end to the end of the last failed request (0 if all were before).
+   */
   long lastFailureMillis() {
     long last = lastFailureEnd.get();
     if (last == Long.MIN_VALUE || faultEnd == Long.MAX_VALUE) {
