@@ -19,9 +19,10 @@ import java.util.function.UnaryOperator;
  * after the copy was stored) makes it untrusted, so no copy outlives a write it did not see. Two ids
  * on one stripe only cost a validated call.
  *
- * <p>The lease: a {@code PING} on the tracking connection sent at {@code t0} and answered proves that
- * every invalidation of a write acknowledged to its writer before {@code t0} has been counted (Redis
- * sends a broadcast invalidation before the reply to the write, and answers the PING after both on
+ * <p>The lease: a {@code ROLE} (or {@code PING}) on the tracking connection sent at {@code t0} and
+ * answered {@code master} proves that every invalidation of a write acknowledged to its writer
+ * before {@code t0} has been counted (Redis
+ * sends a broadcast invalidation before the reply to the write, and answers the ROLE after both on
  * the tracking connection; Lettuce hands pushes to the listener in order with replies). A copy is
  * trusted only while the latest such {@code t0} is at most {@code maxStaleness} old on this node's
  * monotonic clock. A dropped tracking connection voids the lease at once; turning tracking on again
@@ -44,6 +45,8 @@ final class NearCacheTracking {
   private long generation;
   /** Whether CLIENT TRACKING is known to be on in {@link #generation}; guarded by this. */
   private boolean tracking;
+  /** Whether the tracking connection must be opened again (to the primary); guarded by this. */
+  private boolean moveRequested;
 
   /**
    * @param maxStalenessNanos how old the lease may get before copies are asked about again
@@ -129,6 +132,25 @@ final class NearCacheTracking {
     generation++;
     tracking = false;
     leaseFrom = NO_LEASE;
+  }
+
+  /**
+   * The tracking connection must be opened again, to the primary the client finds now: one of the
+   * repository's command connections dropped (it reconnects there, to the new primary after a
+   * Sentinel failover, and invalidations pushed by another server do not cover what this node reads
+   * now), or the tracking connection's server answered that it is not a primary (demoted by hand,
+   * its clients kept). The lease ends at once.
+   */
+  synchronized void reopenRequested() {
+    disconnected();
+    moveRequested = true;
+  }
+
+  /** Whether the tracking connection must be opened again; clears the request. */
+  synchronized boolean takeReopenRequest() {
+    boolean requested = moveRequested;
+    moveRequested = false;
+    return requested;
   }
 
   /**

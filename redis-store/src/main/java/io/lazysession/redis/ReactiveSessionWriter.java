@@ -304,12 +304,20 @@ final class ReactiveSessionWriter {
       if (attempt >= AttributePacking.MAX_ATTEMPTS) {
         return Mono.error(AttributePacking.unsettled(id));
       }
-      // Rebasing decompresses and recompresses the pack: off Lettuce's event loop.
-      return Mono.fromCallable(() -> request.with(AttributePacking.rebase(session.serializer(),
-              session.protection(), id, request.placement(), result.currentPack())))
-          .subscribeOn(Schedulers.parallel())
-          .flatMap(rebased -> send(id, session, rebased, attempt + 1));
+      // Rebasing decompresses and recompresses the pack: off Lettuce's event loop. From the second
+      // conflict in a row on, after the blocking writer's random pause, waited on a timer.
+      Mono<SaveRequest> rebased = Mono.fromCallable(() -> request.with(AttributePacking.rebase(
+              session.serializer(), session.protection(), id, request.placement(),
+              result.currentPack())))
+          .subscribeOn(Schedulers.parallel());
+      return afterPause(AttributePacking.backOffNanos(attempt), rebased)
+          .flatMap(next -> send(id, session, next, attempt + 1));
     });
+  }
+
+  /** {@code next}, subscribed once {@code nanos} have passed on Reactor's timer (at once for 0). */
+  static <T> Mono<T> afterPause(long nanos, Mono<T> next) {
+    return nanos <= 0 ? next : Mono.delay(Duration.ofNanos(nanos)).then(next);
   }
 
   private SaveRequest request(SaveMode mode, LazySession session, PrincipalChange principal,

@@ -27,15 +27,21 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
         builder.nearCacheTracking, builder.client == null, builder.nearCacheMaxBytes);
     NearCache nearCache = new NearCache(builder.nearCacheMaxBytes, tracks);
     boolean durable = builder.durabilityReplicas > 0;
+    // A command connection that dropped reconnects to wherever the client finds the primary now;
+    // the tracking connection must follow it (its invalidations only cover its own server).
+    Runnable onReset = tracks == null ? nearCache::reset : () -> {
+      nearCache.reset();
+      tracks.reopenRequested();
+    };
     SessionConnection connection;
     DeferredConnection deferred = null;
     try {
-      connection = builder.connector.connect(durable, nearCache::reset);
+      connection = builder.connector.connect(durable, onReset);
     } catch (IllegalStateException e) {
       if (builder.requireRedisAtStartup || DeferredConnection.isRefusal(e)) {
         throw e;
       }
-      deferred = new DeferredConnection(() -> builder.connector.connect(durable, nearCache::reset),
+      deferred = new DeferredConnection(() -> builder.connector.connect(durable, onReset),
           builder.client == null, String.valueOf(e.getMessage()), builder.namespace);
       connection = deferred;
     }

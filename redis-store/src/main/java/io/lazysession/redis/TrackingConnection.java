@@ -25,9 +25,13 @@ import org.slf4j.LoggerFactory;
 /**
  * The RESP3 connection over which Redis pushes an invalidation for every write to a session hash of
  * the namespace ({@code CLIENT TRACKING ON BCAST PREFIX <namespace>:s:}), and a background thread
- * that renews the lease of {@link NearCacheTracking} by PINGs on it, every quarter of the staleness
- * bound. After the connection dropped (Lettuce reconnects it, to the new primary after a Sentinel
- * failover), tracking is turned on again before a PING may renew the lease. One per repository;
+ * that renews the lease of {@link NearCacheTracking} by a {@code ROLE} on it (a {@code PING} where
+ * an ACL refuses ROLE), every quarter of the staleness bound. After the connection dropped (Lettuce
+ * reconnects it, to the new primary after a Sentinel failover), tracking is turned on again before
+ * the lease may be renewed. The connection is opened anew, to the primary the client finds then,
+ * when one of the repository's command connections dropped (it reconnects there) and when its
+ * server answers ROLE with anything but {@code master} (a primary demoted without dropping its
+ * clients): invalidations from a server that is not the primary cover nothing. One per repository;
  * thread-safe.
  */
 final class TrackingConnection implements AutoCloseable {
@@ -37,17 +41,42 @@ final class TrackingConnection implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(TrackingConnection.class);
 
-  private final StatefulRedisConnection<String, String> connection;
+  private static final long REOPEN_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+  private final RedisClient client;
+  private volatile StatefulRedisConnection<String, String> connection;
   private final NearCacheTracking tracking;
   private final String prefix;
   private final ScheduledExecutorService renewer;
   /** Test hook: while true, the lease is not renewed. */
   private volatile boolean paused;
   private volatile boolean failing;
+  /** Whether the lease is renewed by ROLE (else PING: an ACL refuses ROLE). */
+  private boolean roleAllowed = true;
+  private boolean onReplica;
+  private long reopenedAt;
+  private boolean closed; // guarded by this
+  private final PushListener pushListener = this::pushed;
+  private final RedisConnectionStateListener stateListener = new RedisConnectionStateListener() {
+    @Override
+    public void onRedisDisconnected(RedisChannelHandler<?, ?> dropped) {
+      tracking.disconnected();
+    }
 
-  private TrackingConnection(StatefulRedisConnection<String, String> connection,
+    @Override
+    public void onRedisConnected(RedisChannelHandler<?, ?> connected,
+        java.net.SocketAddress address) {
+      if (!renewer.isShutdown()) {
+        renewer.execute(TrackingConnection.this::renewSafely);
+      }
+    }
+  };
+
+  private TrackingConnection(RedisClient client, StatefulRedisConnection<String, String> connection,
       NearCacheTracking tracking, String prefix) {
+    this.client = client;
     this.connection = connection;
+    this.reopenedAt = tracking.nanoTime() - REOPEN_INTERVAL_NANOS;
     this.tracking = tracking;
     this.prefix = prefix;
     this.renewer = Executors.newSingleThreadScheduledExecutor(runnable -> {
@@ -73,7 +102,8 @@ final class TrackingConnection implements AutoCloseable {
     } catch (RedisException e) {
       throw new IllegalStateException("lazysession cannot connect to Redis: " + e.getMessage(), e);
     }
-    TrackingConnection opened = new TrackingConnection(connection, tracking, namespace + ":s:");
+    TrackingConnection opened =
+        new TrackingConnection(client, connection, tracking, namespace + ":s:");
     try {
       opened.start();
       return opened;
@@ -88,26 +118,21 @@ final class TrackingConnection implements AutoCloseable {
       throw refused("the connection speaks RESP2, and invalidations are pushed only over RESP3: "
           + "leave the RedisClient's ClientOptions.protocolVersion unset or RESP3, on Redis 6.2+");
     }
-    connection.addListener((PushListener) this::pushed);
-    connection.addListener(new RedisConnectionStateListener() {
-      @Override
-      public void onRedisDisconnected(RedisChannelHandler<?, ?> dropped) {
-        tracking.disconnected();
-      }
-
-      @Override
-      public void onRedisConnected(RedisChannelHandler<?, ?> connected,
-          java.net.SocketAddress address) {
-        if (!renewer.isShutdown()) {
-          renewer.execute(TrackingConnection.this::renewSafely);
-        }
-      }
-    });
+    connection.addListener(pushListener);
+    connection.addListener(stateListener);
+    try {
+      connection.sync().role();
+    } catch (RedisCommandExecutionException e) {
+      roleAllowed = false;
+      log.warn("lazysession near-cache tracking: Redis refused ROLE ({}): the lease is renewed by "
+          + "PING, so a primary demoted without dropping its clients is not noticed; allow ROLE to "
+          + "this user", e.getMessage());
+    }
     try {
       renew();
     } catch (RedisCommandExecutionException e) {
       throw refused("Redis refused " + e.getMessage() + " (an ACL must allow CLIENT TRACKING, "
-          + "CLIENT SETNAME and PING on this connection)");
+          + "CLIENT SETNAME and PING (better ROLE) on this connection)");
     }
     long period = Math.max(TimeUnit.MILLISECONDS.toNanos(1), tracking.maxStalenessNanos() / 4);
     renewer.scheduleWithFixedDelay(this::renewSafely, period, period, TimeUnit.NANOSECONDS);
@@ -132,8 +157,24 @@ final class TrackingConnection implements AutoCloseable {
         + "=validate.");
   }
 
-  /** Turns tracking on when it is not (yet, or again), then sends the PING that renews the lease. */
+  /**
+   * Opens the connection anew when asked to, turns tracking on when it is not (yet, or again), then
+   * sends the ROLE (or PING) that renews the lease.
+   */
   private void renew() {
+    if (tracking.takeReopenRequest()) {
+      boolean reopened = false;
+      try {
+        reopened = reopen();
+      } finally {
+        if (!reopened) {
+          tracking.reopenRequested(); // not now: asked again at the next round
+        }
+      }
+      if (!reopened) {
+        return;
+      }
+    }
     long generation = tracking.generation();
     RedisCommands<String, String> commands = connection.sync();
     if (!tracking.isTracking()) {
@@ -150,8 +191,53 @@ final class TrackingConnection implements AutoCloseable {
       return;
     }
     long sentAt = tracking.nanoTime();
-    commands.ping();
+    if (roleAllowed) {
+      Object role = commands.role().get(0);
+      if (!"master".equals(String.valueOf(role))) {
+        if (!onReplica) {
+          log.warn("lazysession near-cache tracking: the tracking connection's server is a {} now "
+              + "(a primary demoted without dropping its clients): reads are validated by Redis "
+              + "until it is on the primary again", role);
+        }
+        onReplica = true;
+        tracking.reopenRequested();
+        return;
+      }
+      onReplica = false;
+    } else {
+      commands.ping();
+    }
     tracking.answered(generation, sentAt);
+  }
+
+  /**
+   * Replaces the connection with a new one to the primary the client finds now (through the
+   * Sentinels); false when it is too soon after the last time or Redis cannot be reached (the old
+   * connection is kept: Lettuce keeps reconnecting it).
+   */
+  private boolean reopen() {
+    long now = tracking.nanoTime();
+    if (now - reopenedAt < REOPEN_INTERVAL_NANOS) {
+      return false;
+    }
+    reopenedAt = now;
+    StatefulRedisConnection<String, String> opened = client.connect(StringCodec.UTF8);
+    StatefulRedisConnection<String, String> old;
+    synchronized (this) {
+      if (closed) {
+        opened.closeAsync();
+        return false;
+      }
+      old = connection;
+      old.removeListener(pushListener);
+      old.removeListener(stateListener);
+      opened.addListener(pushListener);
+      opened.addListener(stateListener);
+      connection = opened;
+    }
+    tracking.disconnected();
+    old.closeAsync();
+    return true;
   }
 
   private void renewSafely() {
@@ -217,6 +303,9 @@ final class TrackingConnection implements AutoCloseable {
 
   @Override
   public void close() {
+    synchronized (this) {
+      closed = true;
+    }
     renewer.shutdownNow();
     connection.close();
   }

@@ -35,6 +35,23 @@ class NearCacheTrackingTest {
   }
 
   @Test
+  void reopenRequested_commandConnectionDropped_leaseEndsAndTheRequestIsTakenOnce() {
+    leased();
+    storeLoaded("s1", cache.stamp("s1"));
+    long generation = tracking.generation();
+
+    tracking.reopenRequested();
+    tracking.answered(generation, now.get()); // a renewal sent on the connection being replaced
+
+    assertThat(cache.trusted("s1")).isNull();
+    assertThat(tracking.isTracking()).as("tracking must be turned on again").isFalse();
+    assertThat(tracking.takeReopenRequest()).isTrue();
+    assertThat(tracking.takeReopenRequest()).isFalse();
+    leased();
+    assertThat(cache.trusted("s1")).as("stamped before tracking was on again").isNull();
+  }
+
+  @Test
   void trusted_copyStampedUnderALease_isServed() {
     leased();
     storeLoaded("s1", cache.stamp("s1"));

@@ -51,9 +51,26 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
   private final List<RedisNode> primaries = new ArrayList<>();
   private final List<RedisNode> replicas = new ArrayList<>();
   private final List<RedisNode> sentinels = new ArrayList<>();
+  private final List<String> serverArgs = new ArrayList<>();
 
   private RedisServerExtension(Topology topology) {
     this.topology = topology;
+  }
+
+  /**
+   * Extra arguments for every data server of the standalone, primary + replica and Sentinel
+   * topologies (not the Sentinels), e.g. {@code "--enable-debug-command", "local"} for a test that
+   * sends {@code DEBUG} (Redis 7 refuses it by default). Call before the servers start.
+   */
+  public RedisServerExtension withServerArgs(String... args) {
+    serverArgs.addAll(List.of(args));
+    return this;
+  }
+
+  private List<String> serverArgs(String... args) {
+    List<String> all = new ArrayList<>(List.of(args));
+    all.addAll(serverArgs);
+    return all;
   }
 
   /** One Redis server. */
@@ -101,7 +118,8 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
     }
     long started = System.nanoTime();
     switch (topology) {
-      case STANDALONE -> primaries.add(launcher.startServer(ServerLauncher.freePort(false), List.of()));
+      case STANDALONE -> primaries.add(launcher.startServer(ServerLauncher.freePort(false),
+          serverArgs()));
       case PRIMARY_REPLICA -> startPrimaryAndReplica();
       case SENTINEL -> {
         startPrimaryAndReplica();
@@ -150,10 +168,10 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
 
   private void startPrimaryAndReplica() {
     int primaryPort = ServerLauncher.freePort(false);
-    RedisNode primary = launcher().startServer(primaryPort, List.of());
+    RedisNode primary = launcher().startServer(primaryPort, serverArgs());
     primaries.add(primary);
     RedisNode replica = launcher().startServer(ServerLauncher.freePort(false),
-        List.of("--replicaof", "127.0.0.1", Integer.toString(primaryPort)));
+        serverArgs("--replicaof", "127.0.0.1", Integer.toString(primaryPort)));
     replicas.add(replica);
     await("replica " + replica + " in sync", () -> info(replica, "replication"),
         info -> info.contains("master_link_status:up"));
