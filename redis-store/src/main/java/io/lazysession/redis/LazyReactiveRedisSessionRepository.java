@@ -64,6 +64,7 @@ public final class LazyReactiveRedisSessionRepository
   private final MetricsRecorder metrics;
   private final SessionContext context;
   private final PrincipalIndex principals;
+  private final SessionLimiter limiter;
   /** Whether ids come from a generator of lazysession's own, known not to block. */
   private final boolean nonBlockingIds;
 
@@ -84,6 +85,7 @@ public final class LazyReactiveRedisSessionRepository
     this.context = uuids ? withIds(shared.context(), new NonBlockingUuidGenerator())
         : shared.context();
     this.principals = shared.principals();
+    this.limiter = shared.limiter();
   }
 
   /**
@@ -158,7 +160,7 @@ public final class LazyReactiveRedisSessionRepository
         return session.isNew() ? Mono.<Void>empty() : deleteById(session.storedId());
       }
       context.policies().beforeSave(session, principal);
-      return writer.save(session, principal).onErrorMap(RedisException.class, e -> {
+      return limiter.save(session, principal, writer::save).onErrorMap(RedisException.class, e -> {
         nearCache.invalidate(session.getId());
         nearCache.invalidate(session.storedId());
         return metrics.outage.translate("save", session.getId(), e);

@@ -154,7 +154,7 @@ public final class LazyRedisSessionRepository
     }
     try {
       shared.context().policies().beforeSave(session, principal);
-      writer.save(session, principal);
+      shared.limiter().save(session, principal, writer::save);
     } catch (RedisException e) {
       shared.nearCache().invalidate(session.getId());
       shared.nearCache().invalidate(session.storedId());
@@ -353,6 +353,7 @@ public final class LazyRedisSessionRepository
     @Nullable Duration absoluteTimeout;
     @Nullable Duration anonymousTimeout;
     SessionBudget sessionBudget = SessionBudget.NONE;
+    @Nullable SessionLimit sessionLimit;
 
     private Builder(Connector connector, @Nullable RedisClient client) {
       this.connector = connector;
@@ -556,7 +557,8 @@ public final class LazyRedisSessionRepository
      */
     public Builder absoluteTimeout(@Nullable Duration timeout) {
       this.absoluteTimeout = timeout;
-      return policies();
+      sessionPolicies(); // checks them, naming the setting
+      return this;
     }
 
     /**
@@ -566,12 +568,13 @@ public final class LazyRedisSessionRepository
      */
     public Builder anonymousTimeout(@Nullable Duration timeout) {
       this.anonymousTimeout = timeout;
-      return policies();
+      sessionPolicies();
+      return this;
     }
 
-    /** Checks the policies as they now stand; the settings named in the message. */
-    private Builder policies() {
-      sessionPolicies();
+    /** At most this many live sessions per principal, atomically; none (null) by default. */
+    public Builder sessionLimit(@Nullable SessionLimit limit) {
+      this.sessionLimit = limit;
       return this;
     }
 

@@ -117,7 +117,8 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
     SharedCollaborators shared = new SharedCollaborators(connection, store, nearCache, metrics,
         context, principals, expiry, events, touch, builder.defaultMaxInactiveInterval,
         builder.expiryGrace, builder.durabilityReplicas, migration != null, ids,
-        tracking, sizes);
+        tracking, sizes, new SessionLimiter(builder.sessionLimit, connection, store, expiry,
+            principals, metrics, builder.clock, policies));
     return new RepositoryWiring(shared, reader, writer, migration, sizes);
   }
 }

@@ -16,10 +16,11 @@ import org.springframework.session.SessionIdGenerator;
  *     uses it too)
  * @param tracking the connection of tracked reads; null when off
  * @param sizes the session budget and size listeners, for both faces' saves
+ * @param limiter the limit of sessions per principal, around both faces' saves
  */
 record SharedCollaborators(SessionConnection connection, RedisSessionStore store,
     NearCache nearCache, MetricsRecorder metrics, SessionContext context,
     PrincipalIndex principals, ExpirySweeper expiry, SessionEvents events, TouchPolicy touch,
     Duration defaultMaxInactiveInterval, Duration expiryGrace, int durabilityReplicas,
     boolean migrating, SessionIdGenerator idGenerator, @Nullable TrackingConnection tracking,
-    SessionSizeWatch sizes) {}
+    SessionSizeWatch sizes, SessionLimiter limiter) {}

@@ -39,7 +39,9 @@ final class AnnotationSettings {
       Map.entry("migrateFrom", "migrate-from"),
       Map.entry("migrateFromNamespace", "migrate-from-namespace"),
       Map.entry("absoluteTimeout", "absolute-timeout"),
-      Map.entry("anonymousTimeout", "anonymous-timeout"));
+      Map.entry("anonymousTimeout", "anonymous-timeout"),
+      Map.entry("maxSessionsPerPrincipal", "max-sessions-per-principal"),
+      Map.entry("maxSessionsAction", "max-sessions-action"));
 
   private final String annotation;
   private final Map<String, Object> settings = new HashMap<>();

@@ -2,6 +2,7 @@ package io.lazysession.redis.config;
 
 import io.lazysession.redis.EncryptionKeySource;
 import io.lazysession.redis.LazyRedisSessionRepository;
+import io.lazysession.redis.SessionLimitAuthenticationStrategy;
 import io.lazysession.redis.micrometer.LazySessionMetrics;
 import io.lazysession.redis.micrometer.TimedSessionRepository;
 import io.lazysession.serializer.AttributeSerializer;
@@ -23,6 +24,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurationPackages;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Binder;
@@ -35,6 +37,8 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Primary;
 import org.springframework.core.env.Environment;
+import org.springframework.security.config.Customizer;
+import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.session.SessionRepository;
 import org.springframework.session.config.annotation.web.http.SpringHttpSessionConfiguration;
 import org.springframework.session.web.http.SessionRepositoryFilter;
@@ -167,6 +171,24 @@ public class LazySessionAutoConfiguration {
   @ConditionalOnMissingBean(SessionRepositoryFilter.class)
   @Import(SpringHttpSessionConfiguration.class)
   static class ServletConfiguration {}
+
+  /**
+   * Spring Security with a limit of sessions per principal: every {@code HttpSecurity} gets the
+   * strategy that refuses a sign-in beyond the limit at authentication (the login failure page).
+   */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+  @ConditionalOnClass(name = "org.springframework.security.config.annotation.web.builders.HttpSecurity")
+  @ConditionalOnProperty(prefix = LazySessionProperties.PREFIX, name = "max-sessions-per-principal")
+  static class SessionLimitSecurityConfiguration {
+    @Bean
+    Customizer<HttpSecurity> lazySessionLimitStrategy(LazyRedisSessionRepository repository) {
+      SessionLimitAuthenticationStrategy strategy =
+          new SessionLimitAuthenticationStrategy(repository);
+      return http -> http.sessionManagement(
+          sessions -> sessions.addSessionAuthenticationStrategy(strategy));
+    }
+  }
 
   /** Micrometer counters and timers, when Micrometer is on the class path. */
   @Configuration(proxyBeanMethods = false)

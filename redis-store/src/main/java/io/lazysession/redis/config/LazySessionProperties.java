@@ -95,6 +95,10 @@ import org.springframework.util.unit.DataSize;
  *     never sign in); the save that sets a principal gives it the session timeout. Shorter than the
  *     session timeout; whole seconds. Off by default (the session timeout applies).
  * @param sessionBudget Limits on what one session takes in Redis.
+ * @param maxSessionsPerPrincipal At most this many live sessions per principal name, decided
+ *     atomically in Redis for every node. Off by default.
+ * @param maxSessionsAction What a sign-in beyond max-sessions-per-principal does: evict-oldest (the
+ *     principal's session that signed in first ends) or refuse-new (the sign-in fails).
  */
 @ConfigurationProperties(LazySessionProperties.PREFIX)
 public record LazySessionProperties(
@@ -126,7 +130,8 @@ public record LazySessionProperties(
     @DefaultValue Encryption encryption,
     @DurationUnit(ChronoUnit.SECONDS) @Nullable Duration absoluteTimeout,
     @DurationUnit(ChronoUnit.SECONDS) @Nullable Duration anonymousTimeout,
-    @DefaultValue Budget sessionBudget) {
+    @DefaultValue Budget sessionBudget, @Nullable Integer maxSessionsPerPrincipal,
+    @DefaultValue("evict-oldest") String maxSessionsAction) {
 
   public static final String PREFIX = "lazysession";
   static final String DEFAULT_CODEC = "kryo";
@@ -173,6 +178,7 @@ public record LazySessionProperties(
       PropertyChecks.wholeSeconds("anonymous-timeout", anonymousTimeout,
           "2m, or remove it for none (the default)");
     }
+    PropertyChecks.sessionLimit(maxSessionsPerPrincipal, maxSessionsAction);
   }
 
   /**

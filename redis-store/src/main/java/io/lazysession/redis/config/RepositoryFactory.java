@@ -159,7 +159,9 @@ final class RepositoryFactory {
         .eventPublisher(request.events())
         .requireRedisAtStartup(properties.requireRedisAtStartup())
         .absoluteTimeout(properties.absoluteTimeout())
-        .anonymousTimeout(properties.anonymousTimeout());
+        .anonymousTimeout(properties.anonymousTimeout())
+        .sessionLimit(PropertyChecks.sessionLimit(properties.maxSessionsPerPrincipal(),
+            properties.maxSessionsAction()));
     if (properties.touchInterval() != null) {
       builder.touchInterval(properties.touchInterval());
     }

@@ -69,6 +69,8 @@ class YamlBindingTest {
           write-unprotected: false
         absolute-timeout: 8h
         anonymous-timeout: 2m
+        max-sessions-per-principal: 2
+        max-sessions-action: refuse-new
         session-budget:
           warn-bytes: 16KB
           max-bytes: 64KB
@@ -116,6 +118,8 @@ class YamlBindingTest {
     assertThat(properties.encryption().writeUnprotected()).isFalse();
     assertThat(properties.absoluteTimeout()).isEqualTo(Duration.ofHours(8));
     assertThat(properties.anonymousTimeout()).isEqualTo(Duration.ofMinutes(2));
+    assertThat(properties.maxSessionsPerPrincipal()).isEqualTo(2);
+    assertThat(properties.maxSessionsAction()).isEqualTo("refuse-new");
     assertThat(properties.sessionBudget().warnBytes()).isEqualTo(DataSize.ofKilobytes(16));
     assertThat(properties.sessionBudget().maxBytes()).isEqualTo(DataSize.ofKilobytes(64));
   }
