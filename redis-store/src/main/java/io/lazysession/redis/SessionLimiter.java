@@ -111,7 +111,7 @@ final class SessionLimiter {
   void admitAndEvict(String principal, String id, @Nullable String replaced,
       Duration maxInactive) {
     for (String evicted : admit(principal, id, replaced, maxInactive)) {
-      expiry.delete(evicted);
+      expiry.evict(evicted);
     }
   }
 
@@ -146,7 +146,7 @@ final class SessionLimiter {
       metrics.roundTrips.increment();
       Double score = connection.commands().zscore(orderKey(principal), utf8(id));
       if (score == null) {
-        expiry.delete(id);
+        expiry.evict(id);
       }
     }
   }

@@ -1,0 +1,149 @@
+package io.lazysession.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.lazysession.testing.RedisServerExtension;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.springframework.session.FindByIndexNameSessionRepository;
+import org.springframework.session.events.SessionDeletedEvent;
+import org.springframework.session.events.SessionDestroyedEvent;
+
+/**
+ * The limit of sessions per principal (docs/session-policies.md) on one Redis, two nodes each with
+ * a client of its own, through both faces.
+ */
+class SessionLimitIT {
+  @RegisterExtension
+  static final RedisServerExtension redis = RedisServerExtension.standalone();
+
+  static TestRedis.TwoClients clients;
+  private static final String PRINCIPAL = FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME;
+
+  @BeforeAll
+  static void connect() {
+    clients = TestRedis.TwoClients.open(redis.uri());
+  }
+
+  @AfterAll
+  static void shutdown() {
+    clients.close();
+  }
+
+  static Stream<Arguments> limits() {
+    List<Arguments> arguments = new ArrayList<>();
+    for (Function<LazyRedisSessionRepository, Face> face :
+        List.<Function<LazyRedisSessionRepository, Face>>of(Face::servlet, Face::reactive)) {
+      for (int max : new int[] {1, 2}) {
+        arguments.add(Arguments.of(face, SessionLimit.evictOldest(max)));
+        arguments.add(Arguments.of(face, SessionLimit.refuseNew(max)));
+      }
+    }
+    return arguments.stream();
+  }
+
+  private static LazyRedisSessionRepository node(io.lettuce.core.RedisClient client,
+      String namespace, SessionLimit limit, RecordingEventPublisher events) {
+    return LazyRedisSessionRepository.builder(client).serializer(TestRedis.serializer())
+        .namespace(namespace).sessionLimit(limit).eventPublisher(events)
+        .cleanupInterval(java.time.Duration.ZERO).build();
+  }
+
+  @ParameterizedTest(name = "{1} {0}")
+  @MethodSource("limits")
+  void save_concurrentSignInsOverTwoNodes_leaveExactlyTheLimit(
+      Function<LazyRedisSessionRepository, Face> faceOf, SessionLimit limit) throws Exception {
+    String namespace = TestRedis.uniqueNamespace("limit");
+    RecordingEventPublisher eventsA = new RecordingEventPublisher();
+    RecordingEventPublisher eventsB = new RecordingEventPublisher();
+    try (LazyRedisSessionRepository a = node(clients.a(), namespace, limit, eventsA);
+        LazyRedisSessionRepository b = node(clients.b(), namespace, limit, eventsB)) {
+      List<ConcurrentSignIns.SignIn> signIns =
+          ConcurrentSignIns.run(faceOf.apply(a), faceOf.apply(b));
+
+      List<SessionDestroyedEvent> destroyed = new ArrayList<>(eventsA.ofType(SessionDestroyedEvent.class));
+      destroyed.addAll(eventsB.ofType(SessionDestroyedEvent.class));
+      ConcurrentSignIns.check(signIns, Face.servlet(a), limit, destroyed);
+    }
+  }
+
+  @Test
+  void save_signInBeyondTheLimit_evictsTheOldestWithItsAttributesInTheEvent() {
+    RecordingEventPublisher events = new RecordingEventPublisher();
+    try (LazyRedisSessionRepository a = node(clients.a(), TestRedis.uniqueNamespace("limit"),
+        SessionLimit.evictOldest(2), events)) {
+      List<String> ids = new ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        LazySession session = a.createSession();
+        session.setAttribute("device", "device-" + i);
+        session.setAttribute(PRINCIPAL, "bob");
+        a.save(session);
+        ids.add(session.getId());
+      }
+
+      assertThat(a.findById(ids.get(0))).isNull();
+      assertThat(a.findByPrincipalName("bob").keySet()).containsExactlyInAnyOrder(ids.get(1),
+          ids.get(2));
+      List<SessionDeletedEvent> deleted = events.ofType(SessionDeletedEvent.class);
+      assertThat(deleted).hasSize(1);
+      assertThat(deleted.get(0).getSessionId()).isEqualTo(ids.get(0));
+      assertThat(deleted.get(0).getSession().<String>getAttribute("device")).isEqualTo("device-0");
+    }
+  }
+
+  @Test
+  void save_signInAfterSignOutOrDelete_isNotCountedAgainstTheLimit() {
+    try (LazyRedisSessionRepository a = node(clients.a(), TestRedis.uniqueNamespace("limit"),
+        SessionLimit.refuseNew(1), new RecordingEventPublisher())) {
+      LazySession first = a.createSession();
+      first.setAttribute(PRINCIPAL, "cy");
+      a.save(first);
+      LazySession refused = a.createSession();
+      refused.setAttribute(PRINCIPAL, "cy");
+      assertThatThrownBy(() -> a.save(refused)).isInstanceOf(SessionLimitExceededException.class)
+          .hasMessageContaining("'cy' already has 1 live session(s)")
+          .hasMessageContaining("lazysession.max-sessions-per-principal=1")
+          .hasMessageContaining("lazysession.max-sessions-action=refuse-new");
+      assertThat(a.findById(refused.getId())).as("nothing written").isNull();
+
+      a.deleteById(first.getId()); // sign-out with invalidation
+      a.save(refused);
+      LazySession signedOut = a.findById(refused.getId());
+      signedOut.removeAttribute(PRINCIPAL); // sign-out without invalidation
+      a.save(signedOut);
+      LazySession third = a.createSession();
+      third.setAttribute(PRINCIPAL, "cy");
+      a.save(third);
+
+      assertThat(a.findByPrincipalName("cy").keySet()).containsExactly(third.getId());
+    }
+  }
+
+  @Test
+  void save_idChangeOfASignedInSession_keepsItsPlaceAndEvictsNobody() {
+    RecordingEventPublisher events = new RecordingEventPublisher();
+    try (LazyRedisSessionRepository a = node(clients.a(), TestRedis.uniqueNamespace("limit"),
+        SessionLimit.evictOldest(1), events)) {
+      LazySession session = a.createSession();
+      session.setAttribute(PRINCIPAL, "dee");
+      a.save(session);
+      LazySession loaded = a.findById(session.getId());
+      String newId = loaded.changeSessionId();
+      a.save(loaded);
+
+      assertThat(a.findById(newId)).isNotNull();
+      assertThat(a.findByPrincipalName("dee").keySet()).containsExactly(newId);
+      assertThat(events.ofType(SessionDeletedEvent.class)).isEmpty();
+    }
+  }
+}
