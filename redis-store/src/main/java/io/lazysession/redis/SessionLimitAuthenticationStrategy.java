@@ -6,7 +6,6 @@ import jakarta.servlet.http.HttpSession;
 import java.time.Duration;
 import java.util.Objects;
 import org.springframework.security.core.Authentication;
-import org.springframework.security.web.authentication.session.SessionAuthenticationException;
 import org.springframework.security.web.authentication.session.SessionAuthenticationStrategy;
 
 /**
@@ -38,7 +37,7 @@ public final class SessionLimitAuthenticationStrategy implements SessionAuthenti
   /**
    * Admits the request's session for {@code authentication}'s name.
    *
-   * @throws Refused when the limit refuses the sign-in
+   * @throws SessionLimitAuthenticationException when the limit refuses the sign-in
    */
   @Override
   public void onAuthentication(Authentication authentication, HttpServletRequest request,
@@ -53,25 +52,7 @@ public final class SessionLimitAuthenticationStrategy implements SessionAuthenti
       limiter.admitAndEvict(authentication.getName(), session.getId(), null,
           Duration.ofSeconds(session.getMaxInactiveInterval()));
     } catch (SessionLimitExceededException e) {
-      throw new Refused(e);
-    }
-  }
-
-  /**
-   * The limit refused a sign-in: Spring Security's {@link SessionAuthenticationException}, which
-   * the authentication filters answer with the failure handler; the store's exception is the cause.
-   */
-  public static final class Refused extends SessionAuthenticationException {
-    private static final long serialVersionUID = 1L;
-
-    Refused(SessionLimitExceededException cause) {
-      super(cause.getMessage());
-      initCause(cause);
-    }
-
-    /** The store's refusal: the principal and the limit. */
-    public SessionLimitExceededException limitExceeded() {
-      return (SessionLimitExceededException) Objects.requireNonNull(getCause());
+      throw new SessionLimitAuthenticationException(e.getMessage());
     }
   }
 }
