@@ -557,7 +557,7 @@ public final class LazyRedisSessionRepository
      */
     public Builder absoluteTimeout(@Nullable Duration timeout) {
       this.absoluteTimeout = timeout;
-      sessionPolicies(); // checks them, naming the setting
+      RepositoryWiring.policies(this); // checks them, naming the setting
       return this;
     }
 
@@ -568,7 +568,7 @@ public final class LazyRedisSessionRepository
      */
     public Builder anonymousTimeout(@Nullable Duration timeout) {
       this.anonymousTimeout = timeout;
-      sessionPolicies();
+      RepositoryWiring.policies(this);
       return this;
     }
 
@@ -576,10 +576,6 @@ public final class LazyRedisSessionRepository
     public Builder sessionLimit(@Nullable SessionLimit limit) {
       this.sessionLimit = limit;
       return this;
-    }
-
-    SessionPolicies sessionPolicies() {
-      return new SessionPolicies(absoluteTimeout, anonymousTimeout, defaultMaxInactiveInterval);
     }
 
     /**

@@ -79,6 +79,12 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
     });
   }
 
+  /** The builder's session policies, checked (the message names the setting). */
+  static SessionPolicies policies(LazyRedisSessionRepository.Builder builder) {
+    return new SessionPolicies(builder.absoluteTimeout, builder.anonymousTimeout,
+        builder.defaultMaxInactiveInterval);
+  }
+
   /** Loads the scripts (once connected) and builds the collaborators of {@code repository}. */
   static RepositoryWiring wire(LazyRedisSessionRepository repository,
       LazyRedisSessionRepository.Builder builder, AttributeSerializer serializer,
@@ -86,7 +92,7 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
     MetricsRecorder metrics = new MetricsRecorder();
     ValueProtection protection = builder.encryption == null ? ValueProtection.NONE
         : new ValueProtection(builder.namespace, builder.encryption, metrics);
-    SessionPolicies policies = builder.sessionPolicies();
+    SessionPolicies policies = policies(builder);
     RedisSessionStore store = new RedisSessionStore(connection,
         new SessionKeys(builder.namespace), metrics, protection, policies.absoluteMillis());
     if (!(connection instanceof DeferredConnection deferred) || deferred.isOpen()) {

@@ -426,21 +426,6 @@ public record LazySessionProperties(
   }
 
   /**
-   * Fails naming both properties when {@code lazysession.anonymous-timeout} is set and not shorter
-   * than the session timeout (it would change nothing).
-   */
-  void checkAnonymousTimeout(Duration sessionTimeout, String sessionTimeoutName) {
-    if (anonymousTimeout != null && !sessionTimeout.isNegative()
-        && anonymousTimeout.compareTo(sessionTimeout) >= 0) {
-      throw PropertyChecks.invalid("anonymous-timeout", anonymousTimeout,
-          "must be shorter than the session timeout (" + sessionTimeoutName + ", "
-              + PropertyChecks.shown(sessionTimeout) + "), or it changes nothing",
-          "Set " + PREFIX + ".anonymous-timeout below " + PropertyChecks.shown(sessionTimeout)
-              + " (e.g. 2m), or remove it.");
-    }
-  }
-
-  /**
    * Fails naming both properties when {@code lazysession.touch-interval} is set and not shorter than
    * the session timeout (read-only requests would never keep a session alive).
    */

@@ -94,6 +94,22 @@ final class PropertyChecks {
   }
 
   /**
+   * Fails naming both properties when {@code lazysession.anonymous-timeout} is set and not shorter
+   * than the session timeout (it would change nothing).
+   */
+  static void anonymousTimeoutBelow(@Nullable Duration anonymousTimeout, Duration sessionTimeout,
+      String sessionTimeoutName) {
+    if (anonymousTimeout != null && !sessionTimeout.isNegative()
+        && anonymousTimeout.compareTo(sessionTimeout) >= 0) {
+      throw PropertyChecks.invalid("anonymous-timeout", anonymousTimeout,
+          "must be shorter than the session timeout (" + sessionTimeoutName + ", "
+              + PropertyChecks.shown(sessionTimeout) + "), or it changes nothing",
+          "Set " + PREFIX + "anonymous-timeout below " + PropertyChecks.shown(sessionTimeout)
+              + " (e.g. 2m), or remove it.");
+    }
+  }
+
+  /**
    * {@code lazysession.max-sessions-per-principal} with {@code max-sessions-action}; null when no
    * limit is set.
    */

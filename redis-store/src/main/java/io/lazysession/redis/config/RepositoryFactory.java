@@ -117,7 +117,8 @@ final class RepositoryFactory {
   static LazyRedisSessionRepository build(Request request) {
     LazySessionProperties properties = request.properties();
     properties.checkTouchInterval(request.sessionTimeout(), request.sessionTimeoutName());
-    properties.checkAnonymousTimeout(request.sessionTimeout(), request.sessionTimeoutName());
+    PropertyChecks.anonymousTimeoutBelow(properties.anonymousTimeout(), request.sessionTimeout(),
+        request.sessionTimeoutName());
     if (request.target() != null) {
       properties.checkDurabilityTimeout(request.target().commandTimeout(),
           request.target().commandTimeoutName());
