@@ -69,6 +69,7 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
     deferred.start(opened -> {
       try {
         shared.store().loadScripts(!builder.expiryEvents);
+        SessionLimiter.loadScript(opened, builder.sessionLimit);
       } catch (RuntimeException e) {
         // Not needed to serve: a script Redis lacks is sent whole on first use (NOSCRIPT).
       }
@@ -97,6 +98,7 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
         new SessionKeys(builder.namespace), metrics, protection, policies.absoluteMillis());
     if (!(connection instanceof DeferredConnection deferred) || deferred.isOpen()) {
       store.loadScripts(!builder.expiryEvents);
+      SessionLimiter.loadScript(connection, builder.sessionLimit);
       EvictionPolicyCheck.report(connection.commands());
     }
     SessionIdGenerator ids =

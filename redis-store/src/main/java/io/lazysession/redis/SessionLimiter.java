@@ -64,6 +64,13 @@ final class SessionLimiter {
     this.policies = policies;
   }
 
+  /** Loads principal-limit.lua when there is a limit, so that no sign-in sends it whole. */
+  static void loadScript(SessionConnection connection, @Nullable SessionLimit limit) {
+    if (limit != null) {
+      connection.commands().scriptLoad(RedisScript.PRINCIPAL_LIMIT.source());
+    }
+  }
+
   @Nullable SessionLimit limit() {
     return limit;
   }

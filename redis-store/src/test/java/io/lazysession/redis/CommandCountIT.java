@@ -230,4 +230,50 @@ class CommandCountIT {
       assertThat(withPolicy).isEqualTo(without);
     }
   }
+
+  /**
+   * What the limit of sessions per principal adds to each step of a session's life (the commands
+   * its script runs inside included); {@code roundTrips}: the round trips it adds to the life.
+   */
+  private static java.util.List<Map<String, Long>> added(SessionLimit limit, long roundTrips) {
+    try (LazyRedisSessionRepository limited = LazyRedisSessionRepository.builder(client)
+        .serializer(TestRedis.serializer()).namespace(repository.namespace()).clock(clock)
+        .cleanupInterval(Duration.ZERO).touchInterval(Duration.ofSeconds(30))
+        .nearCacheMaxBytes(0).sessionLimit(limit).build()) {
+      long limitedBefore = limited.metrics().roundTrips();
+      java.util.List<Map<String, Long>> withPolicy = sessionLife(limited);
+      long limitedTrips = limited.metrics().roundTrips() - limitedBefore;
+      long before = repository.metrics().roundTrips();
+      java.util.List<Map<String, Long>> without = sessionLife(repository);
+      assertThat(limitedTrips - (repository.metrics().roundTrips() - before))
+          .as("round trips added").isEqualTo(roundTrips);
+      java.util.List<Map<String, Long>> added = new java.util.ArrayList<>();
+      for (int step = 0; step < without.size(); step++) {
+        Map<String, Long> difference = new java.util.TreeMap<>(withPolicy.get(step));
+        without.get(step).forEach((command, count) -> difference.merge(command, -count, Long::sum));
+        difference.values().removeIf(count -> count == 0);
+        added.add(difference);
+      }
+      System.out.println("session limit " + limit + " adds, step by step: " + added);
+      return added;
+    }
+  }
+
+  @Test
+  void sessionLife_sessionLimitRefuseNew_addsTheLimitScriptAtSignIn() {
+    java.util.List<Map<String, Long>> added = added(SessionLimit.refuseNew(1), 1);
+
+    assertThat(added.get(3)).containsEntry("evalsha", 1L).doesNotContainKey("eval");
+    added.remove(3);
+    assertThat(added).allMatch(Map::isEmpty);
+  }
+
+  @Test
+  void sessionLife_sessionLimitEvictOldest_addsTheLimitScriptAndAZscoreAtSignIn() {
+    java.util.List<Map<String, Long>> added = added(SessionLimit.evictOldest(1), 2);
+
+    assertThat(added.get(3)).containsEntry("evalsha", 1L).doesNotContainKey("eval");
+    added.remove(3);
+    assertThat(added).allMatch(Map::isEmpty);
+  }
 }

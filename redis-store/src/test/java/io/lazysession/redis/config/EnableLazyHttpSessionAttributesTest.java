@@ -20,7 +20,8 @@ class EnableLazyHttpSessionAttributesTest {
       nearCacheMaxBytes = "0", durabilityReplicas = 1, durabilityTimeout = "250ms",
       touchInterval = "5s", maxValueBytes = "2MB", compressionLevel = 7, expiryEvents = "false",
       onDecodeFailure = DecodeFailurePolicy.FAIL, allowedPackages = "com.example.shop",
-      absoluteTimeout = "8h", anonymousTimeout = "2m")
+      absoluteTimeout = "8h", anonymousTimeout = "2m", maxSessionsPerPrincipal = "3",
+      maxSessionsAction = "refuse-new")
   static class Everything {}
 
   @EnableLazyHttpSession(codec = "${session.codec}")
@@ -60,6 +61,8 @@ class EnableLazyHttpSessionAttributesTest {
     assertThat(properties.allowedPackages()).containsExactly("com.example.shop");
     assertThat(properties.absoluteTimeout()).isEqualTo(Duration.ofHours(8));
     assertThat(properties.anonymousTimeout()).isEqualTo(Duration.ofMinutes(2));
+    assertThat(properties.maxSessionsPerPrincipal()).isEqualTo(3);
+    assertThat(properties.maxSessionsAction()).isEqualTo("refuse-new");
   }
 
   @Test
