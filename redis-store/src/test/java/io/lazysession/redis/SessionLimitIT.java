@@ -146,4 +146,53 @@ class SessionLimitIT {
       assertThat(events.ofType(SessionDeletedEvent.class)).isEmpty();
     }
   }
+
+  @Test
+  void findById_sessionEvictedOnAnotherNode_isNotServedFromNearCachesNorTrackedReads() {
+    String namespace = TestRedis.uniqueNamespace("limit-cache");
+    SessionLimit limit = SessionLimit.evictOldest(1);
+    try (LazyRedisSessionRepository evicting = node(clients.a(), namespace, limit,
+            new RecordingEventPublisher());
+        LazyRedisSessionRepository validating = node(clients.b(), namespace, limit,
+            new RecordingEventPublisher());
+        LazyRedisSessionRepository tracked = LazyRedisSessionRepository.builder(clients.b())
+            .serializer(TestRedis.serializer()).namespace(namespace).sessionLimit(limit)
+            .cleanupInterval(java.time.Duration.ZERO)
+            .nearCacheTracking(java.time.Duration.ofMillis(500)).build()) {
+      LazySession first = validating.createSession();
+      first.setAttribute(PRINCIPAL, "eve");
+      validating.save(first);
+      String id = first.getId();
+      NearCacheTrackingIT.awaitTrustedHit(tracked, id); // a copy served with no call at all
+      assertThat(validating.findById(id)).isNotNull(); // a copy Redis confirms
+
+      LazySession second = evicting.createSession();
+      second.setAttribute(PRINCIPAL, "eve");
+      evicting.save(second);
+
+      assertThat(validating.findById(id)).isNull();
+      org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+          .untilAsserted(() -> assertThat(tracked.findById(id)).isNull());
+    }
+  }
+
+  @Test
+  void save_otherSessionsExpiredButNotSwept_areNotCounted() {
+    MutableClock clock = MutableClock.startingNow();
+    try (LazyRedisSessionRepository a = LazyRedisSessionRepository.builder(clients.a())
+        .serializer(TestRedis.serializer()).namespace(TestRedis.uniqueNamespace("limit"))
+        .sessionLimit(SessionLimit.refuseNew(1)).cleanupInterval(java.time.Duration.ZERO)
+        .clock(clock).build()) {
+      LazySession first = a.createSession();
+      first.setAttribute(PRINCIPAL, "fay");
+      a.save(first);
+      clock.advance(LazyRedisSessionRepository.DEFAULT_MAX_INACTIVE_INTERVAL);
+
+      LazySession second = a.createSession();
+      second.setAttribute(PRINCIPAL, "fay");
+      a.save(second);
+
+      assertThat(a.findByPrincipalName("fay").keySet()).containsExactly(second.getId());
+    }
+  }
 }
