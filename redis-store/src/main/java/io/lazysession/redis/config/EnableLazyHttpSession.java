@@ -37,7 +37,7 @@ import org.springframework.context.annotation.Import;
 @Retention(RetentionPolicy.RUNTIME)
 @Target(ElementType.TYPE)
 @Documented
-@Import(LazyHttpSessionConfiguration.class)
+@Import({LazyHttpSessionConfiguration.class, SessionLimitSecurityConfiguration.Selector.class})
 public @interface EnableLazyHttpSession {
   /** The key prefix ({@code lazysession.namespace}). */
   String namespace() default LazyRedisSessionRepository.DEFAULT_NAMESPACE;

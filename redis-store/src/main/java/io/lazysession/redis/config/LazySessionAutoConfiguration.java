@@ -2,7 +2,6 @@ package io.lazysession.redis.config;
 
 import io.lazysession.redis.EncryptionKeySource;
 import io.lazysession.redis.LazyRedisSessionRepository;
-import io.lazysession.redis.SessionLimitAuthenticationStrategy;
 import io.lazysession.redis.micrometer.LazySessionMetrics;
 import io.lazysession.redis.micrometer.TimedSessionRepository;
 import io.lazysession.serializer.AttributeSerializer;
@@ -37,8 +36,6 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Primary;
 import org.springframework.core.env.Environment;
-import org.springframework.security.config.Customizer;
-import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.session.SessionRepository;
 import org.springframework.session.config.annotation.web.http.SpringHttpSessionConfiguration;
 import org.springframework.session.web.http.SessionRepositoryFilter;
@@ -172,23 +169,13 @@ public class LazySessionAutoConfiguration {
   @Import(SpringHttpSessionConfiguration.class)
   static class ServletConfiguration {}
 
-  /**
-   * Spring Security with a limit of sessions per principal: every {@code HttpSecurity} gets the
-   * strategy that refuses a sign-in beyond the limit at authentication (the login failure page).
-   */
+  /** Spring Security with a limit of sessions per principal: see the imported configuration. */
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
-  @ConditionalOnClass(name = "org.springframework.security.config.annotation.web.builders.HttpSecurity")
+  @ConditionalOnClass(name = SessionLimitSecurityConfiguration.HTTP_SECURITY)
   @ConditionalOnProperty(prefix = LazySessionProperties.PREFIX, name = "max-sessions-per-principal")
-  static class SessionLimitSecurityConfiguration {
-    @Bean
-    Customizer<HttpSecurity> lazySessionLimitStrategy(LazyRedisSessionRepository repository) {
-      SessionLimitAuthenticationStrategy strategy =
-          new SessionLimitAuthenticationStrategy(repository);
-      return http -> http.sessionManagement(
-          sessions -> sessions.addSessionAuthenticationStrategy(strategy));
-    }
-  }
+  @Import(SessionLimitSecurityConfiguration.class)
+  static class SessionLimitSecurity {}
 
   /** Micrometer counters and timers, when Micrometer is on the class path. */
   @Configuration(proxyBeanMethods = false)
