@@ -21,6 +21,7 @@
 -- join it as the oldest. Returns {1} admitted (or already was), {0, id, score, ...} over the
 -- limit on a first attempt (nothing written but the two clean-ups: the caller checks those ids and
 -- calls again), {-1} refused, {2, id, ...} admitted after evicting those ids.
+-- #include keep-alive.lua
 redis.replicate_commands()
 local set, order = KEYS[1], KEYS[2]
 local id, replaced, limit = ARGV[1], ARGV[2], tonumber(ARGV[3])
@@ -60,27 +61,11 @@ if ARGV[7] == '2' then
   end
 end
 
--- As principal-add.lua: a TTL only grows, and a key without one keeps none.
-local function keepAlive(key, ttl, fresh)
-  if ttl == '' or redis.call('EXISTS', key) == 0 then
-    return
-  end
-  ttl = tonumber(ttl)
-  if ttl < 0 then
-    redis.call('PERSIST', key)
-  elseif fresh then
-    redis.call('PEXPIRE', key, ttl)
-  else
-    local current = redis.call('PTTL', key)
-    if current >= 0 and current < ttl then
-      redis.call('PEXPIRE', key, ttl)
-    end
-  end
-end
-
 local function keepBothAlive()
-  keepAlive(set, ARGV[5], setFresh)
-  keepAlive(order, ARGV[6], orderFresh)
+  if ARGV[5] ~= '' then
+    keepAlive(set, tonumber(ARGV[5]), setFresh)
+  end
+  keepAlive(order, tonumber(ARGV[6]), orderFresh)
 end
 
 local function admit(signedIn)

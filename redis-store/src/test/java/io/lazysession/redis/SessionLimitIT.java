@@ -77,6 +77,30 @@ class SessionLimitIT {
     }
   }
 
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("oneSession")
+  void save_concurrentSignInsWithoutExpiryEvents_leaveExactlyTheLimit(SessionLimit limit)
+      throws Exception {
+    String namespace = TestRedis.uniqueNamespace("limit-no-events");
+    RecordingEventPublisher events = new RecordingEventPublisher();
+    try (LazyRedisSessionRepository a = LazyRedisSessionRepository.builder(clients.a())
+            .serializer(TestRedis.serializer()).namespace(namespace).sessionLimit(limit)
+            .eventPublisher(events).expiryEvents(false).build();
+        LazyRedisSessionRepository b = LazyRedisSessionRepository.builder(clients.b())
+            .serializer(TestRedis.serializer()).namespace(namespace).sessionLimit(limit)
+            .eventPublisher(events).expiryEvents(false).build()) {
+      List<ConcurrentSignIns.SignIn> signIns =
+          ConcurrentSignIns.run(Face.servlet(a), Face.servlet(b));
+
+      ConcurrentSignIns.check(signIns, Face.servlet(b), limit,
+          events.ofType(SessionDestroyedEvent.class));
+    }
+  }
+
+  static Stream<SessionLimit> oneSession() {
+    return Stream.of(SessionLimit.evictOldest(1), SessionLimit.refuseNew(1));
+  }
+
   @Test
   void save_signInBeyondTheLimit_evictsTheOldestWithItsAttributesInTheEvent() {
     RecordingEventPublisher events = new RecordingEventPublisher();
