@@ -7,10 +7,14 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.time.Duration;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Round trips per request, counted by Redis itself ({@code INFO commandstats}) on a server nothing
@@ -259,18 +263,16 @@ class CommandCountIT {
     }
   }
 
-  @Test
-  void sessionLife_sessionLimitRefuseNew_addsTheLimitScriptAtSignIn() {
-    java.util.List<Map<String, Long>> added = added(SessionLimit.refuseNew(1), 1);
-
-    assertThat(added.get(3)).containsEntry("evalsha", 1L).doesNotContainKey("eval");
-    added.remove(3);
-    assertThat(added).allMatch(Map::isEmpty);
+  static Stream<Arguments> sessionLimits() {
+    return Stream.of(Arguments.of(SessionLimit.refuseNew(1), 1), // the script
+        Arguments.of(SessionLimit.evictOldest(1), 2)); // the script, and a ZSCORE after the write
   }
 
-  @Test
-  void sessionLife_sessionLimitEvictOldest_addsTheLimitScriptAndAZscoreAtSignIn() {
-    java.util.List<Map<String, Long>> added = added(SessionLimit.evictOldest(1), 2);
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("sessionLimits")
+  void sessionLife_sessionLimit_addsTheLimitScriptAtSignInOnly(SessionLimit limit,
+      long roundTrips) {
+    java.util.List<Map<String, Long>> added = added(limit, roundTrips);
 
     assertThat(added.get(3)).containsEntry("evalsha", 1L).doesNotContainKey("eval");
     added.remove(3);

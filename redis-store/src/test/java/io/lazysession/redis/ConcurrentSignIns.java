@@ -31,6 +31,31 @@ final class ConcurrentSignIns {
 
   private ConcurrentSignIns() {}
 
+  /** Builds node 0 or 1 of a test, publishing to {@code events}. */
+  interface Nodes {
+    LazyRedisSessionRepository node(int index, RecordingEventPublisher events);
+  }
+
+  /**
+   * Builds two nodes (each given its own event recorder), signs in on them through {@code faceOf}
+   * as {@link #run} does, and checks the outcome as {@link #check} does.
+   */
+  static void runAndCheck(Nodes nodes,
+      java.util.function.Function<LazyRedisSessionRepository, Face> faceOf, SessionLimit limit)
+      throws Exception {
+    RecordingEventPublisher eventsA = new RecordingEventPublisher();
+    RecordingEventPublisher eventsB = new RecordingEventPublisher();
+    try (LazyRedisSessionRepository a = nodes.node(0, eventsA);
+        LazyRedisSessionRepository b = nodes.node(1, eventsB)) {
+      List<SignIn> signIns = run(faceOf.apply(a), faceOf.apply(b));
+
+      List<SessionDestroyedEvent> destroyed =
+          new ArrayList<>(eventsA.ofType(SessionDestroyedEvent.class));
+      destroyed.addAll(eventsB.ofType(SessionDestroyedEvent.class));
+      check(signIns, Face.servlet(b), limit, destroyed);
+    }
+  }
+
   /** Signs {@link #USER} in {@link #SIGN_INS} times at once, alternating between the nodes. */
   static List<SignIn> run(Face nodeA, Face nodeB) throws Exception {
     List<LazySession> anonymous = new ArrayList<>();

@@ -6,7 +6,6 @@ import io.lazysession.redis.config.ClientsFromProperties;
 import io.lazysession.testing.RedisServerExtension;
 import io.lettuce.core.cluster.RedisClusterClient;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
@@ -17,7 +16,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.springframework.session.events.SessionDestroyedEvent;
 
 /**
  * The limit of sessions per principal on a Redis Cluster: the principal's set and sign-in order
@@ -61,18 +59,8 @@ class SessionLimitClusterIT {
   void save_concurrentSignInsOverTwoNodes_leaveExactlyTheLimit(
       Function<LazyRedisSessionRepository, Face> faceOf, SessionLimit limit) throws Exception {
     String namespace = TestRedis.uniqueNamespace("limit-cluster");
-    RecordingEventPublisher eventsA = new RecordingEventPublisher();
-    RecordingEventPublisher eventsB = new RecordingEventPublisher();
-    try (LazyRedisSessionRepository a = node(clientA, namespace, limit, eventsA);
-        LazyRedisSessionRepository b = node(clientB, namespace, limit, eventsB)) {
-      List<ConcurrentSignIns.SignIn> signIns =
-          ConcurrentSignIns.run(faceOf.apply(a), faceOf.apply(b));
-
-      List<SessionDestroyedEvent> destroyed =
-          new ArrayList<>(eventsA.ofType(SessionDestroyedEvent.class));
-      destroyed.addAll(eventsB.ofType(SessionDestroyedEvent.class));
-      ConcurrentSignIns.check(signIns, Face.servlet(b), limit, destroyed);
-    }
+    ConcurrentSignIns.runAndCheck((index, events) ->
+        node(index == 0 ? clientA : clientB, namespace, limit, events), faceOf, limit);
   }
 
   @Test

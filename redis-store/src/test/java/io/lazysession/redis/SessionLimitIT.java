@@ -17,7 +17,6 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.springframework.session.FindByIndexNameSessionRepository;
 import org.springframework.session.events.SessionDeletedEvent;
-import org.springframework.session.events.SessionDestroyedEvent;
 
 /**
  * The limit of sessions per principal (docs/session-policies.md) on one Redis, two nodes each with
@@ -64,17 +63,8 @@ class SessionLimitIT {
   void save_concurrentSignInsOverTwoNodes_leaveExactlyTheLimit(
       Function<LazyRedisSessionRepository, Face> faceOf, SessionLimit limit) throws Exception {
     String namespace = TestRedis.uniqueNamespace("limit");
-    RecordingEventPublisher eventsA = new RecordingEventPublisher();
-    RecordingEventPublisher eventsB = new RecordingEventPublisher();
-    try (LazyRedisSessionRepository a = node(clients.a(), namespace, limit, eventsA);
-        LazyRedisSessionRepository b = node(clients.b(), namespace, limit, eventsB)) {
-      List<ConcurrentSignIns.SignIn> signIns =
-          ConcurrentSignIns.run(faceOf.apply(a), faceOf.apply(b));
-
-      List<SessionDestroyedEvent> destroyed = new ArrayList<>(eventsA.ofType(SessionDestroyedEvent.class));
-      destroyed.addAll(eventsB.ofType(SessionDestroyedEvent.class));
-      ConcurrentSignIns.check(signIns, Face.servlet(a), limit, destroyed);
-    }
+    ConcurrentSignIns.runAndCheck((index, events) ->
+        node(index == 0 ? clients.a() : clients.b(), namespace, limit, events), faceOf, limit);
   }
 
   @ParameterizedTest(name = "{0}")
@@ -82,19 +72,10 @@ class SessionLimitIT {
   void save_concurrentSignInsWithoutExpiryEvents_leaveExactlyTheLimit(SessionLimit limit)
       throws Exception {
     String namespace = TestRedis.uniqueNamespace("limit-no-events");
-    RecordingEventPublisher events = new RecordingEventPublisher();
-    try (LazyRedisSessionRepository a = LazyRedisSessionRepository.builder(clients.a())
-            .serializer(TestRedis.serializer()).namespace(namespace).sessionLimit(limit)
-            .eventPublisher(events).expiryEvents(false).build();
-        LazyRedisSessionRepository b = LazyRedisSessionRepository.builder(clients.b())
-            .serializer(TestRedis.serializer()).namespace(namespace).sessionLimit(limit)
-            .eventPublisher(events).expiryEvents(false).build()) {
-      List<ConcurrentSignIns.SignIn> signIns =
-          ConcurrentSignIns.run(Face.servlet(a), Face.servlet(b));
-
-      ConcurrentSignIns.check(signIns, Face.servlet(b), limit,
-          events.ofType(SessionDestroyedEvent.class));
-    }
+    ConcurrentSignIns.runAndCheck((index, events) -> LazyRedisSessionRepository.builder(
+            index == 0 ? clients.a() : clients.b())
+        .serializer(TestRedis.serializer()).namespace(namespace).sessionLimit(limit)
+        .eventPublisher(events).expiryEvents(false).build(), Face::servlet, limit);
   }
 
   static Stream<SessionLimit> oneSession() {
