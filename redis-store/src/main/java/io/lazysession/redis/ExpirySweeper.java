@@ -135,6 +135,24 @@ final class ExpirySweeper implements AutoCloseable {
    * @return true when a live session was deleted
    */
   boolean delete(String id) {
+    return deleteLive(id, false);
+  }
+
+  /**
+   * Deletes a session the limit of sessions per principal evicted ({@link SessionLimiter}) and
+   * reports it as deleted when this call deleted it. Two calls may race on one id (the evicting
+   * node, and the evicted session's own save when it was written after the eviction): the delete
+   * script deletes for one of them, which reports it, whoever claimed the id first. A session
+   * already expired is left to the sweep, as by {@link #delete}.
+   *
+   * @return true when this call deleted the session
+   */
+  boolean evict(String id) {
+    return deleteLive(id, true);
+  }
+
+  /** {@link #delete}; {@code evicted}: reported whenever this call deleted it ({@link #evict}). */
+  private boolean deleteLive(String id, boolean evicted) {
     // With a publisher, the same script call returns the attributes the event carries.
     Claim<ScriptReplies.DeletedHash> claim =
         claimThenDelete(id, now -> store.delete(id, now, events.publishing()));
@@ -144,7 +162,7 @@ final class ExpirySweeper implements AutoCloseable {
     }
     principals.remove(hash.metadata().principal(), id);
     metrics.sessionsDeleted.increment();
-    if (!deleted(hash.metadata(), claim.claimed()).reportedBySweep()) {
+    if (evicted || !deleted(hash.metadata(), claim.claimed()).reportedBySweep()) {
       events.deleted(id, hash);
     }
     return true;

@@ -66,6 +66,7 @@ public final class LazyReactiveRedisSessionRepository
   private final SessionContext context;
   private final PrincipalIndex principals;
   private final IdRenewal renewal;
+  private final SessionLimiter limiter;
   /** Whether ids come from a generator of lazysession's own, known not to block. */
   private final boolean nonBlockingIds;
 
@@ -87,6 +88,7 @@ public final class LazyReactiveRedisSessionRepository
         : shared.context();
     this.principals = shared.principals();
     this.renewal = shared.renewal();
+    this.limiter = shared.limiter();
   }
 
   /**
@@ -161,7 +163,7 @@ public final class LazyReactiveRedisSessionRepository
         return session.isNew() ? Mono.<Void>empty() : deleteById(session.storedId());
       }
       context.policies().beforeSave(session, principal);
-      return writer.save(session, principal).onErrorMap(RedisException.class, e -> {
+      return limiter.save(session, principal, writer::save).onErrorMap(RedisException.class, e -> {
         nearCache.invalidate(session.getId());
         nearCache.invalidate(session.storedId());
         return metrics.outage.translate("save", session.getId(), e);

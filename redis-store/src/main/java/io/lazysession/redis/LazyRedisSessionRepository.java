@@ -150,7 +150,7 @@ public final class LazyRedisSessionRepository
     }
     try {
       shared.context().policies().beforeSave(session, principal);
-      writer.save(session, principal);
+      shared.limiter().save(session, principal, writer::save);
     } catch (RedisException e) {
       shared.nearCache().invalidate(session.getId());
       shared.nearCache().invalidate(session.storedId());
@@ -341,6 +341,7 @@ public final class LazyRedisSessionRepository
     @Nullable Duration idRenewalInterval;
     Duration idRenewalGrace = SessionPolicies.DEFAULT_ID_RENEWAL_GRACE;
     SessionBudget sessionBudget = SessionBudget.NONE;
+    @Nullable SessionLimit sessionLimit;
 
     private Builder(Connector connector, @Nullable RedisClient client) {
       this.connector = connector;
@@ -544,7 +545,8 @@ public final class LazyRedisSessionRepository
      */
     public Builder absoluteTimeout(@Nullable Duration timeout) {
       this.absoluteTimeout = timeout;
-      return policies();
+      sessionPolicies(); // checks them, naming the setting
+      return this;
     }
 
     /**
@@ -576,6 +578,12 @@ public final class LazyRedisSessionRepository
     SessionPolicies sessionPolicies() {
       return new SessionPolicies(absoluteTimeout, anonymousTimeout, defaultMaxInactiveInterval,
           idRenewalInterval, idRenewalGrace);
+    }
+
+    /** At most this many live sessions per principal, atomically; none (null) by default. */
+    public Builder sessionLimit(@Nullable SessionLimit limit) {
+      this.sessionLimit = limit;
+      return this;
     }
 
     /**

@@ -51,6 +51,11 @@ final class PrincipalIndex {
     this.expiryGrace = expiryGrace;
   }
 
+  /** How long Redis keeps a hash after its session expired. */
+  Duration expiryGrace() {
+    return expiryGrace;
+  }
+
   /** Whether the sets get a TTL (expiry events are off), and a full write adds its entry again. */
   boolean expiringSets() {
     return expiringSets;

@@ -28,6 +28,8 @@ final class RedisScript {
   static final RedisScript RENEW = load("renew");
   /** SADD that keeps a principal's set alive as long as its sessions; see principal-add.lua. */
   static final RedisScript PRINCIPAL_ADD = load("principal-add");
+  /** Admits a sign-in within the limit of sessions per principal; see {@link SessionLimiter}. */
+  static final RedisScript PRINCIPAL_LIMIT = load("principal-limit");
   /** Takes over a Spring Session Data Redis session; see {@link SpringSessionDataRedisMigration}. */
   static final RedisScript MIGRATE = load("migrate");
   /** Claims a Spring Session Data Redis hash for a take-over, unless it changed since it was loaded. */

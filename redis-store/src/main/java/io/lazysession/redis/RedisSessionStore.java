@@ -548,7 +548,7 @@ final class RedisSessionStore {
   }
 
   @SuppressWarnings("unchecked")
-  private <T> @Nullable T eval(RedisClusterCommands<byte[], byte[]> commands, RedisScript script,
+  <T> @Nullable T eval(RedisClusterCommands<byte[], byte[]> commands, RedisScript script,
       ScriptOutputType type, byte[][] scriptKeys, byte[]... arguments) {
     metrics.roundTrips.increment();
     try {

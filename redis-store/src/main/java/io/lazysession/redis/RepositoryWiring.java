@@ -85,6 +85,7 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
       }
       try {
         shared.store().loadScripts(!builder.expiryEvents);
+        SessionLimiter.loadScript(opened, builder.sessionLimit);
       } catch (RuntimeException e) {
         // Not needed to serve: a script Redis lacks is sent whole on first use (NOSCRIPT).
       }
@@ -125,6 +126,7 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
     if (!(connection instanceof DeferredConnection deferred) || deferred.isOpen()) {
       store.keys().loadNames();
       store.loadScripts(!builder.expiryEvents);
+      SessionLimiter.loadScript(connection, builder.sessionLimit);
       EvictionPolicyCheck.report(connection.commands());
     }
     SessionIdGenerator ids =
@@ -152,7 +154,8 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
     SharedCollaborators shared = new SharedCollaborators(connection, store, nearCache, metrics,
         context, principals, expiry, events, touch, builder.defaultMaxInactiveInterval,
         builder.expiryGrace, builder.durabilityReplicas, migration != null, ids,
-        tracking, sizes, renewal);
+        tracking, sizes, renewal, new SessionLimiter(builder.sessionLimit, connection, store, expiry,
+            principals, metrics, builder.clock, policies));
     return new RepositoryWiring(shared, reader, writer, migration, sizes);
   }
 }

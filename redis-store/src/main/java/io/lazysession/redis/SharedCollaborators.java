@@ -18,10 +18,11 @@ import org.springframework.session.SessionIdGenerator;
  * @param sizes the session budget and size listeners, for both faces' saves
  * @param renewal id renewal, for both faces' {@code findById} (the reactive face runs it off the
  *     event loop)
+ * @param limiter the limit of sessions per principal, around both faces' saves
  */
 record SharedCollaborators(SessionConnection connection, RedisSessionStore store,
     NearCache nearCache, MetricsRecorder metrics, SessionContext context,
     PrincipalIndex principals, ExpirySweeper expiry, SessionEvents events, TouchPolicy touch,
     Duration defaultMaxInactiveInterval, Duration expiryGrace, int durabilityReplicas,
     boolean migrating, SessionIdGenerator idGenerator, @Nullable TrackingConnection tracking,
-    SessionSizeWatch sizes, IdRenewal renewal) {}
+    SessionSizeWatch sizes, IdRenewal renewal, SessionLimiter limiter) {}

@@ -7,19 +7,9 @@
 -- A TTL only grows (a session with a shorter timeout never cuts the set short for a longer one), and
 -- a set without one (a session that never expires, or a set written by a node with expiry events)
 -- keeps none. Returns 1 when the id was not in the set yet, else 0.
+-- #include keep-alive.lua
 local key = KEYS[1]
-local ttl = tonumber(ARGV[2])
 local fresh = redis.call('EXISTS', key) == 0
 local added = redis.call('SADD', key, ARGV[1])
-if ttl < 0 then
-  redis.call('PERSIST', key)
-elseif fresh then
-  redis.call('PEXPIRE', key, ttl)
-else
-  -- What PEXPIRE's GT option does, which Redis 6.2 lacks: -1 (no TTL) counts as forever.
-  local current = redis.call('PTTL', key)
-  if current >= 0 and current < ttl then
-    redis.call('PEXPIRE', key, ttl)
-  end
-end
+keepAlive(key, tonumber(ARGV[2]), fresh)
 return added

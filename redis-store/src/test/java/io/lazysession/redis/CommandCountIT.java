@@ -7,10 +7,14 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.time.Duration;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Round trips per request, counted by Redis itself ({@code INFO commandstats}) on a server nothing
@@ -272,5 +276,49 @@ class CommandCountIT {
         .serializer(TestRedis.serializer()).namespace(repository.namespace()).clock(clock)
         .cleanupInterval(Duration.ZERO).touchInterval(Duration.ofSeconds(touchSeconds))
         .nearCacheMaxBytes(0)).build();
+  }
+
+  /**
+   * What the limit of sessions per principal adds to each step of a session's life (the commands
+   * its script runs inside included); {@code roundTrips}: the round trips it adds to the life.
+   */
+  private static java.util.List<Map<String, Long>> added(SessionLimit limit, long roundTrips) {
+    try (LazyRedisSessionRepository limited = LazyRedisSessionRepository.builder(client)
+        .serializer(TestRedis.serializer()).namespace(repository.namespace()).clock(clock)
+        .cleanupInterval(Duration.ZERO).touchInterval(Duration.ofSeconds(30))
+        .nearCacheMaxBytes(0).sessionLimit(limit).build()) {
+      long limitedBefore = limited.metrics().roundTrips();
+      java.util.List<Map<String, Long>> withPolicy = sessionLife(limited);
+      long limitedTrips = limited.metrics().roundTrips() - limitedBefore;
+      long before = repository.metrics().roundTrips();
+      java.util.List<Map<String, Long>> without = sessionLife(repository);
+      assertThat(limitedTrips - (repository.metrics().roundTrips() - before))
+          .as("round trips added").isEqualTo(roundTrips);
+      java.util.List<Map<String, Long>> added = new java.util.ArrayList<>();
+      for (int step = 0; step < without.size(); step++) {
+        Map<String, Long> difference = new java.util.TreeMap<>(withPolicy.get(step));
+        without.get(step).forEach((command, count) -> difference.merge(command, -count, Long::sum));
+        difference.values().removeIf(count -> count == 0);
+        added.add(difference);
+      }
+      System.out.println("session limit " + limit + " adds, step by step: " + added);
+      return added;
+    }
+  }
+
+  static Stream<Arguments> sessionLimits() {
+    return Stream.of(Arguments.of(SessionLimit.refuseNew(1), 1), // the script
+        Arguments.of(SessionLimit.evictOldest(1), 2)); // the script, and a ZSCORE after the write
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("sessionLimits")
+  void sessionLife_sessionLimit_addsTheLimitScriptAtSignInOnly(SessionLimit limit,
+      long roundTrips) {
+    java.util.List<Map<String, Long>> added = added(limit, roundTrips);
+
+    assertThat(added.get(3)).containsEntry("evalsha", 1L).doesNotContainKey("eval");
+    added.remove(3);
+    assertThat(added).allMatch(Map::isEmpty);
   }
 }

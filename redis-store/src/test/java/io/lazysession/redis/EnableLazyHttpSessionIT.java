@@ -139,4 +139,30 @@ class EnableLazyHttpSessionIT {
     }
     return -1;
   }
+
+  @Configuration(proxyBeanMethods = false)
+  @EnableLazyHttpSession(namespace = "plain-spring-limit", redisUrl = "${test.redis.url}",
+      maxSessionsPerPrincipal = "1", maxSessionsAction = "refuse-new")
+  static class LimitSessionConfig {}
+
+  @Test
+  void enableLazyHttpSession_withALimit_addsTheStrategyToSpringSecurity() {
+    try (AnnotationConfigApplicationContext withLimit = context(LimitSessionConfig.class);
+        AnnotationConfigApplicationContext without = context(UrlSessionConfig.class)) {
+      assertThat(withLimit.getBeanNamesForType(
+          org.springframework.security.config.Customizer.class))
+          .containsExactly("lazySessionLimitStrategy");
+      assertThat(without.getBeanNamesForType(
+          org.springframework.security.config.Customizer.class)).isEmpty();
+    }
+  }
+
+  private static AnnotationConfigApplicationContext context(Class<?> configuration) {
+    AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext();
+    context.getEnvironment().getPropertySources().addFirst(new MapPropertySource("test",
+        Map.of("test.redis.url", redis.uri().toURI().toString())));
+    context.register(configuration);
+    context.refresh();
+    return context;
+  }
 }

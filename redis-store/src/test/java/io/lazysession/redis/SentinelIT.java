@@ -64,4 +64,21 @@ class SentinelIT {
       client.shutdown();
     }
   }
+
+  @Test
+  void sessionLimit_throughSentinel_concurrentSignInsLeaveExactlyOne() throws Exception {
+    RedisClient clientA = RedisClient.create(redis.sentinelUri());
+    RedisClient clientB = RedisClient.create(redis.sentinelUri());
+    String namespace = TestRedis.uniqueNamespace("sentinel-limit");
+    SessionLimit limit = SessionLimit.evictOldest(1);
+    try {
+      ConcurrentSignIns.runAndCheck((index, events) -> LazyRedisSessionRepository.builder(
+              index == 0 ? clientA : clientB).serializer(TestRedis.serializer())
+          .namespace(namespace).cleanupInterval(Duration.ZERO).sessionLimit(limit)
+          .eventPublisher(events).build(), Face::servlet, limit);
+    } finally {
+      clientA.shutdown();
+      clientB.shutdown();
+    }
+  }
 }

@@ -75,7 +75,10 @@ final class SpringSessionTypes {
       "sun.util.calendar.ZoneInfo",
       // Spring Security's CAS authentication holds the CAS client's assertion and principal
       "org.apereo.cas.client.validation.AssertionImpl",
-      "org.apereo.cas.client.authentication.AttributePrincipalImpl");
+      "org.apereo.cas.client.authentication.AttributePrincipalImpl",
+      // lazysession's own refusal of a sign-in beyond the limit of sessions per principal, kept
+      // by Spring Security's failure handler as the last authentication exception
+      "io.lazysession.redis.SessionLimitAuthenticationException");
 
   private SpringSessionTypes() {}
 }

@@ -41,7 +41,9 @@ final class AnnotationSettings {
       Map.entry("absoluteTimeout", "absolute-timeout"),
       Map.entry("anonymousTimeout", "anonymous-timeout"),
       Map.entry("idRenewalInterval", "id-renewal-interval"),
-      Map.entry("idRenewalGrace", "id-renewal-grace"));
+      Map.entry("idRenewalGrace", "id-renewal-grace"),
+      Map.entry("maxSessionsPerPrincipal", "max-sessions-per-principal"),
+      Map.entry("maxSessionsAction", "max-sessions-action"));
 
   private final String annotation;
   private final Map<String, Object> settings = new HashMap<>();

@@ -37,7 +37,7 @@ import org.springframework.context.annotation.Import;
 @Retention(RetentionPolicy.RUNTIME)
 @Target(ElementType.TYPE)
 @Documented
-@Import(LazyHttpSessionConfiguration.class)
+@Import({LazyHttpSessionConfiguration.class, SessionLimitSecurityConfiguration.Selector.class})
 public @interface EnableLazyHttpSession {
   /** The key prefix ({@code lazysession.namespace}). */
   String namespace() default LazyRedisSessionRepository.DEFAULT_NAMESPACE;
@@ -107,6 +107,18 @@ public @interface EnableLazyHttpSession {
    * ({@code lazysession.id-renewal-grace}); empty: 10s.
    */
   String idRenewalGrace() default "";
+
+  /**
+   * At most this many live sessions per principal, e.g. {@code "1"}
+   * ({@code lazysession.max-sessions-per-principal}); empty: no limit.
+   */
+  String maxSessionsPerPrincipal() default "";
+
+  /**
+   * {@code evict-oldest} or {@code refuse-new}: what a sign-in beyond the limit does
+   * ({@code lazysession.max-sessions-action}); empty: {@code evict-oldest}.
+   */
+  String maxSessionsAction() default "";
 
   /** The largest encoded attribute value, e.g. {@code 4MB} ({@code lazysession.max-value-bytes}). */
   String maxValueBytes() default "";

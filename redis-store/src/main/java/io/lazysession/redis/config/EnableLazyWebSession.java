@@ -95,6 +95,18 @@ public @interface EnableLazyWebSession {
    */
   String idRenewalGrace() default "";
 
+  /**
+   * At most this many live sessions per principal, e.g. {@code "1"}
+   * ({@code lazysession.max-sessions-per-principal}); empty: no limit.
+   */
+  String maxSessionsPerPrincipal() default "";
+
+  /**
+   * {@code evict-oldest} or {@code refuse-new}: what a sign-in beyond the limit does
+   * ({@code lazysession.max-sessions-action}); empty: {@code evict-oldest}.
+   */
+  String maxSessionsAction() default "";
+
   /** The largest encoded attribute value, e.g. {@code 4MB} ({@code lazysession.max-value-bytes}). */
   String maxValueBytes() default "";
 

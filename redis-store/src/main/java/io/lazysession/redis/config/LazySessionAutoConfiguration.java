@@ -23,6 +23,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurationPackages;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Binder;
@@ -167,6 +168,14 @@ public class LazySessionAutoConfiguration {
   @ConditionalOnMissingBean(SessionRepositoryFilter.class)
   @Import(SpringHttpSessionConfiguration.class)
   static class ServletConfiguration {}
+
+  /** Spring Security with a limit of sessions per principal: see the imported configuration. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+  @ConditionalOnClass(name = SessionLimitSecurityConfiguration.HTTP_SECURITY)
+  @ConditionalOnProperty(prefix = LazySessionProperties.PREFIX, name = "max-sessions-per-principal")
+  @Import(SessionLimitSecurityConfiguration.class)
+  static class SessionLimitSecurity {}
 
   /** Micrometer counters and timers, when Micrometer is on the class path. */
   @Configuration(proxyBeanMethods = false)

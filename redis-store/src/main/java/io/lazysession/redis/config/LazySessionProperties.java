@@ -99,6 +99,10 @@ import org.springframework.util.unit.DataSize;
  * @param idRenewalGrace How long the previous id still reaches the session after a renewal (for
  *     requests in flight); shorter than the interval.
  * @param sessionBudget Limits on what one session takes in Redis.
+ * @param maxSessionsPerPrincipal At most this many live sessions per principal name, decided
+ *     atomically in Redis for every node. Off by default.
+ * @param maxSessionsAction What a sign-in beyond max-sessions-per-principal does: evict-oldest (the
+ *     principal's session that signed in first ends) or refuse-new (the sign-in fails).
  */
 @ConfigurationProperties(LazySessionProperties.PREFIX)
 public record LazySessionProperties(
@@ -132,7 +136,8 @@ public record LazySessionProperties(
     @DurationUnit(ChronoUnit.SECONDS) @Nullable Duration anonymousTimeout,
     @DurationUnit(ChronoUnit.SECONDS) @Nullable Duration idRenewalInterval,
     @DurationUnit(ChronoUnit.SECONDS) @DefaultValue("10s") Duration idRenewalGrace,
-    @DefaultValue Budget sessionBudget) {
+    @DefaultValue Budget sessionBudget, @Nullable Integer maxSessionsPerPrincipal,
+    @DefaultValue("evict-oldest") String maxSessionsAction) {
 
   public static final String PREFIX = "lazysession";
   static final String DEFAULT_CODEC = "kryo";
@@ -180,6 +185,7 @@ public record LazySessionProperties(
           "2m, or remove it for none (the default)");
     }
     PropertyChecks.idRenewal(idRenewalInterval, idRenewalGrace);
+    PropertyChecks.sessionLimit(maxSessionsPerPrincipal, maxSessionsAction);
   }
 
   /**
@@ -423,21 +429,6 @@ public record LazySessionProperties(
               + "), or the WAIT after each save times out as a command before it can answer",
           "Set " + PREFIX + ".durability.timeout below " + PropertyChecks.shown(commandTimeout)
               + " (e.g. half of it), or raise " + commandTimeoutName + ".");
-    }
-  }
-
-  /**
-   * Fails naming both properties when {@code lazysession.anonymous-timeout} is set and not shorter
-   * than the session timeout (it would change nothing).
-   */
-  void checkAnonymousTimeout(Duration sessionTimeout, String sessionTimeoutName) {
-    if (anonymousTimeout != null && !sessionTimeout.isNegative()
-        && anonymousTimeout.compareTo(sessionTimeout) >= 0) {
-      throw PropertyChecks.invalid("anonymous-timeout", anonymousTimeout,
-          "must be shorter than the session timeout (" + sessionTimeoutName + ", "
-              + PropertyChecks.shown(sessionTimeout) + "), or it changes nothing",
-          "Set " + PREFIX + ".anonymous-timeout below " + PropertyChecks.shown(sessionTimeout)
-              + " (e.g. 2m), or remove it.");
     }
   }
 

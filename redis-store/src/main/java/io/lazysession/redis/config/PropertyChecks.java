@@ -1,6 +1,7 @@
 package io.lazysession.redis.config;
 
 import io.lazysession.redis.DecodeFailurePolicy;
+import io.lazysession.redis.SessionLimit;
 import io.lazysession.serializer.codec.CodecKind;
 import java.time.Duration;
 import java.util.Locale;
@@ -90,6 +91,43 @@ final class PropertyChecks {
           "Set " + PREFIX + "on-decode-failure to drop-attribute (the default), "
               + "invalidate-session or fail.");
     }
+  }
+
+  /**
+   * Fails naming both properties when {@code lazysession.anonymous-timeout} is set and not shorter
+   * than the session timeout (it would change nothing).
+   */
+  static void anonymousTimeoutBelow(@Nullable Duration anonymousTimeout, Duration sessionTimeout,
+      String sessionTimeoutName) {
+    if (anonymousTimeout != null && !sessionTimeout.isNegative()
+        && anonymousTimeout.compareTo(sessionTimeout) >= 0) {
+      throw PropertyChecks.invalid("anonymous-timeout", anonymousTimeout,
+          "must be shorter than the session timeout (" + sessionTimeoutName + ", "
+              + PropertyChecks.shown(sessionTimeout) + "), or it changes nothing",
+          "Set " + PREFIX + "anonymous-timeout below " + PropertyChecks.shown(sessionTimeout)
+              + " (e.g. 2m), or remove it.");
+    }
+  }
+
+  /**
+   * {@code lazysession.max-sessions-per-principal} with {@code max-sessions-action}; null when no
+   * limit is set.
+   */
+  static @Nullable SessionLimit sessionLimit(@Nullable Integer max, String action) {
+    SessionLimit.Action parsed = switch (normalized(action)) {
+      case "evict-oldest" -> SessionLimit.Action.EVICT_OLDEST;
+      case "refuse-new" -> SessionLimit.Action.REFUSE_NEW;
+      default -> throw invalid("max-sessions-action", action, "is not a limit action",
+          "Set " + PREFIX + "max-sessions-action to evict-oldest (the default) or refuse-new.");
+    };
+    if (max == null) {
+      return null;
+    }
+    if (max < 1) {
+      throw invalid("max-sessions-per-principal", max, "must be at least 1",
+          "Set it to 1 or more (1: one session per user), or remove it for no limit.");
+    }
+    return new SessionLimit(max, parsed);
   }
 
   /** {@code lazysession.migrate-from}, normalized; null when blank (no take-over). */

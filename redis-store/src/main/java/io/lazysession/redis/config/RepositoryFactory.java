@@ -117,7 +117,8 @@ final class RepositoryFactory {
   static LazyRedisSessionRepository build(Request request) {
     LazySessionProperties properties = request.properties();
     properties.checkTouchInterval(request.sessionTimeout(), request.sessionTimeoutName());
-    properties.checkAnonymousTimeout(request.sessionTimeout(), request.sessionTimeoutName());
+    PropertyChecks.anonymousTimeoutBelow(properties.anonymousTimeout(), request.sessionTimeout(),
+        request.sessionTimeoutName());
     if (request.target() != null) {
       properties.checkDurabilityTimeout(request.target().commandTimeout(),
           request.target().commandTimeoutName());
@@ -160,7 +161,9 @@ final class RepositoryFactory {
         .requireRedisAtStartup(properties.requireRedisAtStartup())
         .absoluteTimeout(properties.absoluteTimeout())
         .anonymousTimeout(properties.anonymousTimeout())
-        .idRenewal(properties.idRenewalInterval(), properties.idRenewalGrace());
+        .idRenewal(properties.idRenewalInterval(), properties.idRenewalGrace())
+        .sessionLimit(PropertyChecks.sessionLimit(properties.maxSessionsPerPrincipal(),
+            properties.maxSessionsAction()));
     if (properties.touchInterval() != null) {
       builder.touchInterval(properties.touchInterval());
     }

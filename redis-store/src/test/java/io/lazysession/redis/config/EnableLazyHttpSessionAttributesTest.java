@@ -21,7 +21,8 @@ class EnableLazyHttpSessionAttributesTest {
       touchInterval = "5s", maxValueBytes = "2MB", compressionLevel = 7, expiryEvents = "false",
       onDecodeFailure = DecodeFailurePolicy.FAIL, allowedPackages = "com.example.shop",
       absoluteTimeout = "8h", anonymousTimeout = "2m", idRenewalInterval = "15m",
-      idRenewalGrace = "20s")
+      idRenewalGrace = "20s", maxSessionsPerPrincipal = "3",
+      maxSessionsAction = "refuse-new")
   static class Everything {}
 
   @EnableLazyHttpSession(codec = "${session.codec}")
@@ -63,6 +64,8 @@ class EnableLazyHttpSessionAttributesTest {
     assertThat(properties.anonymousTimeout()).isEqualTo(Duration.ofMinutes(2));
     assertThat(properties.idRenewalInterval()).isEqualTo(Duration.ofMinutes(15));
     assertThat(properties.idRenewalGrace()).isEqualTo(Duration.ofSeconds(20));
+    assertThat(properties.maxSessionsPerPrincipal()).isEqualTo(3);
+    assertThat(properties.maxSessionsAction()).isEqualTo("refuse-new");
   }
 
   @Test

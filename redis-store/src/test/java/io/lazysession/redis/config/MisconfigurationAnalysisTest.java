@@ -62,6 +62,12 @@ class MisconfigurationAnalysisTest {
             "must be shorter than the session timeout (spring.session.timeout or "
                 + "server.servlet.session.timeout, 30m), or it changes nothing",
             "Set lazysession.anonymous-timeout below 30m (e.g. 2m), or remove it."),
+        row("lazysession.max-sessions-per-principal=0", "lazysession.max-sessions-per-principal",
+            "0", "must be at least 1", "Set it to 1 or more (1: one session per user), or remove "
+                + "it for no limit."),
+        row("lazysession.max-sessions-action=kick", "lazysession.max-sessions-action", "kick",
+            "is not a limit action",
+            "Set lazysession.max-sessions-action to evict-oldest (the default) or refuse-new."),
         row("lazysession.codec=protobuf", "lazysession.codec", "protobuf",
             "is not a codec lazysession knows", "Set lazysession.codec to kryo (the default) or jdk."),
         row("lazysession.compression=gzip", "lazysession.compression", "gzip",

@@ -71,6 +71,8 @@ class YamlBindingTest {
         anonymous-timeout: 2m
         id-renewal-interval: 15m
         id-renewal-grace: 20s
+        max-sessions-per-principal: 2
+        max-sessions-action: refuse-new
         session-budget:
           warn-bytes: 16KB
           max-bytes: 64KB
@@ -120,6 +122,8 @@ class YamlBindingTest {
     assertThat(properties.anonymousTimeout()).isEqualTo(Duration.ofMinutes(2));
     assertThat(properties.idRenewalInterval()).isEqualTo(Duration.ofMinutes(15));
     assertThat(properties.idRenewalGrace()).isEqualTo(Duration.ofSeconds(20));
+    assertThat(properties.maxSessionsPerPrincipal()).isEqualTo(2);
+    assertThat(properties.maxSessionsAction()).isEqualTo("refuse-new");
     assertThat(properties.sessionBudget().warnBytes()).isEqualTo(DataSize.ofKilobytes(16));
     assertThat(properties.sessionBudget().maxBytes()).isEqualTo(DataSize.ofKilobytes(64));
   }

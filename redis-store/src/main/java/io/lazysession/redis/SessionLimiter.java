@@ -1,0 +1,267 @@
+package io.lazysession.redis;
+
+import static io.lazysession.redis.RedisSessionStore.utf8;
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.cluster.SlotHash;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.BiConsumer;
+import java.util.function.BiFunction;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * The limit of live sessions per principal ({@link SessionLimit}, docs/session-policies.md):
+ * admits each save that signs a session in, evicts or refuses as the limit says. Thread-safe.
+ *
+ * <p>Design note: the decision is principal-limit.lua's, on two keys of the principal's slot: the
+ * principal set and the sign-in order (a sorted set beside it, {@link #orderKey}), so that it holds
+ * for every node at once, also on a Cluster where the sessions live in other slots. The script
+ * cannot read those sessions, so what is dead is found here: when a sign-in finds the principal at
+ * its limit, the script answers the ids it holds, this class reads each one's metadata, and a
+ * second call removes the dead ones and decides. An evicted session is deleted (claim-then-delete,
+ * one {@code SessionDeletedEvent}) before the save that evicted it returns. A sign-in still being
+ * written when another one evicts it is not there to delete yet: its own save, once written, finds
+ * itself out of the order and deletes itself ({@link #save}). The script runs before anything of
+ * the save is written, so a refusal writes nothing.
+ */
+final class SessionLimiter {
+  /**
+   * How long an admitted id whose session cannot be read counts as live: the time between the
+   * admission and the write of a sign-in (or, for {@link SessionLimitAuthenticationStrategy}, the
+   * rest of the login request).
+   */
+  static final Duration IN_FLIGHT = Duration.ofMinutes(1);
+
+  /** Null: no limit; every save is written as it is. */
+  private final @Nullable SessionLimit limit;
+  private final SessionConnection connection;
+  private final RedisSessionStore store;
+  private final ExpirySweeper expiry;
+  private final PrincipalIndex principals;
+  private final MetricsRecorder metrics;
+  private final Clock clock;
+  private final SessionPolicies policies;
+
+  SessionLimiter(@Nullable SessionLimit limit, SessionConnection connection,
+      RedisSessionStore store, ExpirySweeper expiry, PrincipalIndex principals,
+      MetricsRecorder metrics, Clock clock, SessionPolicies policies) {
+    this.limit = limit;
+    this.connection = connection;
+    this.store = store;
+    this.expiry = expiry;
+    this.principals = principals;
+    this.metrics = metrics;
+    this.clock = clock;
+    this.policies = policies;
+  }
+
+  /** Loads principal-limit.lua when there is a limit, so that no sign-in sends it whole. */
+  static void loadScript(SessionConnection connection, @Nullable SessionLimit limit) {
+    if (limit != null) {
+      connection.commands().scriptLoad(RedisScript.PRINCIPAL_LIMIT.source());
+    }
+  }
+
+  @Nullable SessionLimit limit() {
+    return limit;
+  }
+
+  /**
+   * Saves {@code session} by {@code write}; when the save signs it in (sets a principal, or moves
+   * a signed-in session to a new id), admits it first and evicts what the limit says.
+   *
+   * @throws SessionLimitExceededException when the limit refuses the sign-in (nothing written)
+   */
+  void save(LazySession session, PrincipalChange principal,
+      BiConsumer<LazySession, PrincipalChange> write) {
+    String name = signingIn(session, principal);
+    if (name == null) {
+      write.accept(session, principal);
+      return;
+    }
+    admitAndEvict(name, session.getId(), replaced(session), session.getMaxInactiveInterval());
+    write.accept(session, principal);
+    afterWrite(name, session.getId());
+  }
+
+  /** As {@link #save}, for the reactive face: the limit's commands run on a worker thread. */
+  Mono<Void> save(LazySession session, PrincipalChange principal,
+      BiFunction<LazySession, PrincipalChange, Mono<Void>> write) {
+    String name = signingIn(session, principal);
+    if (name == null) {
+      return write.apply(session, principal);
+    }
+    String id = session.getId();
+    return Mono.fromRunnable(() -> admitAndEvict(name, id, replaced(session),
+            session.getMaxInactiveInterval()))
+        .subscribeOn(Schedulers.boundedElastic())
+        .then(Mono.defer(() -> write.apply(session, principal)))
+        .then(Mono.<Void>fromRunnable(() -> afterWrite(name, id))
+            .subscribeOn(Schedulers.boundedElastic()));
+  }
+
+  /**
+   * Admits session {@code id} among the sessions of {@code principal} (a sign-in about to be
+   * saved) and deletes the sessions it evicts.
+   *
+   * @throws SessionLimitExceededException when the limit refuses it
+   */
+  void admitAndEvict(String principal, String id, @Nullable String replaced,
+      Duration maxInactive) {
+    for (String evicted : admit(principal, id, replaced, maxInactive)) {
+      expiry.evict(evicted);
+    }
+  }
+
+  /**
+   * The principal a save signs the session in as: a principal set, or a signed-in session's new
+   * id; null when neither (nothing to admit), or when there is no limit.
+   */
+  @Nullable String signingIn(LazySession session, PrincipalChange principal) {
+    if (limit == null) {
+      return null;
+    }
+    if (principal instanceof PrincipalChange.SetTo set) {
+      return set.name();
+    }
+    boolean idChanged = !session.isNew() && !session.getId().equals(session.storedId());
+    return principal instanceof PrincipalChange.Unchanged && idChanged
+        ? session.storedPrincipal() : null;
+  }
+
+  private static @Nullable String replaced(LazySession session) {
+    return session.isNew() || session.getId().equals(session.storedId()) ? null
+        : session.storedId();
+  }
+
+  /**
+   * With evict-oldest, after the write: a session evicted while it was being written (after its
+   * admission, before its hash existed) was not there for the evicting node to delete, so it
+   * deletes itself, reported like any eviction.
+   */
+  private void afterWrite(String principal, String id) {
+    if (limit != null && limit.action() == SessionLimit.Action.EVICT_OLDEST) {
+      metrics.roundTrips.increment();
+      Double score = connection.commands().zscore(orderKey(principal), utf8(id));
+      if (score == null) {
+        expiry.evict(id);
+      }
+    }
+  }
+
+  /**
+   * Runs principal-limit.lua: once, and when the principal is at its limit, again with the ids it
+   * holds that are dead. Returns the evicted ids.
+   *
+   * @throws SessionLimitExceededException when the limit refuses the sign-in
+   */
+  List<String> admit(String principal, String id, @Nullable String replaced,
+      Duration maxInactive) {
+    List<Object> reply = run(principal, id, replaced, maxInactive, null);
+    if (code(reply) == 0) {
+      reply = run(principal, id, replaced, maxInactive, checked(principal, id, replaced, reply));
+    }
+    long code = code(reply);
+    if (code == -1) {
+      throw new SessionLimitExceededException(principal, required().maxSessions());
+    }
+    List<String> evicted = new ArrayList<>();
+    if (code == 2) {
+      for (int i = 1; i < reply.size(); i++) {
+        evicted.add(new String((byte[]) reply.get(i), UTF_8));
+      }
+    }
+    return evicted;
+  }
+
+  /** The ids of a first answer sorted into dead ones and ones not found live. */
+  private Checked checked(String principal, String id, @Nullable String replaced,
+      List<Object> reply) {
+    List<String> dead = new ArrayList<>();
+    List<String> notFound = new ArrayList<>();
+    long now = clock.millis();
+    for (int i = 1; i + 1 < reply.size(); i += 2) {
+      String member = new String((byte[]) reply.get(i), UTF_8);
+      if (member.equals(id) || member.equals(replaced) || !SessionKeys.isPlausibleId(member)) {
+        continue;
+      }
+      SessionMetadata metadata = store.metadata(member);
+      if (metadata.lastAccess() == null || metadata.maxInactiveSeconds() == null) {
+        notFound.add(member); // no hash: deleted, or a sign-in being written
+      } else if ((metadata.expires() && metadata.dueMillis() <= now) || (metadata.creation() != null
+          && policies.pastDeadline(Instant.ofEpochMilli(metadata.creation()),
+              Instant.ofEpochMilli(now)))) {
+        dead.add(member);
+      } else if (!principal.equals(metadata.principal())) {
+        notFound.add(member);
+      }
+    }
+    return new Checked(dead, notFound);
+  }
+
+  private record Checked(List<String> dead, List<String> notFound) {}
+
+  private List<Object> run(String principal, String id, @Nullable String replaced,
+      Duration maxInactive, @Nullable Checked checked) {
+    Long setTtl = principals.setTtl(maxInactive);
+    long orderTtl = maxInactive.isNegative() ? -1
+        : 2 * maxInactive.toMillis() + principals.expiryGrace().toMillis();
+    List<byte[]> arguments = new ArrayList<>(Arrays.asList(utf8(id),
+        utf8(replaced == null ? "" : replaced), utf8(Integer.toString(required().maxSessions())),
+        utf8(required().action() == SessionLimit.Action.REFUSE_NEW ? "r" : "e"),
+        utf8(setTtl == null ? "" : setTtl.toString()), utf8(Long.toString(orderTtl)),
+        utf8(checked == null ? "1" : "2"), utf8(Long.toString(IN_FLIGHT.toMillis())),
+        utf8(Integer.toString(checked == null ? 0 : checked.dead().size()))));
+    if (checked != null) {
+      checked.dead().forEach(member -> arguments.add(utf8(member)));
+      checked.notFound().forEach(member -> arguments.add(utf8(member)));
+    }
+    byte[] set = store.keys().principal(principal);
+    byte[][] keys = {set, orderKey(set)};
+    List<Object> reply = store.eval(connection.commands(), RedisScript.PRINCIPAL_LIMIT,
+        ScriptOutputType.MULTI, keys, arguments.toArray(new byte[0][]));
+    return reply == null ? List.of() : reply;
+  }
+
+  private static long code(List<Object> reply) {
+    return reply.isEmpty() || !(reply.get(0) instanceof Long code) ? 1 : code;
+  }
+
+  private byte[] orderKey(String principal) {
+    return orderKey(store.keys().principal(principal));
+  }
+
+  /**
+   * The key of a principal's sign-in order: in the slot of its set {@code set}, which has no hash
+   * tag of its own unless the principal name has one: {@code {<set>}:order} when that is the same
+   * slot, {@code <set>:order} when the set has a tag, else a tag found to hash alike.
+   */
+  static byte[] orderKey(byte[] set) {
+    int slot = SlotHash.getSlot(set);
+    String name = new String(set, UTF_8);
+    for (String candidate : List.of("{" + name + "}:order", name + ":order")) {
+      if (SlotHash.getSlot(utf8(candidate)) == slot) {
+        return utf8(candidate);
+      }
+    }
+    for (int tag = 0; ; tag++) {
+      byte[] candidate = utf8("{" + tag + "}:order:" + name);
+      if (SlotHash.getSlot(candidate) == slot) {
+        return candidate;
+      }
+    }
+  }
+
+  private SessionLimit required() {
+    return Objects.requireNonNull(limit);
+  }
+}

@@ -1,0 +1,112 @@
+-- Admits a session among the live sessions of one principal, at most a limit of them, atomically:
+-- the decision of lazysession.max-sessions-per-principal (docs/session-policies.md). Two keys of
+-- one Cluster slot: the principal's set (what findByPrincipalName reads) and its sign-in order, a
+-- sorted set of the admitted ids by the time they signed in (this server's TIME, milliseconds).
+-- KEYS[1]: the principal set; KEYS[2]: the sign-in order
+-- ARGV[1]: the session id to admit
+-- ARGV[2]: the id it replaces (the same session before an id change), or ''
+-- ARGV[3]: the limit (1 or more)
+-- ARGV[4]: 'e' evict the oldest others, 'r' refuse the new one
+-- ARGV[5]: how long the set must live from now, milliseconds, as in principal-add.lua (-1: no TTL);
+--          '' leaves its TTL (a repository with expiry events: the sweep empties the set)
+-- ARGV[6]: the same for the order, always given: an order that expires only loses who came first
+-- ARGV[7]: '1' first attempt; '2' the caller checked the others the first attempt returned
+-- ARGV[8]: how long an admitted id whose session the caller did not find counts as live anyway
+--          (a sign-in still being written), milliseconds
+-- ARGV[9]: the number N of ids the caller found dead (expired); then those N ids; then the ids it
+--          did not find live (no hash, or another principal), removed only when admitted longer
+--          than ARGV[8] ago
+-- Ids in the order but not in the set were deleted, expired or signed out: they leave the order.
+-- Ids in the set but not in the order (signed in before the limit was on, or the order expired)
+-- join it as the oldest. Returns {1} admitted (or already was), {0, id, score, ...} over the
+-- limit on a first attempt (nothing written but the two clean-ups: the caller checks those ids and
+-- calls again), {-1} refused, {2, id, ...} admitted after evicting those ids.
+-- #include keep-alive.lua
+redis.replicate_commands()
+local set, order = KEYS[1], KEYS[2]
+local id, replaced, limit = ARGV[1], ARGV[2], tonumber(ARGV[3])
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local setFresh = redis.call('EXISTS', set) == 0
+local orderFresh = redis.call('EXISTS', order) == 0
+
+for _, member in ipairs(redis.call('ZRANGE', order, 0, -1)) do
+  if redis.call('SISMEMBER', set, member) == 0 then
+    redis.call('ZREM', order, member)
+  end
+end
+for _, member in ipairs(redis.call('SMEMBERS', set)) do
+  if member ~= id and member ~= replaced and not redis.call('ZSCORE', order, member) then
+    redis.call('ZADD', order, 0, member)
+  end
+end
+
+local function remove(member)
+  redis.call('ZREM', order, member)
+  redis.call('SREM', set, member)
+end
+
+if ARGV[7] == '2' then
+  local dead = tonumber(ARGV[9])
+  local grace = tonumber(ARGV[8])
+  for i = 10, #ARGV do
+    if i < 10 + dead then
+      remove(ARGV[i])
+    else
+      local score = redis.call('ZSCORE', order, ARGV[i])
+      if score and tonumber(score) + grace <= now then
+        remove(ARGV[i])
+      end
+    end
+  end
+end
+
+local function keepBothAlive()
+  if ARGV[5] ~= '' then
+    keepAlive(set, tonumber(ARGV[5]), setFresh)
+  end
+  keepAlive(order, tonumber(ARGV[6]), orderFresh)
+end
+
+local function admit(signedIn)
+  redis.call('ZADD', order, signedIn, id)
+  redis.call('SADD', set, id)
+  if replaced ~= '' then
+    redis.call('ZREM', order, replaced)
+  end
+  keepBothAlive()
+end
+
+if redis.call('ZSCORE', order, id) then
+  keepBothAlive()
+  return {1}
+end
+local inherited = replaced ~= '' and redis.call('ZSCORE', order, replaced)
+local others = redis.call('ZCARD', order) - (inherited and 1 or 0)
+if others < limit then
+  admit(inherited or now)
+  return {1}
+end
+if ARGV[7] ~= '2' then
+  local reply = {0}
+  for _, entry in ipairs(redis.call('ZRANGE', order, 0, -1, 'WITHSCORES')) do
+    table.insert(reply, entry)
+  end
+  return reply
+end
+if ARGV[4] == 'r' then
+  return {-1}
+end
+local evicted = {2}
+for _, member in ipairs(redis.call('ZRANGE', order, 0, -1)) do
+  if others < limit then
+    break
+  end
+  if member ~= replaced then
+    remove(member)
+    table.insert(evicted, member)
+    others = others - 1
+  end
+end
+admit(inherited or now)
+return evicted

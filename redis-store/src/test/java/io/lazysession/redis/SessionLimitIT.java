@@ -1,0 +1,203 @@
+package io.lazysession.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.lazysession.testing.RedisServerExtension;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.springframework.session.FindByIndexNameSessionRepository;
+import org.springframework.session.events.SessionDeletedEvent;
+
+/**
+ * The limit of sessions per principal (docs/session-policies.md) on one Redis, two nodes each with
+ * a client of its own, through both faces.
+ */
+class SessionLimitIT {
+  @RegisterExtension
+  static final RedisServerExtension redis = RedisServerExtension.standalone();
+
+  static TestRedis.TwoClients clients;
+  private static final String PRINCIPAL = FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME;
+
+  @BeforeAll
+  static void connect() {
+    clients = TestRedis.TwoClients.open(redis.uri());
+  }
+
+  @AfterAll
+  static void shutdown() {
+    clients.close();
+  }
+
+  static Stream<Arguments> limits() {
+    List<Arguments> arguments = new ArrayList<>();
+    for (Function<LazyRedisSessionRepository, Face> face :
+        List.<Function<LazyRedisSessionRepository, Face>>of(Face::servlet, Face::reactive)) {
+      for (int max : new int[] {1, 2}) {
+        arguments.add(Arguments.of(face, SessionLimit.evictOldest(max)));
+        arguments.add(Arguments.of(face, SessionLimit.refuseNew(max)));
+      }
+    }
+    return arguments.stream();
+  }
+
+  private static LazyRedisSessionRepository node(io.lettuce.core.RedisClient client,
+      String namespace, SessionLimit limit, RecordingEventPublisher events) {
+    return LazyRedisSessionRepository.builder(client).serializer(TestRedis.serializer())
+        .namespace(namespace).sessionLimit(limit).eventPublisher(events)
+        .cleanupInterval(java.time.Duration.ZERO).build();
+  }
+
+  @ParameterizedTest(name = "{1} {0}")
+  @MethodSource("limits")
+  void save_concurrentSignInsOverTwoNodes_leaveExactlyTheLimit(
+      Function<LazyRedisSessionRepository, Face> faceOf, SessionLimit limit) throws Exception {
+    String namespace = TestRedis.uniqueNamespace("limit");
+    ConcurrentSignIns.runAndCheck((index, events) ->
+        node(index == 0 ? clients.a() : clients.b(), namespace, limit, events), faceOf, limit);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("oneSession")
+  void save_concurrentSignInsWithoutExpiryEvents_leaveExactlyTheLimit(SessionLimit limit)
+      throws Exception {
+    String namespace = TestRedis.uniqueNamespace("limit-no-events");
+    ConcurrentSignIns.runAndCheck((index, events) -> LazyRedisSessionRepository.builder(
+            index == 0 ? clients.a() : clients.b())
+        .serializer(TestRedis.serializer()).namespace(namespace).sessionLimit(limit)
+        .eventPublisher(events).expiryEvents(false).build(), Face::servlet, limit);
+  }
+
+  static Stream<SessionLimit> oneSession() {
+    return Stream.of(SessionLimit.evictOldest(1), SessionLimit.refuseNew(1));
+  }
+
+  @Test
+  void save_signInBeyondTheLimit_evictsTheOldestWithItsAttributesInTheEvent() {
+    RecordingEventPublisher events = new RecordingEventPublisher();
+    try (LazyRedisSessionRepository a = node(clients.a(), TestRedis.uniqueNamespace("limit"),
+        SessionLimit.evictOldest(2), events)) {
+      List<String> ids = new ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        LazySession session = a.createSession();
+        session.setAttribute("device", "device-" + i);
+        session.setAttribute(PRINCIPAL, "bob");
+        a.save(session);
+        ids.add(session.getId());
+      }
+
+      assertThat(a.findById(ids.get(0))).isNull();
+      assertThat(a.findByPrincipalName("bob").keySet()).containsExactlyInAnyOrder(ids.get(1),
+          ids.get(2));
+      List<SessionDeletedEvent> deleted = events.ofType(SessionDeletedEvent.class);
+      assertThat(deleted).hasSize(1);
+      assertThat(deleted.get(0).getSessionId()).isEqualTo(ids.get(0));
+      assertThat(deleted.get(0).getSession().<String>getAttribute("device")).isEqualTo("device-0");
+    }
+  }
+
+  @Test
+  void save_signInAfterSignOutOrDelete_isNotCountedAgainstTheLimit() {
+    try (LazyRedisSessionRepository a = node(clients.a(), TestRedis.uniqueNamespace("limit"),
+        SessionLimit.refuseNew(1), new RecordingEventPublisher())) {
+      LazySession first = a.createSession();
+      first.setAttribute(PRINCIPAL, "cy");
+      a.save(first);
+      LazySession refused = a.createSession();
+      refused.setAttribute(PRINCIPAL, "cy");
+      assertThatThrownBy(() -> a.save(refused)).isInstanceOf(SessionLimitExceededException.class)
+          .hasMessageContaining("'cy' already has 1 live session(s)")
+          .hasMessageContaining("lazysession.max-sessions-per-principal=1")
+          .hasMessageContaining("lazysession.max-sessions-action=refuse-new");
+      assertThat(a.findById(refused.getId())).as("nothing written").isNull();
+
+      a.deleteById(first.getId()); // sign-out with invalidation
+      a.save(refused);
+      LazySession signedOut = a.findById(refused.getId());
+      signedOut.removeAttribute(PRINCIPAL); // sign-out without invalidation
+      a.save(signedOut);
+      LazySession third = a.createSession();
+      third.setAttribute(PRINCIPAL, "cy");
+      a.save(third);
+
+      assertThat(a.findByPrincipalName("cy").keySet()).containsExactly(third.getId());
+    }
+  }
+
+  @Test
+  void save_idChangeOfASignedInSession_keepsItsPlaceAndEvictsNobody() {
+    RecordingEventPublisher events = new RecordingEventPublisher();
+    try (LazyRedisSessionRepository a = node(clients.a(), TestRedis.uniqueNamespace("limit"),
+        SessionLimit.evictOldest(1), events)) {
+      LazySession session = a.createSession();
+      session.setAttribute(PRINCIPAL, "dee");
+      a.save(session);
+      LazySession loaded = a.findById(session.getId());
+      String newId = loaded.changeSessionId();
+      a.save(loaded);
+
+      assertThat(a.findById(newId)).isNotNull();
+      assertThat(a.findByPrincipalName("dee").keySet()).containsExactly(newId);
+      assertThat(events.ofType(SessionDeletedEvent.class)).isEmpty();
+    }
+  }
+
+  @Test
+  void findById_sessionEvictedOnAnotherNode_isNotServedFromNearCachesNorTrackedReads() {
+    String namespace = TestRedis.uniqueNamespace("limit-cache");
+    SessionLimit limit = SessionLimit.evictOldest(1);
+    try (LazyRedisSessionRepository evicting = node(clients.a(), namespace, limit,
+            new RecordingEventPublisher());
+        LazyRedisSessionRepository validating = node(clients.b(), namespace, limit,
+            new RecordingEventPublisher());
+        LazyRedisSessionRepository tracked = LazyRedisSessionRepository.builder(clients.b())
+            .serializer(TestRedis.serializer()).namespace(namespace).sessionLimit(limit)
+            .cleanupInterval(java.time.Duration.ZERO)
+            .nearCacheTracking(java.time.Duration.ofMillis(500)).build()) {
+      LazySession first = validating.createSession();
+      first.setAttribute(PRINCIPAL, "eve");
+      validating.save(first);
+      String id = first.getId();
+      NearCacheTrackingIT.awaitTrustedHit(tracked, id); // a copy served with no call at all
+      assertThat(validating.findById(id)).isNotNull(); // a copy Redis confirms
+
+      LazySession second = evicting.createSession();
+      second.setAttribute(PRINCIPAL, "eve");
+      evicting.save(second);
+
+      assertThat(validating.findById(id)).isNull();
+      org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+          .untilAsserted(() -> assertThat(tracked.findById(id)).isNull());
+    }
+  }
+
+  @Test
+  void save_otherSessionsExpiredButNotSwept_areNotCounted() {
+    MutableClock clock = MutableClock.startingNow();
+    try (LazyRedisSessionRepository a = LazyRedisSessionRepository.builder(clients.a())
+        .serializer(TestRedis.serializer()).namespace(TestRedis.uniqueNamespace("limit"))
+        .sessionLimit(SessionLimit.refuseNew(1)).cleanupInterval(java.time.Duration.ZERO)
+        .clock(clock).build()) {
+      LazySession first = a.createSession();
+      first.setAttribute(PRINCIPAL, "fay");
+      a.save(first);
+      clock.advance(LazyRedisSessionRepository.DEFAULT_MAX_INACTIVE_INTERVAL);
+
+      LazySession second = a.createSession();
+      second.setAttribute(PRINCIPAL, "fay");
+      a.save(second);
+
+      assertThat(a.findByPrincipalName("fay").keySet()).containsExactly(second.getId());
+    }
+  }
+}

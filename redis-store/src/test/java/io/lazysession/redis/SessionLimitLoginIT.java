@@ -1,0 +1,113 @@
+package io.lazysession.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lazysession.redis.loginapp.LoginApplication;
+import io.lazysession.testing.RedisServerExtension;
+import java.net.CookieManager;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * The limit of sessions per principal in a Spring Security form login, switched on by properties
+ * alone, over two nodes: with refuse-new a second sign-in lands on the login failure page (not an
+ * error), with evict-oldest it signs in and the first browser is signed out.
+ */
+class SessionLimitLoginIT {
+  @RegisterExtension
+  static final RedisServerExtension redis = RedisServerExtension.standalone();
+
+  private static final Pattern CSRF = Pattern.compile("name=\"_csrf\" type=\"hidden\" value=\"([^\"]+)\"");
+
+  static ConfigurableApplicationContext start(String namespace, String action) {
+    return new SpringApplicationBuilder(LoginApplication.class).web(WebApplicationType.SERVLET)
+        .properties("server.port=0", "spring.main.banner-mode=off",
+            "spring.data.redis.url=" + redis.url(), "lazysession.namespace=" + namespace,
+            "lazysession.max-sessions-per-principal=1", "lazysession.max-sessions-action=" + action)
+        .run();
+  }
+
+  static String base(ConfigurableApplicationContext node) {
+    return "http://127.0.0.1:" + node.getEnvironment().getProperty("local.server.port");
+  }
+
+  static HttpClient browser() {
+    return HttpClient.newBuilder().cookieHandler(new CookieManager()).build();
+  }
+
+  /** Opens the login page and posts the form; the response to the post. */
+  static HttpResponse<String> signIn(HttpClient browser, ConfigurableApplicationContext node)
+      throws Exception {
+    HttpResponse<String> page = browser.send(HttpRequest.newBuilder(
+        URI.create(base(node) + "/login")).build(), HttpResponse.BodyHandlers.ofString());
+    Matcher csrf = CSRF.matcher(page.body());
+    assertThat(csrf.find()).as("the login page's CSRF token").isTrue();
+    String form = "username=ann&password=secret&_csrf="
+        + URLEncoder.encode(csrf.group(1), StandardCharsets.UTF_8);
+    return browser.send(HttpRequest.newBuilder(URI.create(base(node) + "/login"))
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .POST(HttpRequest.BodyPublishers.ofString(form)).build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  static HttpResponse<String> me(HttpClient browser, ConfigurableApplicationContext node)
+      throws Exception {
+    return browser.send(HttpRequest.newBuilder(URI.create(base(node) + "/me")).build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
+  void login_refuseNewBeyondTheLimit_landsOnTheLoginFailurePage() throws Exception {
+    String namespace = TestRedis.uniqueNamespace("login-refuse");
+    try (ConfigurableApplicationContext node1 = start(namespace, "refuse-new");
+        ConfigurableApplicationContext node2 = start(namespace, "refuse-new")) {
+      HttpClient laptop = browser();
+      HttpClient phone = browser();
+      HttpResponse<String> first = signIn(laptop, node1);
+      assertThat(first.statusCode()).isEqualTo(302);
+      assertThat(first.headers().firstValue("Location")).hasValueSatisfying(
+          location -> assertThat(location).doesNotContain("error"));
+
+      HttpResponse<String> second = signIn(phone, node2);
+
+      assertThat(second.statusCode()).isEqualTo(302);
+      assertThat(second.headers().firstValue("Location")).hasValueSatisfying(
+          location -> assertThat(location).endsWith("/login?error"));
+      assertThat(me(phone, node2).statusCode()).as("not signed in").isEqualTo(302);
+      assertThat(me(laptop, node2).body()).isEqualTo("ann");
+      assertThat(node1.getBean(LazyRedisSessionRepository.class).findByPrincipalName("ann"))
+          .hasSize(1);
+    }
+  }
+
+  @Test
+  void login_evictOldestBeyondTheLimit_signsTheFirstBrowserOut() throws Exception {
+    String namespace = TestRedis.uniqueNamespace("login-evict");
+    try (ConfigurableApplicationContext node1 = start(namespace, "evict-oldest");
+        ConfigurableApplicationContext node2 = start(namespace, "evict-oldest")) {
+      HttpClient laptop = browser();
+      HttpClient phone = browser();
+      assertThat(signIn(laptop, node1).statusCode()).isEqualTo(302);
+      assertThat(me(laptop, node2).body()).isEqualTo("ann");
+
+      HttpResponse<String> second = signIn(phone, node2);
+
+      assertThat(second.headers().firstValue("Location")).hasValueSatisfying(
+          location -> assertThat(location).doesNotContain("error"));
+      assertThat(me(phone, node1).body()).isEqualTo("ann");
+      assertThat(me(laptop, node1).statusCode()).as("signed out").isEqualTo(302);
+      assertThat(me(laptop, node2).statusCode()).as("signed out").isEqualTo(302);
+    }
+  }
+}

@@ -1,0 +1,43 @@
+package io.lazysession.redis.loginapp;
+
+import java.security.Principal;
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.context.annotation.Bean;
+import org.springframework.security.config.Customizer;
+import org.springframework.security.config.annotation.web.builders.HttpSecurity;
+import org.springframework.security.config.annotation.web.configuration.EnableWebSecurity;
+import org.springframework.security.core.userdetails.User;
+import org.springframework.security.core.userdetails.UserDetailsService;
+import org.springframework.security.provisioning.InMemoryUserDetailsManager;
+import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * A Spring Boot web app with Spring Security's form login as an application writes it, and nothing
+ * of lazysession in its code: the limit of sessions per principal comes from properties alone.
+ */
+@SpringBootApplication
+@EnableWebSecurity
+public class LoginApplication {
+  @Bean
+  SecurityFilterChain security(HttpSecurity http) throws Exception {
+    return http.authorizeHttpRequests(requests -> requests.anyRequest().authenticated())
+        .formLogin(Customizer.withDefaults())
+        .build();
+  }
+
+  @Bean
+  UserDetailsService users() {
+    return new InMemoryUserDetailsManager(
+        User.withUsername("ann").password("{noop}secret").roles("USER").build());
+  }
+
+  @RestController
+  static class Me {
+    @GetMapping("/me")
+    String me(Principal principal) {
+      return principal.getName();
+    }
+  }
+}
