@@ -11,7 +11,9 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Key and field names of one namespace; see {@code docs/redis-layout.md}. Immutable.
+ * Key and field names of one namespace; see {@code docs/redis-layout.md}. Not immutable: with keyed
+ * names it reads their secret once, and remembers where sessions found during a rollout are located
+ * (below).
  *
  * <p>Metadata fields start with {@code #}. An attribute whose name starts with {@code #} is stored
  * under its name with one more {@code #} in front, so attribute and metadata fields never collide and
