@@ -3,6 +3,8 @@ package io.lazysession.redis;
 import static java.nio.charset.StandardCharsets.ISO_8859_1;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lazysession.serializer.AttributeSerializer;
+import io.lazysession.serializer.compress.Compression;
 import io.lazysession.testing.RedisServerExtension;
 import io.lettuce.core.KeyScanArgs;
 import io.lettuce.core.RedisClient;
@@ -29,11 +31,14 @@ import org.springframework.session.events.SessionExpiredEvent;
 
 /**
  * Keyed names (docs/security.md): with keys and a names key, real flows (create, sign-in, lookup
- * by principal, id change, expiry by the sweep, delete) leave no session id and no principal name
+ * by principal, id change, expiry by the sweep, delete) leave no session id, no principal name and
+ * no attribute plaintext (a marker in a packed value, a value of its own and a security context)
  * anywhere in Redis, neither in what it stores (every key, member and value dumped) nor in the
  * commands it receives ({@code MONITOR}), while the events still carry the real ids.
  */
 class KeyedNamesIT {
+  /** A known string in attribute values: it must appear nowhere in Redis nor in its commands. */
+  static final String MARKER = "marker-c41e7b";
   @RegisterExtension
   static final RedisServerExtension redis = RedisServerExtension.standalone();
 
@@ -51,6 +56,16 @@ class KeyedNamesIT {
     client.shutdown();
   }
 
+  /** Text no compression shortens: a value of that length is stored in a field of its own. */
+  static String incompressible(int length) {
+    Random random = new Random(length);
+    StringBuilder text = new StringBuilder(length);
+    for (int i = 0; i < length; i++) {
+      text.append((char) ('a' + random.nextInt(26)));
+    }
+    return text.toString();
+  }
+
   static byte[] secret(int seed) {
     byte[] bytes = new byte[EncryptionKey.SECRET_BYTES];
     new Random(seed).nextBytes(bytes);
@@ -58,7 +73,7 @@ class KeyedNamesIT {
   }
 
   @Test
-  void flows_keysAndNamesKey_noIdNorPrincipalInRedisNorInCommands() throws Exception {
+  void flows_keys_noIdNorPrincipalNorMarkerInRedisNorInCommands() throws Exception {
     MutableClock clock = new MutableClock(java.time.Instant.now());
     List<Object> events = new CopyOnWriteArrayList<>();
     String user = "alice.keyed@example.org";
@@ -68,25 +83,36 @@ class KeyedNamesIT {
         LazyRedisSessionRepository node = LazyRedisSessionRepository.builder(client)
             .namespace("keyed").clock(clock).eventPublisher(events::add)
             .cleanupInterval(Duration.ZERO)
+            // uncompressed, so that only sealing keeps the marker out of Redis
+            .serializer(AttributeSerializer.builder().compression(Compression.none()).build())
             .encryption(SessionEncryption.builder()
                 .keys(List.of(EncryptionKey.of("k1", secret(1))))
                 .acceptUnprotected(false).build())
             .build()) {
       LazySession session = node.createSession();
       session.setAttribute("cart", "three apples");
+      // the marker in a small value (the pack) and a large one (a field of its own)
+      session.setAttribute("note", MARKER + " in a note");
+      session.setAttribute("report", MARKER + " " + incompressible(4000) + " " + MARKER);
       node.save(session);
       secrets.add(session.getId());
       // sign-in: principal, then a new id
       LazySession signingIn = node.findById(session.getId());
       signingIn.setAttribute(FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME, user);
-      signingIn.setAttribute("SPRING_SECURITY_CONTEXT", new SecurityContextImpl(
-          new UsernamePasswordAuthenticationToken(user, "n/a",
-              AuthorityUtils.createAuthorityList("ROLE_USER"))));
+      UsernamePasswordAuthenticationToken authentication = new UsernamePasswordAuthenticationToken(
+          user, "n/a", AuthorityUtils.createAuthorityList("ROLE_USER"));
+      authentication.setDetails(MARKER + " in the security context");
+      signingIn.setAttribute("SPRING_SECURITY_CONTEXT", new SecurityContextImpl(authentication));
       String signedIn = signingIn.changeSessionId();
       node.save(signingIn);
       secrets.add(signedIn);
       assertThat(node.findById(session.getId())).isNull();
-      assertThat(node.findById(signedIn).<String>getAttribute("cart")).isEqualTo("three apples");
+      LazySession afterSignIn = node.findById(signedIn);
+      assertThat(afterSignIn.<String>getAttribute("cart")).isEqualTo("three apples");
+      assertThat(afterSignIn.<String>getAttribute("report")).startsWith(MARKER).hasSize(4000 + 2
+          + 2 * MARKER.length());
+      assertThat(((SecurityContextImpl) afterSignIn.getAttribute("SPRING_SECURITY_CONTEXT"))
+          .getAuthentication().getDetails()).isEqualTo(MARKER + " in the security context");
       assertThat(node.findByPrincipalName(user)).containsOnlyKeys(signedIn);
       // a second user's session, deleted
       LazySession second = node.createSession();
@@ -117,7 +143,9 @@ class KeyedNamesIT {
       String commands = monitor.stop();
       assertThat(commands).contains("keyed:s:{"); // the monitor saw the flows
       String dump = dump();
-      assertThat(dump).contains("keyed:s:{");
+      assertThat(dump).contains("keyed:s:{").contains("report=").containsPattern("#s0?=");
+      assertThat(commands).as("MONITOR").doesNotContain(MARKER);
+      assertThat(dump).as("dump").doesNotContain(MARKER);
       for (String secret : secrets) {
         assertThat(commands).as("MONITOR").doesNotContain(secret);
         assertThat(dump).as("dump").doesNotContain(secret);
