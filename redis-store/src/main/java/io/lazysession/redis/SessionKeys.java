@@ -251,6 +251,21 @@ final class SessionKeys {
     return keyedNames && keyed(id) ? names().sealId(id) : null;
   }
 
+  /**
+   * {@code fieldValuePairs} (a script's arguments ending in field / value pairs) with {@code #i} and
+   * its sealed id appended where session {@code id} is keyed; as they are otherwise.
+   */
+  byte[][] withIdField(String id, byte[][] fieldValuePairs) {
+    byte[] idField = idField(id);
+    if (idField == null) {
+      return fieldValuePairs;
+    }
+    byte[][] arguments = java.util.Arrays.copyOf(fieldValuePairs, fieldValuePairs.length + 2);
+    arguments[fieldValuePairs.length] = ID.getBytes(UTF_8);
+    arguments[fieldValuePairs.length + 1] = idField;
+    return arguments;
+  }
+
   /** {@code <namespace>:expirations}: a sorted set of session id by the time it is due to expire. */
   byte[] expirations() {
     return expirations.clone();

@@ -7,7 +7,7 @@
 -- ARGV[3]: last access time, epoch milliseconds
 -- ARGV[4]: max inactive interval, seconds; negative means never expires
 -- ARGV[5]: grace, milliseconds, kept on top of the inactive interval before Redis drops the hash
--- ARGV[6..]: attribute field / envelope pairs
+-- ARGV[6..]: attribute field / envelope pairs (and, under a keyed name, #i and the sealed id)
 -- Returns 1 when this call created the hash (version 1), 0 when the key existed (nothing written).
 local key = KEYS[1]
 if redis.call('EXISTS', key) == 1 then

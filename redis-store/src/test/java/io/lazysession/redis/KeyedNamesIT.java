@@ -142,7 +142,7 @@ class KeyedNamesIT {
 
       String commands = monitor.stop();
       assertThat(commands).contains("keyed:s:{"); // the monitor saw the flows
-      String dump = dump();
+      String dump = dump(raw, "keyed*");
       assertThat(dump).contains("keyed:s:{").contains("report=").containsPattern("#s0?=");
       assertThat(commands).as("MONITOR").doesNotContain(MARKER);
       assertThat(dump).as("dump").doesNotContain(MARKER);
@@ -153,10 +153,10 @@ class KeyedNamesIT {
     }
   }
 
-  /** Every key of the namespace, its members and values, as ISO-8859-1 text. */
-  static String dump() {
+  /** Every key matching {@code pattern}, its members and values, as ISO-8859-1 text. */
+  static String dump(RedisCommands<byte[], byte[]> raw, String pattern) {
     StringBuilder dump = new StringBuilder();
-    ScanIterator<byte[]> keys = ScanIterator.scan(raw, KeyScanArgs.Builder.matches("keyed*"));
+    ScanIterator<byte[]> keys = ScanIterator.scan(raw, KeyScanArgs.Builder.matches(pattern));
     while (keys.hasNext()) {
       byte[] key = keys.next();
       dump.append(new String(key, ISO_8859_1)).append('\n');
