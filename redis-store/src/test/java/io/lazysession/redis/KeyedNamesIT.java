@@ -15,10 +15,14 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -44,6 +48,7 @@ class KeyedNamesIT {
 
   static RedisClient client;
   static RedisCommands<byte[], byte[]> raw;
+  final List<LazyRedisSessionRepository> open = new ArrayList<>();
 
   @BeforeAll
   static void connect() {
@@ -51,9 +56,132 @@ class KeyedNamesIT {
     raw = TestRedis.rawCommands(client);
   }
 
+  @AfterEach
+  void closeNodes() {
+    open.forEach(LazyRedisSessionRepository::close);
+  }
+
   @AfterAll
   static void shutdown() {
     client.shutdown();
+  }
+
+  /** A node of {@code namespace} with {@code encryption} (null: no keys), closed after the test. */
+  LazyRedisSessionRepository node(String namespace, @Nullable SessionEncryption encryption) {
+    LazyRedisSessionRepository.Builder builder = LazyRedisSessionRepository.builder(client)
+        .namespace(namespace).cleanupInterval(Duration.ZERO);
+    if (encryption != null) {
+      builder.encryption(encryption);
+    }
+    LazyRedisSessionRepository node = builder.build();
+    open.add(node);
+    return node;
+  }
+
+  /** A node restarted with other settings (a rolling deploy): the old one stops. */
+  LazyRedisSessionRepository restart(LazyRedisSessionRepository old, String namespace,
+      @Nullable SessionEncryption encryption) {
+    open.remove(old);
+    old.close();
+    return node(namespace, encryption);
+  }
+
+  static SessionEncryption k1(boolean acceptUnprotected, boolean writeUnprotected) {
+    return SessionEncryption.builder().keys(List.of(EncryptionKey.of("k1", secret(1))))
+        .acceptUnprotected(acceptUnprotected).writeUnprotected(writeUnprotected).build();
+  }
+
+  /** A signed-in session of {@code user} on {@code node}; its id. */
+  static String signIn(LazyRedisSessionRepository node, String user) {
+    LazySession session = node.createSession();
+    session.setAttribute(FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME, user);
+    session.setAttribute("SPRING_SECURITY_CONTEXT", new SecurityContextImpl(
+        UsernamePasswordAuthenticationToken.authenticated(user, null,
+            AuthorityUtils.createAuthorityList("ROLE_USER"))));
+    session.setAttribute("note", MARKER + " of " + user);
+    node.save(session);
+    return session.getId();
+  }
+
+  /** Every session of {@code live} (id to user) is found, signed in, by id and by principal. */
+  static void assertSignedIn(LazyRedisSessionRepository node, Map<String, String> live) {
+    live.forEach((id, user) -> {
+      LazySession session = node.findById(id);
+      assertThat(session).as("session of %s", user).isNotNull();
+      SecurityContextImpl context = session.getAttribute("SPRING_SECURITY_CONTEXT");
+      assertThat(context.getAuthentication().getName()).isEqualTo(user);
+      assertThat(session.<String>getAttribute("note")).isEqualTo(MARKER + " of " + user);
+      assertThat(node.findByPrincipalName(user)).as("sessions of %s", user).containsOnlyKeys(id);
+    });
+  }
+
+  /**
+   * Sessions written by each node are found, changed and deleted by the other, and nobody of
+   * {@code live} (to which the sessions kept are added) is signed out.
+   */
+  static void shareBothWays(LazyRedisSessionRepository a, LazyRedisSessionRepository b,
+      Map<String, String> live, String step) {
+    for (LazyRedisSessionRepository[] pair : List.of(new LazyRedisSessionRepository[] {a, b},
+        new LazyRedisSessionRepository[] {b, a})) {
+      LazyRedisSessionRepository writer = pair[0];
+      LazyRedisSessionRepository other = pair[1];
+      String user = "user-" + step + (writer == a ? "-a" : "-b");
+      String kept = signIn(writer, user);
+      LazySession changed = other.findById(kept);
+      assertThat(changed).as("%s's session on the other node", user).isNotNull();
+      changed.setAttribute("changedBy", "other");
+      other.save(changed);
+      assertThat(writer.findById(kept).<String>getAttribute("changedBy")).isEqualTo("other");
+      live.put(kept, user);
+      String leaving = signIn(writer, user + "-leaving");
+      assertThat(other.findByPrincipalName(user + "-leaving")).containsOnlyKeys(leaving);
+      other.deleteById(leaving);
+      assertThat(writer.findById(leaving)).isNull();
+      assertThat(writer.findByPrincipalName(user + "-leaving")).isEmpty();
+    }
+    assertSignedIn(a, live);
+    assertSignedIn(b, live);
+  }
+
+  /**
+   * docs/security.md, "Rollout", step by step on two nodes with keyed names: node A gets the keys
+   * first (step 1: writing unprotected) while B has none, then B; both write protected under keyed
+   * names (step 2, A first); reencrypt() seals and renames the rest (step 3); unprotected values and
+   * clear names are no longer read (step 4). At every step each node finds, changes and deletes
+   * the other's sessions, and nobody is signed out.
+   */
+  @Test
+  void rollout_nodeWithKeysAndNodeWithout_shareSessionsThenRenamedAndNobodySignedOut()
+      throws Exception {
+    String namespace = TestRedis.uniqueNamespace("keyed-rollout");
+    Map<String, String> live = new LinkedHashMap<>();
+    LazyRedisSessionRepository a = node(namespace, null);
+    LazyRedisSessionRepository b = node(namespace, null);
+    shareBothWays(a, b, live, "before");
+    // Step 1, A first: keys, still writing unprotected.
+    a = restart(a, namespace, k1(true, true));
+    shareBothWays(a, b, live, "step1-a");
+    b = restart(b, namespace, k1(true, true));
+    shareBothWays(a, b, live, "step1-b");
+    // Step 2, A first: writing protected, new sessions under keyed names.
+    a = restart(a, namespace, k1(true, false));
+    shareBothWays(a, b, live, "step2-a");
+    b = restart(b, namespace, k1(true, false));
+    shareBothWays(a, b, live, "step2-b");
+    // Step 3: reencrypt() until nothing remains; it renames what is under clear names.
+    ReencryptionReport report = b.reencrypt();
+    assertThat(report.renamed()).isPositive();
+    assertThat(report.remaining()).isZero();
+    assertThat(a.reencrypt()).isEqualTo(new ReencryptionReport(live.size(), 0, 0, 0));
+    // Step 4: unprotected values and clear names are no longer read.
+    a = restart(a, namespace, k1(false, false));
+    b = restart(b, namespace, k1(false, false));
+    assertSignedIn(a, live);
+    assertSignedIn(b, live);
+    String dump = dump(raw, namespace + ":*");
+    assertThat(dump).doesNotContain(MARKER);
+    live.forEach((id, user) -> assertThat(dump).doesNotContain(id).doesNotContain(user));
+    assertThat(a.metrics().rejectedValues() + b.metrics().rejectedValues()).isZero();
   }
 
   /** Text no compression shortens: a value of that length is stored in a field of its own. */
