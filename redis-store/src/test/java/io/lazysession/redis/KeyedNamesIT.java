@@ -184,6 +184,73 @@ class KeyedNamesIT {
     assertThat(a.metrics().rejectedValues() + b.metrics().rejectedValues()).isZero();
   }
 
+  /** A session written before keys, by a node without them: under its clear id. */
+  String clearSession(String namespace) {
+    LazyRedisSessionRepository before = node(namespace, null);
+    String id = signIn(before, "carol-race");
+    open.remove(before);
+    before.close();
+    return id;
+  }
+
+  /** {@code node}'s reencrypt() with {@code hook} run between each copy and its compare-and-delete. */
+  static ReencryptionReport reencrypt(LazyRedisSessionRepository node, Runnable hook) {
+    Reencryption run = new Reencryption(node.shared().connection(), node.shared().store(),
+        node.shared().metrics());
+    run.renaming().afterCopy(hook);
+    return run.run();
+  }
+
+  /**
+   * Rollout step 3: node N loaded a session under its clear id (every node writes keyed names and
+   * still reads clear ones) when reencrypt() on node R renamed it; N's save then lands under the
+   * new name, nothing lost.
+   */
+  @Test
+  void save_afterReencryptRenamedTheSessionItLoaded_landsUnderTheNewName() {
+    String namespace = TestRedis.uniqueNamespace("keyed-race-after");
+    String id = clearSession(namespace);
+    LazyRedisSessionRepository n = node(namespace, k1(true, false));
+    LazyRedisSessionRepository r = node(namespace, k1(true, false));
+    LazySession loaded = n.findById(id);
+    loaded.setAttribute("cart", "late apples");
+
+    assertThat(r.reencrypt().renamed()).isEqualTo(1);
+    n.save(loaded);
+
+    for (LazyRedisSessionRepository node : List.of(r, n, node(namespace, k1(false, false)))) {
+      assertThat(node.findById(id).<String>getAttribute("cart")).isEqualTo("late apples");
+      assertThat(node.findByPrincipalName("carol-race")).containsOnlyKeys(id);
+    }
+    assertThat(r.reencrypt()).isEqualTo(new ReencryptionReport(1, 0, 0, 0));
+  }
+
+  /**
+   * The same save between reencrypt()'s copy and its compare-and-delete of the clear hash: the
+   * rename backs off (the copy removed, the session counted as remaining) and the next run moves
+   * it with the change.
+   */
+  @Test
+  void save_whileReencryptRenamesTheSession_renameBacksOffAndTheNextRunMovesIt() {
+    String namespace = TestRedis.uniqueNamespace("keyed-race-during");
+    String id = clearSession(namespace);
+    LazyRedisSessionRepository n = node(namespace, k1(true, false));
+    LazyRedisSessionRepository r = node(namespace, k1(true, false));
+    LazySession loaded = n.findById(id);
+    loaded.setAttribute("cart", "racing apples");
+
+    ReencryptionReport first = reencrypt(r, () -> n.save(loaded));
+
+    assertThat(first.renamed()).isZero();
+    assertThat(first.remaining()).isEqualTo(1);
+    assertThat(n.findById(id).<String>getAttribute("cart")).isEqualTo("racing apples");
+    assertThat(r.reencrypt().renamed()).isEqualTo(1);
+    for (LazyRedisSessionRepository node : List.of(r, n, node(namespace, k1(false, false)))) {
+      assertThat(node.findById(id).<String>getAttribute("cart")).isEqualTo("racing apples");
+      assertThat(node.findByPrincipalName("carol-race")).containsOnlyKeys(id);
+    }
+  }
+
   /** Text no compression shortens: a value of that length is stored in a field of its own. */
   static String incompressible(int length) {
     Random random = new Random(length);
