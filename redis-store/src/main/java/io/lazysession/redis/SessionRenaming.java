@@ -9,6 +9,7 @@ import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Mono;
 
 /**
  * Moves a session found under the name this node does not write to the one it writes: from its
@@ -54,16 +55,39 @@ final class SessionRenaming {
   static SaveResult followed(SessionKeys keys, String id, SaveRequest request,
       Supplier<SaveResult> save) {
     SaveResult result = save.get();
-    if (result.version() != 0 || request.mode() != SaveRequest.SaveMode.UPDATE
-        || !keys.fallsBack()) {
+    if (!missed(keys, request, result)) {
       return result;
     }
     boolean keyed = keys.keyed(id);
     keys.locate(id, !keyed);
-    SaveResult there = save.get();
+    return foundThere(keys, id, keyed, result, save.get());
+  }
+
+  /** As {@link #followed}, for the reactive store. */
+  static Mono<SaveResult> followedReactive(SessionKeys keys, String id, SaveRequest request,
+      Supplier<Mono<SaveResult>> save) {
+    return save.get().flatMap(result -> {
+      if (!missed(keys, request, result)) {
+        return Mono.just(result);
+      }
+      boolean keyed = keys.keyed(id);
+      keys.locate(id, !keyed);
+      return save.get().map(there -> foundThere(keys, id, keyed, result, there));
+    });
+  }
+
+  /** Whether {@code result} is an update's that found no session, during a rollout. */
+  private static boolean missed(SessionKeys keys, SaveRequest request, SaveResult result) {
+    return result.version() == 0 && request.mode() == SaveRequest.SaveMode.UPDATE
+        && keys.fallsBack();
+  }
+
+  /** The answer under the other name; when it missed too, the first, the session put back. */
+  private static SaveResult foundThere(SessionKeys keys, String id, boolean keyed,
+      SaveResult first, SaveResult there) {
     if (there.version() == 0) {
       keys.locate(id, keyed);
-      return result;
+      return first;
     }
     return there;
   }

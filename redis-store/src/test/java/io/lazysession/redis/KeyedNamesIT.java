@@ -225,6 +225,24 @@ class KeyedNamesIT {
     assertThat(r.reencrypt()).isEqualTo(new ReencryptionReport(1, 0, 0, 0));
   }
 
+  /** As the test above, the save made through the reactive repository. */
+  @Test
+  void reactiveSave_afterReencryptRenamedTheSessionItLoaded_landsUnderTheNewName() {
+    String namespace = TestRedis.uniqueNamespace("keyed-race-reactive");
+    String id = clearSession(namespace);
+    LazyReactiveRedisSessionRepository n =
+        LazyReactiveRedisSessionRepository.of(node(namespace, k1(true, false)));
+    LazyRedisSessionRepository r = node(namespace, k1(true, false));
+    LazySession loaded = n.findById(id).block();
+    loaded.setAttribute("cart", "late apples");
+
+    assertThat(r.reencrypt().renamed()).isEqualTo(1);
+    n.save(loaded).block();
+
+    assertThat(r.findById(id).<String>getAttribute("cart")).isEqualTo("late apples");
+    assertThat(n.findById(id).block().<String>getAttribute("cart")).isEqualTo("late apples");
+  }
+
   /**
    * The same save between reencrypt()'s copy and its compare-and-delete of the clear hash: the
    * rename backs off (the copy removed, the session counted as remaining) and the next run moves
