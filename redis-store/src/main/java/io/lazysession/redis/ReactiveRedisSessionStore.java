@@ -71,13 +71,16 @@ final class ReactiveRedisSessionStore {
     return answer.flatMap(found -> Mono.justOrEmpty(store.findAnswer(id, found, cached)));
   }
 
-  /** As {@link RedisSessionStore#save}: the new version, 0, -1 or a pack conflict. */
+  /**
+   * As {@link RedisSessionStore#save}: the new version, 0, -1 or a pack conflict; where the session
+   * now is ({@link SessionRenaming#followedReactive}).
+   */
   Mono<SaveResult> save(String id, SaveRequest request) {
-    return Mono.defer(() -> this.<List<Object>>eval(RedisScript.SAVE, ScriptOutputType.MULTI,
-        keys.session(id),
-        store.counted(request.arguments(store.protection().of(id), keys.idField(id)))))
+    return SessionRenaming.followedReactive(keys, id, request, () -> Mono.defer(() -> this
+        .<List<Object>>eval(RedisScript.SAVE, ScriptOutputType.MULTI, keys.session(id),
+            store.counted(request.arguments(store.protection().of(id), keys.idField(id)))))
         .map(ScriptReplies::save)
-        .defaultIfEmpty(new SaveResult(0, -1, null));
+        .defaultIfEmpty(new SaveResult(0, -1, null)));
   }
 
   /** As {@link RedisSessionStore#delete}: empty when there was nothing live to delete. */

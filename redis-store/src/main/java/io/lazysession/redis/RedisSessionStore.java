@@ -440,8 +440,8 @@ final class RedisSessionStore {
 
   /**
    * Runs the migrate script: creates the hash of a session taken over from Spring Session Data Redis
-   * with its attributes (field name to envelope; {@code replaced} ones with the bytes given there),
-   * unless the key exists. With {@code replicas} above 0, on a connection to the key's primary, then
+   * with its attributes (field name to envelope; {@code replaced} ones with the bytes given there;
+   * under a keyed name, {@code #i} too), unless the key exists. With {@code replicas} above 0, on a connection to the key's primary, then
    * waits (WAIT) for that many replicas to have it, so that SSDR's copy is only removed once this
    * one is as durable as a save.
    *
@@ -451,8 +451,8 @@ final class RedisSessionStore {
   boolean migrate(String id, long nowMillis, SsdrSession origin, Map<String, byte[]> replaced,
       long graceMillis, int replicas, Duration timeout) {
     byte[] key = keys.session(id);
-    byte[][] arguments = counted(sealed(id,
-        origin.migrateArguments(nowMillis, graceMillis, absoluteMillis, replaced), 5));
+    byte[][] arguments = counted(keys.withIdField(id,
+        sealed(id, origin.migrateArguments(nowMillis, graceMillis, absoluteMillis, replaced), 5)));
     if (replicas <= 0) {
       Long created = eval(connection.commands(), RedisScript.MIGRATE, ScriptOutputType.INTEGER,
           key, arguments);

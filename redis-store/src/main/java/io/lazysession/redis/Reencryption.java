@@ -39,6 +39,11 @@ final class Reencryption {
     this.renaming = new SessionRenaming(connection, store, metrics);
   }
 
+  /** The renaming step, for tests that interleave a save with it. */
+  SessionRenaming renaming() {
+    return renaming;
+  }
+
   ReencryptionReport run() {
     String prefix = store.keys().namespace() + ":s:{";
     KeyScanArgs args = KeyScanArgs.Builder.matches(prefix + "*}").type("hash").limit(SCAN_BATCH);

@@ -11,7 +11,9 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Key and field names of one namespace; see {@code docs/redis-layout.md}. Immutable.
+ * Key and field names of one namespace; see {@code docs/redis-layout.md}. Not immutable: with keyed
+ * names it reads their secret once, and remembers where sessions found during a rollout are located
+ * (below).
  *
  * <p>Metadata fields start with {@code #}. An attribute whose name starts with {@code #} is stored
  * under its name with one more {@code #} in front, so attribute and metadata fields never collide and
@@ -252,6 +254,21 @@ final class SessionKeys {
   /** {@code #i}, the sealed id in a keyed session's hash; null where the session is in clear. */
   byte @Nullable [] idField(String id) {
     return keyedNames && keyed(id) ? names().sealId(id) : null;
+  }
+
+  /**
+   * {@code fieldValuePairs} (a script's arguments ending in field / value pairs) with {@code #i} and
+   * its sealed id appended where session {@code id} is keyed; as they are otherwise.
+   */
+  byte[][] withIdField(String id, byte[][] fieldValuePairs) {
+    byte[] idField = idField(id);
+    if (idField == null) {
+      return fieldValuePairs;
+    }
+    byte[][] arguments = java.util.Arrays.copyOf(fieldValuePairs, fieldValuePairs.length + 2);
+    arguments[fieldValuePairs.length] = ID.getBytes(UTF_8);
+    arguments[fieldValuePairs.length + 1] = idField;
+    return arguments;
   }
 
   /** {@code <namespace>:expirations}: a sorted set of session id by the time it is due to expire. */

@@ -6,7 +6,9 @@ import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RestoreArgs;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Mono;
 
 /**
  * Moves a session found under the name this node does not write to the one it writes: from its
@@ -19,7 +21,9 @@ import org.jspecify.annotations.Nullable;
  * atomically. The hash is copied (DUMP, RESTORE with its TTL; {@code #i} added or removed), then
  * the old hash is deleted only if its metadata field is still the one read before the copy (a
  * compare-and-delete in the old slot): a save in between keeps the session where it was, the copy
- * is removed the same way, and the session counts as remaining for the next run. Schedule and
+ * is removed the same way, and the session counts as remaining for the next run. A node that still
+ * holds the session under the old name and saves after the rename finds it under the new one
+ * ({@link #followed}). Schedule and
  * principal-set entries are added under the new name before those under the old one are removed.
  * Values need no resealing: they are bound to the session id, not to the key name.
  */
@@ -32,11 +36,64 @@ final class SessionRenaming {
   private final SessionConnection connection;
   private final RedisSessionStore store;
   private final MetricsRecorder metrics;
+  /** Test hook: runs between the copy and the compare-and-delete of the old hash. */
+  private Runnable afterCopy = () -> { };
 
   SessionRenaming(SessionConnection connection, RedisSessionStore store, MetricsRecorder metrics) {
     this.connection = connection;
     this.store = store;
     this.metrics = metrics;
+  }
+
+  /**
+   * Sends {@code save} (of session {@code id}) again under the session's other name when it was an
+   * update that found no session where the session is located, during a rollout: {@code
+   * reencrypt()} on any node may have renamed it since this request loaded it. Found there, the
+   * session stays located there; else the first answer stands (it was deleted or expired).
+   */
+  static SaveResult followed(SessionKeys keys, String id, SaveRequest request,
+      Supplier<SaveResult> save) {
+    SaveResult result = save.get();
+    if (!missed(keys, request, result)) {
+      return result;
+    }
+    boolean keyed = keys.keyed(id);
+    keys.locate(id, !keyed);
+    return foundThere(keys, id, keyed, result, save.get());
+  }
+
+  /** As {@link #followed}, for the reactive store. */
+  static Mono<SaveResult> followedReactive(SessionKeys keys, String id, SaveRequest request,
+      Supplier<Mono<SaveResult>> save) {
+    return save.get().flatMap(result -> {
+      if (!missed(keys, request, result)) {
+        return Mono.just(result);
+      }
+      boolean keyed = keys.keyed(id);
+      keys.locate(id, !keyed);
+      return save.get().map(there -> foundThere(keys, id, keyed, result, there));
+    });
+  }
+
+  /** Whether {@code result} is an update's that found no session, during a rollout. */
+  private static boolean missed(SessionKeys keys, SaveRequest request, SaveResult result) {
+    return result.version() == 0 && request.mode() == SaveRequest.SaveMode.UPDATE
+        && keys.fallsBack();
+  }
+
+  /** The answer under the other name; when it missed too, the first, the session put back. */
+  private static SaveResult foundThere(SessionKeys keys, String id, boolean keyed,
+      SaveResult first, SaveResult there) {
+    if (there.version() == 0) {
+      keys.locate(id, keyed);
+      return first;
+    }
+    return there;
+  }
+
+  /** Test hook: {@code hook} runs after each copy, before the old hash is compared and deleted. */
+  void afterCopy(Runnable hook) {
+    this.afterCopy = hook;
   }
 
   /** Whether session {@code id}, located where it was found, is not where this node writes. */
@@ -79,6 +136,7 @@ final class SessionRenaming {
       keys.locate(id, from);
       return false;
     }
+    afterCopy.run();
     if (!deleteIfUnchanged(commands, fromKey, metadata)) {
       deleteIfUnchanged(commands, toKey, metadata);
       keys.locate(id, from);

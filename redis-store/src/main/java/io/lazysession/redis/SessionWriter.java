@@ -412,12 +412,11 @@ final class SessionWriter {
     return request;
   }
 
-  /** The save script, followed by WAIT when durability is on. */
+  /** The save script, followed by WAIT when durability is on, where the session now is. */
   private SaveResult write(String id, SaveRequest request) {
-    if (!durability.on()) {
-      return store.save(id, request);
-    }
-    return store.saveAndWait(id, request, durability.replicas(), durability.timeout());
+    return SessionRenaming.followed(store.keys(), id, request, () -> durability.on()
+        ? store.saveAndWait(id, request, durability.replicas(), durability.timeout())
+        : store.save(id, request));
   }
 
   private boolean replicated(SaveResult result) {

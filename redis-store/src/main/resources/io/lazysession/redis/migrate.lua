@@ -9,7 +9,7 @@
 -- ARGV[5]: grace, milliseconds, kept on top of the inactive interval before Redis drops the hash;
 --          with an absolute timeout, followed by ':' and that timeout in milliseconds: the TTL never
 --          outlasts creation + that timeout (+ grace), also for a session that never idles out
--- ARGV[6..]: attribute field / envelope pairs
+-- ARGV[6..]: attribute field / envelope pairs (and, under a keyed name, #i and the sealed id)
 -- Returns 1 when this call created the hash (version 1), 0 when the key existed (nothing written).
 local key = KEYS[1]
 if redis.call('EXISTS', key) == 1 then

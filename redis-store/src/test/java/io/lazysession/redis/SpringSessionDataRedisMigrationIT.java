@@ -50,6 +50,7 @@ import org.springframework.session.Session;
 import org.springframework.session.SessionRepository;
 import org.springframework.session.data.redis.RedisIndexedSessionRepository;
 import org.springframework.session.data.redis.RedisSessionRepository;
+import org.springframework.session.events.SessionExpiredEvent;
 import org.springframework.session.web.http.SessionRepositoryFilter;
 
 /**
@@ -266,6 +267,59 @@ class SpringSessionDataRedisMigrationIT {
     assertThat(raw.hget(hash, "cart".getBytes(UTF_8))).startsWith(0xA1, 0x01, 0x00, 0xAC, 0xED);
     assertThat(TestRedis.storedAttributes(raw, hash).get("greeting")).startsWith(0xA1, 0x02);
     assertThat(new String(raw.hget(hash, "#p".getBytes(UTF_8)), UTF_8)).isEqualTo("alice");
+  }
+
+  /** A node with encryption keys taking over SSDR's sessions (accepting unprotected values). */
+  LazyRedisSessionRepository keyedNode(RedisClient client, MutableClock clock,
+      org.springframework.context.ApplicationEventPublisher events) {
+    return LazyRedisSessionRepository.builder(client).serializer(serializer())
+        .namespace(namespace).cleanupInterval(Duration.ZERO).clock(clock).eventPublisher(events)
+        .migrateFrom(SpringSessionDataRedis.namespace(ssdrNamespace))
+        .encryption(SessionEncryption.builder()
+            .keys(List.of(EncryptionKey.of("k1", KeyedNamesIT.secret(1))))
+            .acceptUnprotected(true).build())
+        .build();
+  }
+
+  @Test
+  void save_takenOverByNodesWithKeys_keyedNamesOnlyAndFoundOnAnotherKeyedNode() throws Exception {
+    String id = ssdrSession("alice");
+    MutableClock clock = new MutableClock(java.time.Instant.now());
+    List<Object> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+    try (LazyRedisSessionRepository a = keyedNode(clients.a(), clock, events::add);
+        LazyRedisSessionRepository b = keyedNode(clients.b(), clock, events::add)) {
+      LazySession onA = a.findById(id);
+      assertHoldsAll(onA, attributes("alice"));
+      onA.setAttribute("checkoutStep", "PAYMENT");
+      a.save(onA);
+
+      assertThat(ssdrKeysHolding(id)).isEmpty();
+      assertThat(a.metrics().sessionsMigrated()).isEqualTo(1);
+      // Under its keyed name, with its sealed id and principal, scheduled and indexed keyed: no
+      // key, member or value of lazysession's (claim keys included) holds the id or the principal.
+      String dump = KeyedNamesIT.dump(raw, namespace + ":*");
+      assertThat(dump).contains(namespace + ":s:{").contains("#i=").contains(namespace
+          + ":expirations").contains(namespace + ":principal:").doesNotContain(":taken:");
+      assertThat(dump).doesNotContain(id).doesNotContain("alice");
+      Map<String, Object> expected = attributes("alice");
+      expected.put("checkoutStep", "PAYMENT");
+      LazySession onB = b.findById(id);
+      assertHoldsAll(onB, expected);
+      assertThat(b.findByPrincipalName("alice")).containsOnlyKeys(id);
+      ReencryptionReport report = b.reencrypt();
+      assertThat(report.renamed()).isZero();
+      assertThat(report.remaining()).isZero();
+      assertThat(b.findByPrincipalName("alice")).containsOnlyKeys(id);
+      // The sweep reads the id back from the schedule: the event carries it.
+      onB.setMaxInactiveInterval(Duration.ofMinutes(1));
+      b.save(onB);
+      clock.advance(Duration.ofMinutes(2));
+      assertThat(b.cleanUpExpiredSessions()).isEqualTo(1);
+      assertThat(events).filteredOn(SessionExpiredEvent.class::isInstance)
+          .extracting(e -> ((SessionExpiredEvent) e).getSessionId()).containsExactly(id);
+      assertThat(a.findById(id)).isNull();
+      assertThat(a.findByPrincipalName("alice")).isEmpty();
+    }
   }
 
   @Test
