@@ -132,8 +132,8 @@ final class ReactiveSessionWriter {
       // Built here, on the subscribing thread, as the attributes were encoded: making the pack
       // compresses, which is CPU work an event loop should not do, nor load native code for.
       // An id change was checked against the budget before its claim.
-      SaveRequest request = request(idChanged ? SaveMode.MOVE : SaveMode.CREATE, session,
-          principal, true, writes, List.of(), !idChanged);
+      SaveRequest request = request(SaveMode.whole(idChanged, session), session, principal, true,
+          writes, List.of(), !idChanged);
       // Index entries first, as SessionWriter.writeFull explains.
       Mono<Boolean> added = newPrincipal == null ? Mono.just(false)
           : add(newPrincipal, id, maxInactive);

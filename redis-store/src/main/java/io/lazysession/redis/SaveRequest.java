@@ -74,6 +74,14 @@ record SaveRequest(SaveMode mode, long nowMillis, long creationMillis, long last
     boolean creates() {
       return this != UPDATE;
     }
+
+    /**
+     * The mode of a whole write of {@code session}: {@link #MOVE} for a new id when ids are renewed
+     * (only then is the issue time {@code #r} worth its bytes), else {@link #CREATE}.
+     */
+    static SaveMode whole(boolean idChanged, LazySession session) {
+      return idChanged && session.policies().idRenewalInterval() != null ? MOVE : CREATE;
+    }
   }
 
   private static final byte[] EMPTY = {};
@@ -110,7 +118,7 @@ record SaveRequest(SaveMode mode, long nowMillis, long creationMillis, long last
    * {@code #i}.
    */
   byte[][] arguments(ValueProtection.SessionValues values, byte @Nullable [] idField) {
-    boolean withId = idField != null && mode == SaveMode.CREATE;
+    boolean withId = idField != null && mode.creates();
     int size = 10 + (writes().size() + (withId ? 1 : 0)) * 2 + removes().size();
     byte[][] arguments = new byte[size][];
     int i = 0;

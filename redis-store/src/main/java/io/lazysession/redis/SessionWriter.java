@@ -146,8 +146,8 @@ final class SessionWriter {
     String id = session.getId();
     Duration maxInactive = session.getMaxInactiveInterval();
     // Checked against the budget before anything is written (an id change: before changeId).
-    SaveRequest request = request(idChanged ? SaveMode.MOVE : SaveMode.CREATE, session, principal,
-        true, writes, List.of(), !idChanged);
+    SaveRequest request = request(SaveMode.whole(idChanged, session), session, principal, true,
+        writes, List.of(), !idChanged);
     expiry.scheduleWrite(id, session.getCreationTime(), session.getLastAccessedTime(),
         maxInactive);
     boolean principalAdded = newPrincipal != null && principals.add(newPrincipal, id, maxInactive);
