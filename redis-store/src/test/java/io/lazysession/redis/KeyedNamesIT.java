@@ -13,6 +13,7 @@ import io.lettuce.core.api.sync.RedisCommands;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -206,6 +207,24 @@ class KeyedNamesIT {
    * still reads clear ones) when reencrypt() on node R renamed it; N's save then lands under the
    * new name, nothing lost.
    */
+  @Test
+  void changeSessionId_withIdRenewalOn_newHashCarriesItsSealedId() {
+    LazyRedisSessionRepository node = LazyRedisSessionRepository.builder(client)
+        .namespace(TestRedis.uniqueNamespace("keyed-move")).cleanupInterval(Duration.ZERO)
+        .idRenewal(Duration.ofMinutes(15), Duration.ofSeconds(10))
+        .encryption(k1(false, false)).build();
+    open.add(node);
+    String id = signIn(node, "carol.keyed@example.org");
+    LazySession session = node.findById(id);
+    String newId = session.changeSessionId(); // written whole under the new name (save.lua 'r')
+    node.save(session);
+
+    byte[] key = node.shared().store().keys().session(newId);
+    assertThat(raw.hexists(key, SessionKeys.ID.getBytes(StandardCharsets.UTF_8)))
+        .as("#i: what the sweep, events and reencrypt() read the id from").isTrue();
+    assertThat(raw.hexists(key, SessionKeys.RENEWED.getBytes(StandardCharsets.UTF_8))).isTrue();
+  }
+
   @Test
   void save_afterReencryptRenamedTheSessionItLoaded_landsUnderTheNewName() {
     String namespace = TestRedis.uniqueNamespace("keyed-race-after");
