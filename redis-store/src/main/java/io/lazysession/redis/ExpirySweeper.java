@@ -89,9 +89,9 @@ final class ExpirySweeper implements AutoCloseable {
     }
     Long due = dueMillis(policies, creation, lastAccess, maxInactive);
     if (due == null) {
-      store.unscheduleExpiry(id);
+      store.indexes().unscheduleExpiry(id);
     } else {
-      store.scheduleExpiry(id, due);
+      store.indexes().scheduleExpiry(id, due);
     }
   }
 
@@ -122,7 +122,7 @@ final class ExpirySweeper implements AutoCloseable {
       return;
     }
     if (dueMillis(policies, creation, lastAccess, maxInactive) == null) {
-      store.scheduleExpiry(id, clock.millis() + IN_FLIGHT.toMillis());
+      store.indexes().scheduleExpiry(id, clock.millis() + IN_FLIGHT.toMillis());
     } else {
       schedule(id, creation, lastAccess, maxInactive);
     }
@@ -227,11 +227,11 @@ final class ExpirySweeper implements AutoCloseable {
   private <T> Claim<T> claimThenDelete(String id, LongFunction<@Nullable T> delete) {
     long now = clock.millis();
     // Without a schedule nobody else reports the session: the delete is its own claim.
-    boolean claimed = !scheduling || store.unscheduleExpiry(id);
+    boolean claimed = !scheduling || store.indexes().unscheduleExpiry(id);
     T deleted = delete.apply(now);
     nearCache.deleted(id); // a copy a racing read stores now is older than this delete
     if (deleted == null && claimed && scheduling) {
-      store.scheduleExpiry(id, now);
+      store.indexes().scheduleExpiry(id, now);
     }
     return new Claim<>(deleted, claimed);
   }
@@ -249,7 +249,7 @@ final class ExpirySweeper implements AutoCloseable {
     int expired = 0;
     for (int batch = 0; batch < SWEEP_MAX_BATCHES; batch++) {
       long now = clock.millis();
-      List<String> due = store.dueForExpiry(now, SWEEP_BATCH);
+      List<String> due = store.indexes().dueForExpiry(now, SWEEP_BATCH);
       for (String id : due) {
         if (sweep(id, now)) {
           expired++;
@@ -268,11 +268,11 @@ final class ExpirySweeper implements AutoCloseable {
     boolean gone = metadata.lastAccess() == null || metadata.maxInactiveSeconds() == null;
     Long due = gone ? null : dueMillis(metadata);
     if (!gone && due == null) {
-      store.unscheduleExpiry(id); // never expires any more
+      store.indexes().unscheduleExpiry(id); // never expires any more
       return false;
     }
     if (!gone && due > now) {
-      store.rescheduleExpiry(id, due); // touched since scheduled
+      store.indexes().rescheduleExpiry(id, due); // touched since scheduled
       return false;
     }
     return expireClaimed(id, now);
@@ -287,7 +287,7 @@ final class ExpirySweeper implements AutoCloseable {
    */
   boolean expireClaimed(String id, long now) {
     nearCache.invalidate(id);
-    if (!store.unscheduleExpiry(id)) {
+    if (!store.indexes().unscheduleExpiry(id)) {
       return false;
     }
     return expireAfterClaim(id, now);
@@ -304,7 +304,7 @@ final class ExpirySweeper implements AutoCloseable {
       case LIVE -> {
         Long due = dueMillis(reply.metadata());
         if (due != null) {
-          store.scheduleExpiry(id, due);
+          store.indexes().scheduleExpiry(id, due);
         }
         return false;
       }

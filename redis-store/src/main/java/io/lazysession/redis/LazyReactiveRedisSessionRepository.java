@@ -127,7 +127,7 @@ public final class LazyReactiveRedisSessionRepository
 
   /**
    * A new session, not yet stored (no Redis call). With a
-   * {@linkplain LazyRedisSessionRepository.Builder#sessionIdGenerator session id generator} of the
+   * {@linkplain LazyRedisSessionRepositoryBuilder#sessionIdGenerator session id generator} of the
    * application's own, made on {@link Schedulers#boundedElastic()}, in case it blocks.
    */
   @Override

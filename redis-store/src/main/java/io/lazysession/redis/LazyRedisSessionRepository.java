@@ -4,17 +4,13 @@ import io.lazysession.serializer.AttributeSerializer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.cluster.RedisClusterClient;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
-import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.session.FindByIndexNameSessionRepository;
-import org.springframework.session.FlushMode;
-import org.springframework.session.SessionIdGenerator;
 import org.springframework.session.events.SessionDeletedEvent;
 import org.springframework.session.events.SessionExpiredEvent;
 
@@ -45,19 +41,19 @@ import org.springframework.session.events.SessionExpiredEvent;
  */
 public final class LazyRedisSessionRepository
     implements FindByIndexNameSessionRepository<LazySession>, AutoCloseable {
-  /** Default {@link Builder#namespace}. */
+  /** Default {@link LazyRedisSessionRepositoryBuilder#namespace}. */
   public static final String DEFAULT_NAMESPACE = "lazysession";
-  /** Default {@link Builder#defaultMaxInactiveInterval}, as in Spring Session. */
+  /** Default {@link LazyRedisSessionRepositoryBuilder#defaultMaxInactiveInterval}, as in Spring Session. */
   public static final Duration DEFAULT_MAX_INACTIVE_INTERVAL = Duration.ofMinutes(30);
-  /** Default {@link Builder#expiryGrace}. */
+  /** Default {@link LazyRedisSessionRepositoryBuilder#expiryGrace}. */
   public static final Duration DEFAULT_EXPIRY_GRACE = Duration.ofMinutes(5);
-  /** Default {@link Builder#cleanupInterval}. */
+  /** Default {@link LazyRedisSessionRepositoryBuilder#cleanupInterval}. */
   public static final Duration DEFAULT_CLEANUP_INTERVAL = Duration.ofSeconds(10);
-  /** Default {@link Builder#nearCacheMaxBytes}: 64 MB. */
+  /** Default {@link LazyRedisSessionRepositoryBuilder#nearCacheMaxBytes}: 64 MB. */
   public static final long DEFAULT_NEAR_CACHE_MAX_BYTES = 64L * 1024 * 1024;
-  /** Default timeout of {@link Builder#durability}. */
+  /** Default timeout of {@link LazyRedisSessionRepositoryBuilder#durability}. */
   public static final Duration DEFAULT_DURABILITY_TIMEOUT = Duration.ofSeconds(1);
-  /** The longest default {@link Builder#touchInterval}. */
+  /** The longest default {@link LazyRedisSessionRepositoryBuilder#touchInterval}. */
   public static final Duration MAX_DEFAULT_TOUCH_INTERVAL = Duration.ofSeconds(60);
 
   /** The collaborators, built once; what a reactive repository over this one shares with it. */
@@ -66,7 +62,7 @@ public final class LazyRedisSessionRepository
   private final SessionWriter writer;
   private final @Nullable SpringSessionDataRedisMigration migration;
 
-  LazyRedisSessionRepository(Builder builder, AttributeSerializer serializer,
+  LazyRedisSessionRepository(LazyRedisSessionRepositoryBuilder builder, AttributeSerializer serializer,
       SessionConnection connection, NearCache nearCache, @Nullable TrackingConnection tracking) {
     RepositoryWiring wired =
         RepositoryWiring.wire(this, builder, serializer, connection, nearCache, tracking);
@@ -81,9 +77,9 @@ public final class LazyRedisSessionRepository
    * or Sentinel-managed when the client's URI names sentinels (Lettuce then re-resolves the primary
    * after a failover).
    */
-  public static Builder builder(RedisClient client) {
+  public static LazyRedisSessionRepositoryBuilder builder(RedisClient client) {
     Objects.requireNonNull(client, "client must not be null");
-    return new Builder((durable, onReset) -> SessionConnection.connect(client, durable, onReset),
+    return new LazyRedisSessionRepositoryBuilder((durable, onReset) -> SessionConnection.connect(client, durable, onReset),
         client);
   }
 
@@ -91,9 +87,9 @@ public final class LazyRedisSessionRepository
    * A builder for a repository on a Redis Cluster. Give the client {@code ClusterClientOptions} with
    * adaptive and periodic topology refresh, so that a failover is seen within seconds.
    */
-  public static Builder builder(RedisClusterClient client) {
+  public static LazyRedisSessionRepositoryBuilder builder(RedisClusterClient client) {
     Objects.requireNonNull(client, "client must not be null");
-    return new Builder((durable, onReset) -> SessionConnection.connect(client, durable, onReset),
+    return new LazyRedisSessionRepositoryBuilder((durable, onReset) -> SessionConnection.connect(client, durable, onReset),
         null);
   }
 
@@ -125,7 +121,7 @@ public final class LazyRedisSessionRepository
   }
 
   /**
-   * Writes what changed. With {@linkplain Builder#durability durability} on, waits for the replicas.
+   * Writes what changed. With {@linkplain LazyRedisSessionRepositoryBuilder#durability durability} on, waits for the replicas.
    *
    * @throws SessionStoreUnavailableException when Redis cannot be reached in time (whether the change
    *     was applied is unknown, unless the message says the primary applied it)
@@ -241,7 +237,7 @@ public final class LazyRedisSessionRepository
 
   /**
    * How many sessions Spring Session Data Redis still holds that this repository would take over
-   * (see {@link Builder#migrateFrom}); 0 when migration is off. Expensive: a SCAN of the whole key
+   * (see {@link LazyRedisSessionRepositoryBuilder#migrateFrom}); 0 when migration is off. Expensive: a SCAN of the whole key
    * space (of every Cluster node), for an occasional look at a migration's progress, never for a
    * metrics scrape. The count includes sessions that are expired but not yet removed by Redis.
    *
@@ -301,306 +297,5 @@ public final class LazyRedisSessionRepository
   /** The collaborators a {@link LazyReactiveRedisSessionRepository} over this one shares. */
   SharedCollaborators shared() {
     return shared;
-  }
-
-  /**
-   * Builds a {@link LazyRedisSessionRepository}. Not thread-safe. {@link #build()} connects to Redis
-   * and fails fast when it cannot.
-   */
-  public static final class Builder {
-    /** Opens the connections for one topology. */
-    interface Connector {
-      SessionConnection connect(boolean durable, Runnable onReset);
-    }
-
-    // Package-private: read by RepositoryWiring.
-    final Connector connector;
-    /** The client of a standalone or Sentinel repository (tracking needs it); null on a Cluster. */
-    final @Nullable RedisClient client;
-    @Nullable Duration nearCacheTracking;
-    @Nullable AttributeSerializer serializer;
-    String namespace = DEFAULT_NAMESPACE;
-    Duration defaultMaxInactiveInterval = DEFAULT_MAX_INACTIVE_INTERVAL;
-    @Nullable Duration touchInterval;
-    Duration expiryGrace = DEFAULT_EXPIRY_GRACE;
-    Duration cleanupInterval = DEFAULT_CLEANUP_INTERVAL;
-    boolean expiryEvents = true;
-    DecodeFailurePolicy decodeFailurePolicy = DecodeFailurePolicy.DROP_ATTRIBUTE;
-    @Nullable ApplicationEventPublisher eventPublisher;
-    Clock clock = Clock.systemUTC();
-    @Nullable SessionIdGenerator idGenerator; // null: a CompactSessionIdGenerator, made by build()
-    long nearCacheMaxBytes = DEFAULT_NEAR_CACHE_MAX_BYTES;
-    int durabilityReplicas;
-    Duration durabilityTimeout = DEFAULT_DURABILITY_TIMEOUT;
-    @Nullable SpringSessionDataRedis migrateFrom;
-    FlushMode flushMode = FlushMode.ON_SAVE;
-    boolean requireRedisAtStartup = true;
-    @Nullable SessionEncryption encryption;
-    @Nullable Duration absoluteTimeout;
-    @Nullable Duration anonymousTimeout;
-    @Nullable Duration idRenewalInterval;
-    Duration idRenewalGrace = SessionPolicies.DEFAULT_ID_RENEWAL_GRACE;
-    SessionBudget sessionBudget = SessionBudget.NONE;
-    @Nullable SessionLimit sessionLimit;
-
-    private Builder(Connector connector, @Nullable RedisClient client) {
-      this.connector = connector;
-      this.client = client;
-    }
-
-    private static Duration nonNegative(Duration value, String name) {
-      if (Objects.requireNonNull(value, () -> name + " must not be null").isNegative()) {
-        throw new IllegalArgumentException(name + " must be >= 0, was " + value);
-      }
-      return value;
-    }
-
-    /** How attribute values are encoded; defaults to {@code AttributeSerializer.builder().build()}. */
-    public Builder serializer(AttributeSerializer serializer) {
-      this.serializer = Objects.requireNonNull(serializer, "serializer must not be null");
-      return this;
-    }
-
-    /** The key prefix; default {@value #DEFAULT_NAMESPACE}. Letters, digits, {@code -_.:} only. */
-    public Builder namespace(String namespace) {
-      this.namespace = SessionKeys.checkNamespace(namespace);
-      return this;
-    }
-
-    /**
-     * The max inactive interval of new sessions; default 30 minutes. Negative: sessions never expire.
-     * Must be whole seconds.
-     */
-    public Builder defaultMaxInactiveInterval(Duration interval) {
-      Objects.requireNonNull(interval, "defaultMaxInactiveInterval must not be null");
-      if (!interval.isNegative() && interval.compareTo(Duration.ofSeconds(1)) < 0) {
-        throw new IllegalArgumentException("defaultMaxInactiveInterval must be at least one second "
-            + "(or negative: never expire), was " + interval);
-      }
-      this.defaultMaxInactiveInterval = interval;
-      return this;
-    }
-
-    /**
-     * How stale the stored last-access time may get before a request that changes nothing writes it
-     * (one small write). Default: 1% of each session's timeout, at most 60 s. Shorter than the default
-     * timeout; capped at a tenth of a shorter own timeout. Zero: every request writes it.
-     */
-    public Builder touchInterval(Duration touchInterval) {
-      this.touchInterval = nonNegative(touchInterval, "touchInterval");
-      return this;
-    }
-
-    /** How long Redis keeps a hash after its session expired; default 5 minutes. */
-    public Builder expiryGrace(Duration expiryGrace) {
-      this.expiryGrace = nonNegative(expiryGrace, "expiryGrace");
-      return this;
-    }
-
-    /**
-     * How often this node sweeps for expired sessions (publishing the expiry events); default 10
-     * seconds. Zero turns the background sweep off ({@link #cleanUpExpiredSessions()} still works).
-     * Keep it on for at least one node of a namespace, or turn {@link #expiryEvents} off: else the
-     * schedule keeps the ids of expired sessions forever.
-     */
-    public Builder cleanupInterval(Duration cleanupInterval) {
-      this.cleanupInterval = nonNegative(cleanupInterval, "cleanupInterval");
-      return this;
-    }
-
-    /**
-     * Whether sessions that expire are reported ({@link SessionExpiredEvent}); default true. False
-     * keeps no expiry schedule (no write touches it, no sweep runs on this node, whatever the
-     * cleanup interval), saving its memory, the command that schedules a new session, and the
-     * sweep's commands; principal sets get a TTL instead. Deletes are still reported. Switching a
-     * running cluster: docs/redis-layout.md.
-     */
-    public Builder expiryEvents(boolean expiryEvents) {
-      this.expiryEvents = expiryEvents;
-      return this;
-    }
-
-    /** What happens when an attribute cannot be decoded; default {@code DROP_ATTRIBUTE}. */
-    public Builder onDecodeFailure(DecodeFailurePolicy policy) {
-      this.decodeFailurePolicy = Objects.requireNonNull(policy, "onDecodeFailure must not be null");
-      return this;
-    }
-
-    /** Where session created, deleted and expired events go; none by default. */
-    public Builder eventPublisher(@Nullable ApplicationEventPublisher eventPublisher) {
-      this.eventPublisher = eventPublisher;
-      return this;
-    }
-
-    /** The clock for creation, access and expiry times; default the system UTC clock. */
-    public Builder clock(Clock clock) {
-      this.clock = Objects.requireNonNull(clock, "clock must not be null");
-      return this;
-    }
-
-    /**
-     * Heap for this node's near cache of sessions it loaded or wrote (an estimate of the bytes held);
-     * default 64 MB; 0 turns it off. A cached session is used only after Redis confirmed, in the same
-     * single call that would otherwise load it, that its version is still current.
-     */
-    public Builder nearCacheMaxBytes(long maxBytes) {
-      if (maxBytes < 0) {
-        throw new IllegalArgumentException("nearCacheMaxBytes must be >= 0, was " + maxBytes);
-      }
-      this.nearCacheMaxBytes = maxBytes;
-      return this;
-    }
-
-    /**
-     * Tracked reads (off, null, by default): a near-cache hit sends no command, its copy kept fresh
-     * by the invalidations Redis pushes (CLIENT TRACKING on one more RESP3 connection). A write
-     * acknowledged more than {@code maxStaleness} before a read is always seen; reads are confirmed
-     * by Redis again while tracking is down. Standalone and Sentinel; Redis 6.2+. docs/tracked-reads.md.
-     */
-    public Builder nearCacheTracking(@Nullable Duration maxStaleness) {
-      if (maxStaleness != null && (maxStaleness.isNegative() || maxStaleness.isZero())) {
-        throw new IllegalArgumentException("nearCacheTracking maxStaleness must be > 0, was "
-            + maxStaleness);
-      }
-      this.nearCacheTracking = maxStaleness;
-      return this;
-    }
-
-    /**
-     * After each save, wait (Redis WAIT, on a connection of that save's own) until {@code replicas}
-     * replicas have the change, at most {@code timeout} (shorter than the client's command timeout);
-     * when fewer acknowledge, {@code save} throws {@link SessionNotReplicatedException} (the change
-     * stays applied on the primary). One more round trip per save; saves never wait for each other.
-     * Off (0) by default: a failover right after a save can then lose it.
-     */
-    public Builder durability(int replicas, Duration timeout) {
-      Durability checked = new Durability(replicas, timeout);
-      this.durabilityReplicas = checked.replicas();
-      this.durabilityTimeout = checked.timeout();
-      return this;
-    }
-
-    /**
-     * Takes over the sessions that Spring Session Data Redis 4.x stored under {@code source} (both
-     * of its repositories, default JDK serialization), each on its first request, so that switching
-     * signs nobody out; off (null) by default. The allow-list must cover those sessions' attributes.
-     * How, what it costs and how to roll back: docs/migration.md.
-     */
-    public Builder migrateFrom(@Nullable SpringSessionDataRedis source) {
-      this.migrateFrom = source;
-      return this;
-    }
-
-    /**
-     * {@code ON_SAVE} (default): a request's changes are written when it ends, in one round trip.
-     * {@code IMMEDIATE}: each change (and a new session) is saved as it is made, a round trip each.
-     */
-    public Builder flushMode(FlushMode flushMode) {
-      this.flushMode = Objects.requireNonNull(flushMode, "flushMode must not be null");
-      return this;
-    }
-
-    /**
-     * How new session ids are made. Default: 128 random bits in 22 base64url characters, 14 fewer
-     * than a UUID in each of the two places Redis keeps an id and in every find; Spring Session's
-     * {@code UuidSessionIdGenerator.getInstance()} gives UUIDs. Stored ids of any shape keep working.
-     */
-    public Builder sessionIdGenerator(SessionIdGenerator generator) {
-      this.idGenerator = Objects.requireNonNull(generator, "sessionIdGenerator must not be null");
-      return this;
-    }
-
-    /**
-     * Whether {@link #build()} fails when Redis cannot be reached (true, the default here), or
-     * returns a repository that connects by itself once Redis is reachable (false), logging one
-     * WARN line; meanwhile every operation fails with {@link SessionStoreUnavailableException}.
-     * Redis refusing the client (a wrong password, an ACL) fails the build either way. The Spring
-     * configurations set it from {@code lazysession.require-redis-at-startup}, default false.
-     */
-    public Builder requireRedisAtStartup(boolean require) {
-      this.requireRedisAtStartup = require;
-      return this;
-    }
-
-    /** Limits on each session's stored size: saves over them logged or refused; none by default. */
-    public Builder sessionBudget(SessionBudget budget) {
-      this.sessionBudget = Objects.requireNonNull(budget, "sessionBudget must not be null");
-      return this;
-    }
-
-    /**
-     * Seals every stored attribute value, the pack and the principal name with AES-256-GCM, bound to
-     * the session and the field, and checks them before decoding; off (null) by default.
-     * docs/security.md.
-     */
-    public Builder encryption(@Nullable SessionEncryption encryption) {
-      this.encryption = encryption;
-      return this;
-    }
-
-    /**
-     * How long after its creation a session is over, however active (OWASP's absolute timeout);
-     * none (null) by default. Decided by every node alike, with the expired event sent once.
-     * Whole seconds. docs/session-policies.md.
-     */
-    public Builder absoluteTimeout(@Nullable Duration timeout) {
-      this.absoluteTimeout = timeout;
-      sessionPolicies(); // checks them, naming the setting
-      return this;
-    }
-
-    /**
-     * The idle timeout of a new session until a principal is set (bots that never sign in); the save
-     * that sets the principal gives it the default timeout. None (null) by default; only a timeout
-     * shorter than the default one applies. Whole seconds. docs/session-policies.md.
-     */
-    public Builder anonymousTimeout(@Nullable Duration timeout) {
-      this.anonymousTimeout = timeout;
-      return policies();
-    }
-
-    /**
-     * A signed-in session's first request {@code interval} after its id was issued gets a new id;
-     * the old one reaches it for {@code grace} more. Off (null) by default. session-policies.md.
-     */
-    public Builder idRenewal(@Nullable Duration interval, Duration grace) {
-      this.idRenewalInterval = interval;
-      this.idRenewalGrace = grace;
-      return policies();
-    }
-
-    /** Checks the policies as they now stand; the settings named in the message. */
-    private Builder policies() {
-      sessionPolicies();
-      return this;
-    }
-
-    SessionPolicies sessionPolicies() {
-      return new SessionPolicies(absoluteTimeout, anonymousTimeout, defaultMaxInactiveInterval,
-          idRenewalInterval, idRenewalGrace);
-    }
-
-    /** At most this many live sessions per principal, atomically; none (null) by default. */
-    public Builder sessionLimit(@Nullable SessionLimit limit) {
-      this.sessionLimit = limit;
-      return this;
-    }
-
-    /**
-     * Connects, loads the scripts, starts the sweep; {@code IllegalStateException} if Redis is down
-     * (unless {@link #requireRedisAtStartup} is false) or refuses the client.
-     */
-    public LazyRedisSessionRepository build() {
-      TouchPolicy.check(touchInterval, defaultMaxInactiveInterval);
-      if (migrateFrom != null && encryption != null && !encryption.acceptUnprotected()) {
-        // SSDR's sessions are unprotected by nature: reading them would let anyone who can write
-        // to Redis plant one, which the take-over would then seal.
-        throw new IllegalStateException("taking sessions over from Spring Session Data Redis "
-            + "(lazysession.migrate-from) reads unprotected values, which "
-            + "lazysession.encryption.accept-unprotected=false refuses: finish the migration and "
-            + "remove migrate-from, or keep accept-unprotected=true until then");
-      }
-      return RepositoryWiring.open(this);
-    }
   }
 }

@@ -7,7 +7,7 @@ import java.util.function.UnaryOperator;
 
 /**
  * When a near-cache copy may be used without asking Redis: the state behind tracked reads
- * ({@link LazyRedisSessionRepository.Builder#nearCacheTracking}). Redis pushes an invalidation for
+ * ({@link LazyRedisSessionRepositoryBuilder#nearCacheTracking}). Redis pushes an invalidation for
  * every write to a session hash of the namespace to this node ({@link TrackingConnection}); this
  * class counts them and holds the lease that bounds how late one may arrive. Thread-safe; the read
  * side ({@link #stamp}, {@link #trusts}) takes no lock.

@@ -139,12 +139,12 @@ final class PrincipalIndex {
    * true when it was not there yet.
    */
   boolean add(String principal, String id, Duration maxInactive) {
-    return store.addToPrincipal(principal, id, setTtl(maxInactive));
+    return store.indexes().addToPrincipal(principal, id, setTtl(maxInactive));
   }
 
   void remove(@Nullable String principal, String id) {
     if (principal != null) {
-      store.removeFromPrincipal(principal, id);
+      store.indexes().removeFromPrincipal(principal, id);
     }
   }
 
@@ -171,7 +171,7 @@ final class PrincipalIndex {
   Map<String, LazySession> find(String principal,
       Function<String, @Nullable LazySession> loader) {
     Map<String, LazySession> sessions = new LinkedHashMap<>();
-    for (String id : store.principalSessions(principal)) {
+    for (String id : store.indexes().principalSessions(principal)) {
       LazySession session = loader.apply(id);
       if (session != null && principal.equals(session.storedPrincipal())) {
         sessions.put(id, session);
@@ -191,7 +191,7 @@ final class PrincipalIndex {
    * the writes of nodes with them on during a rolling deploy).
    */
   private boolean beingWritten(String id) {
-    Long due = store.scheduledExpiry(id);
+    Long due = store.indexes().scheduledExpiry(id);
     return due != null && due > clock.millis();
   }
 
@@ -200,12 +200,12 @@ final class PrincipalIndex {
    * meanwhile (its script ran after the look, its SADD before the SREM) gets its entry back.
    */
   private void removeStale(String principal, String id) {
-    store.removeFromPrincipal(principal, id);
+    store.indexes().removeFromPrincipal(principal, id);
     SessionMetadata metadata = store.metadata(id);
     // A hash without a readable timeout is incomplete, so missing: its entry stays removed (a set
     // given no TTL for it would outlive every session in it).
     if (principal.equals(metadata.principal()) && metadata.maxInactiveSeconds() != null) {
-      store.addToPrincipal(principal, id, setTtl(metadata.maxInactiveSeconds()));
+      store.indexes().addToPrincipal(principal, id, setTtl(metadata.maxInactiveSeconds()));
     }
   }
 }

@@ -2,20 +2,15 @@ package io.lazysession.redis;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 
-import io.lettuce.core.Limit;
-import io.lettuce.core.Range;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.ZAddArgs;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -44,6 +39,7 @@ final class RedisSessionStore {
   private final ValueProtection protection;
   /** The absolute timeout in milliseconds the delete and expire scripts apply; 0: none. */
   private final long absoluteMillis;
+  private final SessionIndexes indexes;
   /** Set by {@link #loadScripts}; cleared when Redis loses the function and will not take it back. */
   private volatile boolean findByFunction;
 
@@ -59,6 +55,7 @@ final class RedisSessionStore {
     this.metrics = metrics;
     this.protection = protection;
     this.absoluteMillis = absoluteMillis;
+    this.indexes = new SessionIndexes(this, connection, keys, metrics);
   }
 
   /** How values are sealed before they are sent and opened when they arrive. */
@@ -324,48 +321,6 @@ final class RedisSessionStore {
     return ScriptReplies.storedMetadata(result, protection.of(id));
   }
 
-  void scheduleExpiry(String id, long dueMillis) {
-    metrics.roundTrips.increment();
-    connection.commands().zadd(keys.expirations(), (double) dueMillis, keys.member(id));
-  }
-
-  /** Moves an id that is still scheduled; does nothing when another node removed it meanwhile. */
-  void rescheduleExpiry(String id, long dueMillis) {
-    metrics.roundTrips.increment();
-    connection.commands().zadd(keys.expirations(), ZAddArgs.Builder.xx(), (double) dueMillis,
-        keys.member(id));
-  }
-
-  /** When {@code id} is due to expire by the schedule (epoch milliseconds); null when not on it. */
-  @Nullable Long scheduledExpiry(String id) {
-    metrics.roundTrips.increment();
-    Double due = connection.commands().zscore(keys.expirations(), keys.member(id));
-    return due == null ? null : due.longValue();
-  }
-
-  /** Removes an id from the schedule; true for exactly one caller when several race. */
-  boolean unscheduleExpiry(String id) {
-    metrics.roundTrips.increment();
-    Long removed = connection.commands().zrem(keys.expirations(), keys.member(id));
-    return removed != null && removed > 0;
-  }
-
-  List<String> dueForExpiry(long nowMillis, int limit) {
-    metrics.roundTrips.increment();
-    List<byte[]> ids = connection.commands().zrangebyscore(keys.expirations(),
-        Range.create(Double.NEGATIVE_INFINITY, (double) nowMillis), Limit.create(0, limit));
-    List<String> result = new ArrayList<>(ids.size());
-    for (byte[] member : ids) {
-      String id = keys.idOf(member);
-      if (id != null) {
-        result.add(id);
-      } else if (connection.commands().zrem(keys.expirations(), member) != null) {
-        metrics.roundTrips.increment(); // a member that fails its check: no session to report
-      }
-    }
-    return result;
-  }
-
   /**
    * Runs the expire script: deletes the hash only if it has expired by {@code nowMillis}; with
    * {@code all}, an expired hash's fields come back in the same answer.
@@ -377,35 +332,14 @@ final class RedisSessionStore {
         protection.of(id));
   }
 
-  /**
-   * Adds an id to a principal's set; true when it was not there yet. With {@code ttlMillis} (see
-   * {@link PrincipalIndex#setTtl}) by principal-add.lua, which also keeps the set alive that long.
-   */
-  boolean addToPrincipal(String principalName, String id, @Nullable Long ttlMillis) {
-    Long added;
-    if (ttlMillis == null) {
-      metrics.roundTrips.increment();
-      added = connection.commands().sadd(keys.principal(principalName, id), keys.member(id));
-    } else {
-      added = eval(connection.commands(), RedisScript.PRINCIPAL_ADD, ScriptOutputType.INTEGER,
-          keys.principal(principalName, id), keys.member(id), utf8(Long.toString(ttlMillis)));
-    }
-    return added != null && added > 0;
+  /** The absolute timeout the scripts apply, milliseconds; 0: none. */
+  long absoluteMillis() {
+    return absoluteMillis;
   }
 
-  void removeFromPrincipal(String principalName, String id) {
-    metrics.roundTrips.increment();
-    connection.commands().srem(keys.principal(principalName, id), keys.member(id));
-  }
-
-  Set<String> principalSessions(String principalName) {
-    Set<String> ids = new LinkedHashSet<>();
-    for (byte[] key : keys.principals(principalName)) { // two sets during a rollout
-      metrics.roundTrips.increment();
-      connection.commands().smembers(key).stream().map(keys::idOf).filter(id -> id != null)
-          .forEach(ids::add);
-    }
-    return ids;
+  /** The commands on the expiry schedule and the principal sets of this store's namespace. */
+  SessionIndexes indexes() {
+    return indexes;
   }
 
   // ---- migration from Spring Session Data Redis (see SpringSessionDataRedisMigration) ----------
@@ -438,38 +372,6 @@ final class RedisSessionStore {
     return new Found(findReply(id, answer, cached), null);
   }
 
-  /**
-   * Runs the migrate script: creates the hash of a session taken over from Spring Session Data Redis
-   * with its attributes (field name to envelope; {@code replaced} ones with the bytes given there;
-   * under a keyed name, {@code #i} too), unless the key exists. With {@code replicas} above 0, on a connection to the key's primary, then
-   * waits (WAIT) for that many replicas to have it, so that SSDR's copy is only removed once this
-   * one is as durable as a save.
-   *
-   * @return whether this call created the hash (version 1)
-   * @throws SessionNotReplicatedException when too few replicas acknowledged within {@code timeout}
-   */
-  boolean migrate(String id, long nowMillis, SsdrSession origin, Map<String, byte[]> replaced,
-      long graceMillis, int replicas, Duration timeout) {
-    byte[] key = keys.session(id);
-    byte[][] arguments = counted(keys.withIdField(id,
-        sealed(id, origin.migrateArguments(nowMillis, graceMillis, absoluteMillis, replaced), 5)));
-    if (replicas <= 0) {
-      Long created = eval(connection.commands(), RedisScript.MIGRATE, ScriptOutputType.INTEGER,
-          key, arguments);
-      return created != null && created == 1;
-    }
-    return connection.onPrimaryOf(key, primary -> {
-      Long created = eval(primary, RedisScript.MIGRATE, ScriptOutputType.INTEGER, key, arguments);
-      metrics.roundTrips.increment();
-      Long acknowledged = primary.waitForReplication(replicas, Math.max(1, timeout.toMillis()));
-      if (acknowledged == null || acknowledged < replicas) {
-        throw new SessionNotReplicatedException("save", id, replicas,
-            acknowledged == null ? 0 : acknowledged, timeout);
-      }
-      return created != null && created == 1;
-    });
-  }
-
   /** Runs reseal.lua on session {@code id}; how many values it replaced. */
   long reseal(String id, byte[][] arguments) {
     Long replaced = eval(connection.commands(), RedisScript.RESEAL, ScriptOutputType.INTEGER,
@@ -478,7 +380,7 @@ final class RedisSessionStore {
   }
 
   /** {@code arguments} with the value of each field / value pair from {@code from} on sealed. */
-  private byte[][] sealed(String id, byte[][] arguments, int from) {
+  byte[][] sealed(String id, byte[][] arguments, int from) {
     if (!protection.enabled()) {
       return arguments;
     }
@@ -489,59 +391,7 @@ final class RedisSessionStore {
     return arguments;
   }
 
-  /** Runs claim-ssdr.lua on SSDR's hash {@code ssdrKey} and its claim key. */
-  ScriptReplies.SsdrClaim claimSsdr(byte[] ssdrKey, byte[] claimKey, SsdrSession expected,
-      boolean force) {
-    byte[][] scriptKeys = {ssdrKey, claimKey};
-    List<Object> answer = eval(connection.commands(), RedisScript.CLAIM_SSDR,
-        ScriptOutputType.MULTI, scriptKeys, counted(claimArguments(expected, force)));
-    return ScriptReplies.ssdrClaim(answer);
-  }
-
-  /** Runs claim-done.lua: true when a delete marked the claim key. */
-  boolean claimDone(byte[] claimKey) {
-    Long marked = eval(connection.commands(), RedisScript.CLAIM_DONE, ScriptOutputType.INTEGER,
-        claimKey);
-    return marked != null && marked == 1;
-  }
-
-  /** Runs delete-ssdr.lua. */
-  void deleteSsdr(byte[] ssdrKey, byte[] claimKey, long markMillis) {
-    byte[][] scriptKeys = {ssdrKey, claimKey};
-    eval(connection.commands(), RedisScript.DELETE_SSDR, ScriptOutputType.INTEGER, scriptKeys,
-        utf8(Long.toString(markMillis)));
-  }
-
-  /** Runs find-ssdr-only.lua: SSDR's hash, or what an unfinished take-over left; empty if none. */
-  Map<byte[], byte[]> ssdrHash(byte[] ssdrKey, byte[] claimKey) {
-    byte[][] scriptKeys = {ssdrKey, claimKey};
-    List<Object> answer = eval(connection.commands(), RedisScript.FIND_SSDR_ONLY,
-        ScriptOutputType.MULTI, scriptKeys);
-    Map<byte[], byte[]> hash = ScriptReplies.hashFields(answer);
-    if (hash == null) {
-      return Map.of();
-    }
-    long bytes = 0;
-    for (Map.Entry<byte[], byte[]> field : hash.entrySet()) {
-      bytes += field.getKey().length + field.getValue().length;
-    }
-    metrics.bytesRead.add(bytes);
-    return hash;
-  }
-
-  /** claim-ssdr.lua's arguments. */
-  static byte[][] claimArguments(SsdrSession expected, boolean force) {
-    List<byte[]> fields = expected.fields();
-    byte[][] arguments = new byte[2 + fields.size()][];
-    arguments[0] = utf8(force ? "1" : "0");
-    arguments[1] = expected.digest();
-    for (int i = 0; i < fields.size(); i++) {
-      arguments[2 + i] = fields.get(i);
-    }
-    return arguments;
-  }
-
-  private <T> @Nullable T eval(RedisClusterCommands<byte[], byte[]> commands, RedisScript script,
+  <T> @Nullable T eval(RedisClusterCommands<byte[], byte[]> commands, RedisScript script,
       ScriptOutputType type, byte[] key, byte[]... arguments) {
     byte[][] scriptKeys = {key};
     return eval(commands, script, type, scriptKeys, arguments);

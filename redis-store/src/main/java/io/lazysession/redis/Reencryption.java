@@ -97,7 +97,7 @@ final class Reencryption {
   /** Seals the values of session {@code id}, stored as {@code hash}, anew; {rewritten, remaining}. */
   private long[] resealValues(String id, Map<byte[], byte[]> hash) {
     List<byte[]> triples = new ArrayList<>();
-    ScriptReplies.PackFields packFields = new ScriptReplies.PackFields();
+    PackFields packFields = new PackFields();
     long remaining = 0;
     for (Map.Entry<byte[], byte[]> entry : hash.entrySet()) {
       String field = new String(entry.getKey(), UTF_8);

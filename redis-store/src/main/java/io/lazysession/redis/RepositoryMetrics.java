@@ -20,10 +20,10 @@ package io.lazysession.redis;
  * @param sessionsDeleted sessions deleted through this repository
  * @param scriptReloads scripts sent again after Redis had lost them (SCRIPT FLUSH, restart, failover)
  * @param sessionsMigrated sessions taken over from Spring Session Data Redis by their first save
- *     (see {@link LazyRedisSessionRepository.Builder#migrateFrom}); those still waiting are counted
+ *     (see {@link LazyRedisSessionRepositoryBuilder#migrateFrom}); those still waiting are counted
  *     by {@link LazyRedisSessionRepository#countSessionsWaitingForMigration()}
  * @param nearCacheTrustedHits {@code findById} calls answered from the near cache without any call
- *     to Redis (tracked reads, {@link LazyRedisSessionRepository.Builder#nearCacheTracking}); not
+ *     to Redis (tracked reads, {@link LazyRedisSessionRepositoryBuilder#nearCacheTracking}); not
  *     counted in {@code loads} nor {@code nearCacheHits}
  * @param rejectedValues stored values that protection ({@link SessionEncryption}) refused: forged or
  *     corrupt under a key this node holds, copied from another session or field, or unprotected

@@ -20,7 +20,7 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
    * @throws IllegalArgumentException naming the setting when tracked reads cannot work here
    * @throws IllegalStateException when Redis cannot be reached
    */
-  static LazyRedisSessionRepository open(LazyRedisSessionRepository.Builder builder) {
+  static LazyRedisSessionRepository open(LazyRedisSessionRepositoryBuilder builder) {
     AttributeSerializer serializer = builder.serializer == null
         ? AttributeSerializer.builder().build() : builder.serializer;
     NearCacheTracking tracks = builder.nearCacheTracking == null ? null : NearCacheTracking.checked(
@@ -73,7 +73,7 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
    * back.
    */
   private static void startDeferred(DeferredConnection deferred, SharedCollaborators shared,
-      LazyRedisSessionRepository.Builder builder, @Nullable NearCacheTracking tracks) {
+      LazyRedisSessionRepositoryBuilder builder, @Nullable NearCacheTracking tracks) {
     shared.metrics().outage.unavailableAtStartup(deferred.why());
     deferred.start(opened -> {
       try {
@@ -102,7 +102,7 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
    * the other names looked up on a miss while unprotected values are accepted (a rollout:
    * docs/security.md).
    */
-  static SessionKeys keys(LazyRedisSessionRepository.Builder builder,
+  static SessionKeys keys(LazyRedisSessionRepositoryBuilder builder,
       SessionConnection connection) {
     SessionEncryption encryption = builder.encryption;
     if (encryption == null) {
@@ -115,7 +115,7 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
 
   /** Loads the scripts (once connected) and builds the collaborators of {@code repository}. */
   static RepositoryWiring wire(LazyRedisSessionRepository repository,
-      LazyRedisSessionRepository.Builder builder, AttributeSerializer serializer,
+      LazyRedisSessionRepositoryBuilder builder, AttributeSerializer serializer,
       SessionConnection connection, NearCache nearCache, @Nullable TrackingConnection tracking) {
     MetricsRecorder metrics = new MetricsRecorder();
     ValueProtection protection = builder.encryption == null ? ValueProtection.NONE

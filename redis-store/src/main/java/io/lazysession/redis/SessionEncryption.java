@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * Protection of what a repository stores ({@link LazyRedisSessionRepository.Builder#encryption}):
+ * Protection of what a repository stores ({@link LazyRedisSessionRepositoryBuilder#encryption}):
  * every attribute value, the attribute pack and the principal name are sealed with AES-256-GCM
  * under the first key, bound to the namespace, the session and the field, and checked before any
  * byte reaches a codec; session ids and principal names are replaced by keyed names, whose secret

@@ -5,7 +5,7 @@ import java.util.Objects;
 /**
  * At most {@code maxSessions} live sessions per principal name, decided atomically in Redis for
  * all nodes (docs/session-policies.md); what happens to a sign-in beyond it is {@code action}.
- * Immutable, thread-safe. Given to {@link LazyRedisSessionRepository.Builder#sessionLimit}; none by
+ * Immutable, thread-safe. Given to {@link LazyRedisSessionRepositoryBuilder#sessionLimit}; none by
  * default.
  *
  * @param maxSessions how many live sessions one principal may have, 1 or more

@@ -4,7 +4,7 @@ import java.time.Duration;
 
 /**
  * A save was applied by the primary, but fewer replicas than the configured
- * {@linkplain LazyRedisSessionRepository.Builder#durability durability} acknowledged it within the
+ * {@linkplain LazyRedisSessionRepositoryBuilder#durability durability} acknowledged it within the
  * timeout. The change is not rolled back: it may still reach the replicas, or it may be lost if the
  * primary fails before they copy it. The application decides (retry, tell the user, carry on).
  * Immutable, so thread-safe.

@@ -119,7 +119,7 @@ final class SessionRenaming {
       return false;
     }
     String principal = store.protection().openPrincipal(id, storedPrincipal);
-    Long due = store.scheduledExpiry(id);
+    Long due = store.indexes().scheduledExpiry(id);
     byte[] fromSet = principal == null ? null : keys.principal(principal, id);
     keys.locate(id, !from);
     byte[] toKey = keys.session(id);
@@ -143,19 +143,19 @@ final class SessionRenaming {
       return false;
     }
     if (due != null) {
-      store.scheduleExpiry(id, due);
+      store.indexes().scheduleExpiry(id, due);
     }
     if (principal != null) {
       metrics.roundTrips.increment();
       Long setTtl = commands.pttl(fromSet);
-      store.addToPrincipal(principal, id, setTtl != null && setTtl > 0 ? setTtl : null);
+      store.indexes().addToPrincipal(principal, id, setTtl != null && setTtl > 0 ? setTtl : null);
     }
     keys.locate(id, from);
     if (due != null) {
-      store.unscheduleExpiry(id);
+      store.indexes().unscheduleExpiry(id);
     }
     if (principal != null) {
-      store.removeFromPrincipal(principal, id);
+      store.indexes().removeFromPrincipal(principal, id);
     }
     keys.locate(id, !from);
     return true;

@@ -52,7 +52,7 @@ final class SessionSizes {
     int packBytes = 0;
     int packNameBytes = 0;
     int packFields = 0;
-    ScriptReplies.PackFields pack = new ScriptReplies.PackFields();
+    PackFields pack = new PackFields();
     Map<String, byte[]> own = new LinkedHashMap<>();
     for (Map.Entry<byte[], byte[]> field : hash.entrySet()) {
       byte[] name = field.getKey();

@@ -254,7 +254,7 @@ final class SessionWriter {
           Instant.ofEpochMilli(claimed.lastAccess()),
           Duration.ofSeconds(claimed.maxInactiveSeconds()));
       // With durability, replicated before SSDR's copy is removed (claim-done).
-      boolean created = store.migrate(id, clock.millis(), claimed, replaced,
+      boolean created = migration.migrate(id, clock.millis(), claimed, replaced,
           expiryGrace.toMillis(), durability.replicas(), durability.timeout());
       if (created) {
         session.takenOver(rebased);

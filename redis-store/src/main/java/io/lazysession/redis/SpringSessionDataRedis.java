@@ -7,7 +7,7 @@ import org.jspecify.annotations.Nullable;
  * Where Spring Session Data Redis (4.x, {@code RedisSessionRepository} or
  * {@code RedisIndexedSessionRepository}, default JDK serialization) keeps the sessions that a
  * repository should take over, one by one, on their first request: see
- * {@link LazyRedisSessionRepository.Builder#migrateFrom}. Immutable, thread-safe.
+ * {@link LazyRedisSessionRepositoryBuilder#migrateFrom}. Immutable, thread-safe.
  *
  * <pre>{@code
  * LazyRedisSessionRepository.builder(client)

@@ -5,9 +5,12 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import io.lazysession.serializer.AttributeSerializer;
 import io.lettuce.core.KeyScanArgs;
 import io.lettuce.core.ScanIterator;
+import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.sync.RedisAdvancedClusterCommands;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
+import java.time.Duration;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -103,7 +106,7 @@ final class SpringSessionDataRedisMigration {
    * Attributes are not decoded.
    */
   @Nullable SsdrSession find(String id) {
-    Map<byte[], byte[]> hash = store.ssdrHash(layout.session(id), claimKey(id)); // counts bytes
+    Map<byte[], byte[]> hash = ssdrHash(layout.session(id), claimKey(id)); // counts bytes
     return hash.isEmpty() ? null : read(id, hash);
   }
 
@@ -148,7 +151,7 @@ final class SpringSessionDataRedisMigration {
    * left behind are ignored by both stores, as they point at no hash.
    */
   @Nullable Void delete(String id) {
-    store.deleteSsdr(layout.session(id), claimKey(id), DELETE_MARK_MILLIS);
+    deleteSsdr(layout.session(id), claimKey(id), DELETE_MARK_MILLIS);
     metrics.roundTrips.increment();
     connection.commands().del(layout.expires(id));
     return null;
@@ -160,7 +163,7 @@ final class SpringSessionDataRedisMigration {
    * it held.
    */
   ScriptReplies.SsdrClaim claim(String id, SsdrSession expected, boolean force) {
-    return store.claimSsdr(layout.session(id), claimKey(id), expected, force);
+    return claimSsdr(layout.session(id), claimKey(id), expected, force);
   }
 
   /**
@@ -168,7 +171,7 @@ final class SpringSessionDataRedisMigration {
    * delete marked the claim meanwhile (the session must be deleted there too).
    */
   boolean claimDone(String id) {
-    return store.claimDone(claimKey(id));
+    return claimDone(claimKey(id));
   }
 
   /**
@@ -250,5 +253,90 @@ final class SpringSessionDataRedisMigration {
   @Override
   public String toString() {
     return "SpringSessionDataRedisMigration[" + new String(layout.session(""), UTF_8) + "*]";
+  }
+
+  /**
+   * Runs the migrate script: creates the hash of a session taken over from Spring Session Data Redis
+   * with its attributes (field name to envelope; {@code replaced} ones with the bytes given there;
+   * under a keyed name, {@code #i} too), unless the key exists. With {@code replicas} above 0, on a
+   * connection to the key's primary, then waits (WAIT) for that many replicas to have it, so that
+   * SSDR's copy is only removed once this one is as durable as a save.
+   *
+   * @return whether this call created the hash (version 1)
+   * @throws SessionNotReplicatedException when too few replicas acknowledged within {@code timeout}
+   */
+  boolean migrate(String id, long nowMillis, SsdrSession origin, Map<String, byte[]> replaced,
+      long graceMillis, int replicas, Duration timeout) {
+    byte[] key = store.keys().session(id);
+    byte[][] arguments = store.counted(store.keys().withIdField(id, store.sealed(id,
+        origin.migrateArguments(nowMillis, graceMillis, store.absoluteMillis(), replaced), 5)));
+    if (replicas <= 0) {
+      Long created = store.eval(connection.commands(), RedisScript.MIGRATE,
+          ScriptOutputType.INTEGER, key, arguments);
+      return created != null && created == 1;
+    }
+    return connection.onPrimaryOf(key, primary -> {
+      Long created =
+          store.eval(primary, RedisScript.MIGRATE, ScriptOutputType.INTEGER, key, arguments);
+      metrics.roundTrips.increment();
+      Long acknowledged = primary.waitForReplication(replicas, Math.max(1, timeout.toMillis()));
+      if (acknowledged == null || acknowledged < replicas) {
+        throw new SessionNotReplicatedException("save", id, replicas,
+            acknowledged == null ? 0 : acknowledged, timeout);
+      }
+      return created != null && created == 1;
+    });
+  }
+
+  /** Runs claim-ssdr.lua on SSDR's hash {@code ssdrKey} and its claim key. */
+  private ScriptReplies.SsdrClaim claimSsdr(byte[] ssdrKey, byte[] claimKey, SsdrSession expected,
+      boolean force) {
+    byte[][] scriptKeys = {ssdrKey, claimKey};
+    List<Object> answer = store.eval(connection.commands(), RedisScript.CLAIM_SSDR,
+        ScriptOutputType.MULTI, scriptKeys, store.counted(claimArguments(expected, force)));
+    return ScriptReplies.ssdrClaim(answer);
+  }
+
+  /** Runs claim-done.lua: true when a delete marked the claim key. */
+  private boolean claimDone(byte[] claimKey) {
+    Long marked = store.eval(connection.commands(), RedisScript.CLAIM_DONE, ScriptOutputType.INTEGER,
+        claimKey);
+    return marked != null && marked == 1;
+  }
+
+  /** Runs delete-ssdr.lua. */
+  private void deleteSsdr(byte[] ssdrKey, byte[] claimKey, long markMillis) {
+    byte[][] scriptKeys = {ssdrKey, claimKey};
+    store.eval(connection.commands(), RedisScript.DELETE_SSDR, ScriptOutputType.INTEGER, scriptKeys,
+        RedisSessionStore.utf8(Long.toString(markMillis)));
+  }
+
+  /** Runs find-ssdr-only.lua: SSDR's hash, or what an unfinished take-over left; empty if none. */
+  private Map<byte[], byte[]> ssdrHash(byte[] ssdrKey, byte[] claimKey) {
+    byte[][] scriptKeys = {ssdrKey, claimKey};
+    List<Object> answer = store.eval(connection.commands(), RedisScript.FIND_SSDR_ONLY,
+        ScriptOutputType.MULTI, scriptKeys);
+    Map<byte[], byte[]> hash = ScriptReplies.hashFields(answer);
+    if (hash == null) {
+      return Map.of();
+    }
+    long bytes = 0;
+    for (Map.Entry<byte[], byte[]> field : hash.entrySet()) {
+      bytes += field.getKey().length + field.getValue().length;
+    }
+    metrics.bytesRead.add(bytes);
+    return hash;
+  }
+
+  /** claim-ssdr.lua's arguments. */
+  static byte[][] claimArguments(SsdrSession expected, boolean force) {
+    List<byte[]> fields = expected.fields();
+    byte[][] arguments = new byte[2 + fields.size()][];
+    arguments[0] = RedisSessionStore.utf8(force ? "1" : "0");
+    arguments[1] = expected.digest();
+    for (int i = 0; i < fields.size(); i++) {
+      arguments[2 + i] = fields.get(i);
+    }
+    return arguments;
   }
 }

@@ -59,7 +59,7 @@ class ClusterIT {
     clientB.shutdown();
   }
 
-  static LazyRedisSessionRepository.Builder node(RedisClusterClient client, String namespace) {
+  static LazyRedisSessionRepositoryBuilder node(RedisClusterClient client, String namespace) {
     return LazyRedisSessionRepository.builder(client)
         .serializer(TestRedis.serializer())
         .namespace(namespace)

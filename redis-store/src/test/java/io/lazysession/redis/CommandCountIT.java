@@ -271,7 +271,7 @@ class CommandCountIT {
    * {@code touchSeconds}, with {@code policy} set on its builder.
    */
   static LazyRedisSessionRepository withPolicy(int touchSeconds,
-      java.util.function.UnaryOperator<LazyRedisSessionRepository.Builder> policy) {
+      java.util.function.UnaryOperator<LazyRedisSessionRepositoryBuilder> policy) {
     return policy.apply(LazyRedisSessionRepository.builder(client)
         .serializer(TestRedis.serializer()).namespace(repository.namespace()).clock(clock)
         .cleanupInterval(Duration.ZERO).touchInterval(Duration.ofSeconds(touchSeconds))

@@ -99,7 +99,7 @@ class EncryptionIT {
   /** A node of {@code namespace}, as {@code config} builds it; closed after the test. */
   LazyRedisSessionRepository node(Config config, String namespace, Keys keys) {
     if (config == Config.BUILDER) {
-      LazyRedisSessionRepository.Builder builder = LazyRedisSessionRepository.builder(client)
+      LazyRedisSessionRepositoryBuilder builder = LazyRedisSessionRepository.builder(client)
           .namespace(namespace)
           .serializer(AttributeSerializer.builder().allowList(ClassAllowList.builder()
               .allowPackage(PLANTED_PACKAGE).build()).build());
@@ -179,7 +179,7 @@ class EncryptionIT {
   /** Key ids of every protected value of a session hash ("-" for an unprotected one). */
   static List<String> keyIds(String namespace, String id) {
     List<String> ids = new ArrayList<>();
-    ScriptReplies.PackFields pack = new ScriptReplies.PackFields();
+    PackFields pack = new PackFields();
     raw.hgetall(key(namespace, id)).forEach((name, value) -> {
       String field = new String(name, UTF_8);
       if (!pack.offer(name, value) && (field.equals(SessionKeys.PRINCIPAL)

@@ -69,7 +69,7 @@ class KeyedNamesIT {
 
   /** A node of {@code namespace} with {@code encryption} (null: no keys), closed after the test. */
   LazyRedisSessionRepository node(String namespace, @Nullable SessionEncryption encryption) {
-    LazyRedisSessionRepository.Builder builder = LazyRedisSessionRepository.builder(client)
+    LazyRedisSessionRepositoryBuilder builder = LazyRedisSessionRepository.builder(client)
         .namespace(namespace).cleanupInterval(Duration.ZERO);
     if (encryption != null) {
       builder.encryption(encryption);

@@ -35,7 +35,7 @@ class NearCacheInexactSaveIT {
   }
 
   static LazyRedisSessionRepository repository(long nearCacheBytes) {
-    LazyRedisSessionRepository.Builder b = LazyRedisSessionRepository.builder(client)
+    LazyRedisSessionRepositoryBuilder b = LazyRedisSessionRepository.builder(client)
         .serializer(TestRedis.serializer()).cleanupInterval(Duration.ZERO);
     if (nearCacheBytes == 0) {
       b = b.nearCacheMaxBytes(0);

@@ -54,7 +54,7 @@ class NearCacheTrackingIT {
     client.shutdown();
   }
 
-  static LazyRedisSessionRepository.Builder node(String namespace) {
+  static LazyRedisSessionRepositoryBuilder node(String namespace) {
     return LazyRedisSessionRepository.builder(client).serializer(TestRedis.serializer())
         .namespace(namespace).cleanupInterval(Duration.ZERO);
   }

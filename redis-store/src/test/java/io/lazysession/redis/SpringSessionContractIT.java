@@ -56,7 +56,7 @@ class SpringSessionContractIT {
 
   /** One configuration: a face over a repository with a near-cache mode. */
   record Configuration(String face, String nearCache,
-      UnaryOperator<LazyRedisSessionRepository.Builder> mode,
+      UnaryOperator<LazyRedisSessionRepositoryBuilder> mode,
       Function<LazyRedisSessionRepository, Face> faceOf) {
     @Override
     public String toString() {
@@ -65,9 +65,9 @@ class SpringSessionContractIT {
   }
 
   static Stream<Configuration> configurations() {
-    UnaryOperator<LazyRedisSessionRepository.Builder> off = b -> b.nearCacheMaxBytes(0);
-    UnaryOperator<LazyRedisSessionRepository.Builder> validated = b -> b;
-    UnaryOperator<LazyRedisSessionRepository.Builder> tracked =
+    UnaryOperator<LazyRedisSessionRepositoryBuilder> off = b -> b.nearCacheMaxBytes(0);
+    UnaryOperator<LazyRedisSessionRepositoryBuilder> validated = b -> b;
+    UnaryOperator<LazyRedisSessionRepositoryBuilder> tracked =
         b -> b.nearCacheTracking(Duration.ofMillis(500));
     return Stream.of(
         new Configuration("servlet", "off", off, Face::servlet),

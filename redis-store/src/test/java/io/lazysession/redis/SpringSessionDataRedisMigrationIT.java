@@ -136,7 +136,7 @@ class SpringSessionDataRedisMigrationIT {
   }
 
   LazyRedisSessionRepository node(RedisClient client, String migrateFrom) {
-    LazyRedisSessionRepository.Builder builder = LazyRedisSessionRepository.builder(client)
+    LazyRedisSessionRepositoryBuilder builder = LazyRedisSessionRepository.builder(client)
         .serializer(serializer())
         .namespace(namespace)
         .cleanupInterval(Duration.ZERO)
@@ -578,7 +578,7 @@ class SpringSessionDataRedisMigrationIT {
     byte[][] keys = {key("sessions:" + id), claimKey(id)};
     return ScriptReplies.ssdrClaim(raw.eval(RedisScript.CLAIM_SSDR.source(),
         io.lettuce.core.ScriptOutputType.MULTI, keys,
-        RedisSessionStore.claimArguments(expected, force)));
+        SpringSessionDataRedisMigration.claimArguments(expected, force)));
   }
 
   @Test

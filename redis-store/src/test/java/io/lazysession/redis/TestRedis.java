@@ -65,11 +65,11 @@ final class TestRedis {
   }
 
   /**
-   * The pack of a session hash as the store reads it ({@link ScriptReplies.PackFields}): the field
+   * The pack of a session hash as the store reads it ({@link PackFields}): the field
    * {@code #s}, or else its chunks {@code #s0}, {@code #s1}, ... joined; null when there is none.
    */
   static byte[] pack(RedisCommands<byte[], byte[]> raw, byte[] key) {
-    ScriptReplies.PackFields pack = new ScriptReplies.PackFields();
+    PackFields pack = new PackFields();
     raw.hgetall(key).forEach(pack::offer);
     return pack.pack();
   }

@@ -33,12 +33,12 @@ import org.springframework.session.events.SessionDestroyedEvent;
 final class TwoNodes
     implements AfterAllCallback, BeforeEachCallback, AfterEachCallback {
   private final RedisServerExtension redis;
-  private final UnaryOperator<LazyRedisSessionRepository.Builder> classConfig;
+  private final UnaryOperator<LazyRedisSessionRepositoryBuilder> classConfig;
   private final List<LazyRedisSessionRepository> opened = new ArrayList<>();
   private @Nullable RedisClient clientA;
   private @Nullable RedisClient clientB;
   private @Nullable RedisCommands<byte[], byte[]> raw;
-  private UnaryOperator<LazyRedisSessionRepository.Builder> testConfig = UnaryOperator.identity();
+  private UnaryOperator<LazyRedisSessionRepositoryBuilder> testConfig = UnaryOperator.identity();
   private MutableClock clock = MutableClock.startingNow();
   private RecordingEventPublisher eventsA = new RecordingEventPublisher();
   private RecordingEventPublisher eventsB = new RecordingEventPublisher();
@@ -47,7 +47,7 @@ final class TwoNodes
   private @Nullable LazyRedisSessionRepository b;
 
   private TwoNodes(RedisServerExtension redis,
-      UnaryOperator<LazyRedisSessionRepository.Builder> classConfig) {
+      UnaryOperator<LazyRedisSessionRepositoryBuilder> classConfig) {
     this.redis = redis;
     this.classConfig = classConfig;
   }
@@ -57,7 +57,7 @@ final class TwoNodes
    * goes through {@code config}.
    */
   static TwoNodes on(RedisServerExtension redis,
-      UnaryOperator<LazyRedisSessionRepository.Builder> config) {
+      UnaryOperator<LazyRedisSessionRepositoryBuilder> config) {
     return new TwoNodes(redis, config);
   }
 
@@ -104,8 +104,8 @@ final class TwoNodes
   }
 
   /** More configuration for the nodes of this test; call before the first {@link #a()}. */
-  void configure(UnaryOperator<LazyRedisSessionRepository.Builder> config) {
-    UnaryOperator<LazyRedisSessionRepository.Builder> before = testConfig;
+  void configure(UnaryOperator<LazyRedisSessionRepositoryBuilder> config) {
+    UnaryOperator<LazyRedisSessionRepositoryBuilder> before = testConfig;
     testConfig = builder -> config.apply(before.apply(builder));
   }
 
@@ -126,7 +126,7 @@ final class TwoNodes
   }
 
   /** Closes node A and builds it again with {@code change} on top of its configuration. */
-  LazyRedisSessionRepository restartA(UnaryOperator<LazyRedisSessionRepository.Builder> change) {
+  LazyRedisSessionRepository restartA(UnaryOperator<LazyRedisSessionRepositoryBuilder> change) {
     if (a != null) {
       a.close();
     }
@@ -135,7 +135,7 @@ final class TwoNodes
   }
 
   /** Closes node B and builds it again with {@code change} on top of its configuration. */
-  LazyRedisSessionRepository restartB(UnaryOperator<LazyRedisSessionRepository.Builder> change) {
+  LazyRedisSessionRepository restartB(UnaryOperator<LazyRedisSessionRepositoryBuilder> change) {
     if (b != null) {
       b.close();
     }
@@ -148,7 +148,7 @@ final class TwoNodes
    * test (closing it earlier is fine).
    */
   LazyRedisSessionRepository another(RedisClient client, RecordingEventPublisher events,
-      UnaryOperator<LazyRedisSessionRepository.Builder> change) {
+      UnaryOperator<LazyRedisSessionRepositoryBuilder> change) {
     return open(change.apply(configured(builder(client, events))));
   }
 
@@ -156,7 +156,7 @@ final class TwoNodes
    * A builder on {@code client} with this test's namespace, clock, the test serializer, no
    * background sweep and {@code events}; neither class nor test configuration applied.
    */
-  LazyRedisSessionRepository.Builder builder(RedisClient client, RecordingEventPublisher events) {
+  LazyRedisSessionRepositoryBuilder builder(RedisClient client, RecordingEventPublisher events) {
     return LazyRedisSessionRepository.builder(client)
         .serializer(TestRedis.serializer())
         .namespace(namespace)
@@ -166,7 +166,7 @@ final class TwoNodes
   }
 
   /** Builds a repository that is closed after the test. */
-  LazyRedisSessionRepository open(LazyRedisSessionRepository.Builder builder) {
+  LazyRedisSessionRepository open(LazyRedisSessionRepositoryBuilder builder) {
     LazyRedisSessionRepository repository = builder.build();
     opened.add(repository);
     return repository;
@@ -213,7 +213,7 @@ final class TwoNodes
         : (namespace + ":s:{" + id + "}").getBytes(UTF_8);
   }
 
-  private LazyRedisSessionRepository.Builder configured(LazyRedisSessionRepository.Builder builder) {
+  private LazyRedisSessionRepositoryBuilder configured(LazyRedisSessionRepositoryBuilder builder) {
     return testConfig.apply(classConfig.apply(builder));
   }
 

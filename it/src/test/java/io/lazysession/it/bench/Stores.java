@@ -5,6 +5,7 @@ import io.lazysession.it.bench.shop.ShopSessions;
 import io.lazysession.redis.LazyReactiveRedisSessionRepository;
 import io.lazysession.redis.EncryptionKey;
 import io.lazysession.redis.LazyRedisSessionRepository;
+import io.lazysession.redis.LazyRedisSessionRepositoryBuilder;
 import io.lazysession.redis.SessionEncryption;
 import io.lazysession.serializer.AttributeSerializer;
 import io.lazysession.serializer.ClassAllowList;
@@ -254,7 +255,7 @@ final class Stores {
    */
   private static SessionStore lazy(StoreSpec spec, RedisURI uri, AttributeSerializer serializer,
       boolean nearCache, int durabilityReplicas, boolean reactive,
-      Consumer<LazyRedisSessionRepository.Builder> options) {
+      Consumer<LazyRedisSessionRepositoryBuilder> options) {
     LongAdder sent = new LongAdder();
     List<StoreNode<?>> nodes = new ArrayList<>();
     List<AutoCloseable> resources = new ArrayList<>();
@@ -265,7 +266,7 @@ final class Stores {
         RedisClient client = RedisClient.create(uri);
         resources.add(() -> client.shutdown(Duration.ZERO, Duration.ofSeconds(2)));
         client.addListener(counting(sent));
-        LazyRedisSessionRepository.Builder builder = LazyRedisSessionRepository.builder(client)
+        LazyRedisSessionRepositoryBuilder builder = LazyRedisSessionRepository.builder(client)
             .serializer(serializer)
             .namespace(spec.namespace())
             .cleanupInterval(Duration.ZERO)

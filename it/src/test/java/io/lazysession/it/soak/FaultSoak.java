@@ -2,6 +2,7 @@ package io.lazysession.it.soak;
 
 import io.lazysession.it.bench.shop.ShopSessions;
 import io.lazysession.redis.LazyRedisSessionRepository;
+import io.lazysession.redis.LazyRedisSessionRepositoryBuilder;
 import io.lazysession.redis.LazySession;
 import io.lazysession.redis.config.ClientsFromProperties;
 import io.lazysession.serializer.AttributeSerializer;
@@ -211,7 +212,7 @@ final class FaultSoak {
             .map(node -> node.host() + ":" + node.port()).collect(Collectors.joining(",")),
         "spring.data.redis.timeout", "1s"));
     clients.add(client);
-    LazyRedisSessionRepository.Builder builder = LazyRedisSessionRepository.builder(client)
+    LazyRedisSessionRepositoryBuilder builder = LazyRedisSessionRepository.builder(client)
         .serializer(AttributeSerializer.builder().allowList(ALLOW_LIST).build())
         .namespace("soak-" + ProcessHandle.current().pid() + "-" + mode.name().toLowerCase());
     LazyRedisSessionRepository repository = verifier ? builder.nearCacheMaxBytes(0).build()

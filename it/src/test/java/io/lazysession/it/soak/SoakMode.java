@@ -1,6 +1,7 @@
 package io.lazysession.it.soak;
 
 import io.lazysession.redis.LazyRedisSessionRepository;
+import io.lazysession.redis.LazyRedisSessionRepositoryBuilder;
 import java.time.Duration;
 
 /**
@@ -43,7 +44,7 @@ enum SoakMode {
     return this == TRACKED ? MAX_STALENESS : Duration.ZERO;
   }
 
-  LazyRedisSessionRepository.Builder configure(LazyRedisSessionRepository.Builder builder) {
+  LazyRedisSessionRepositoryBuilder configure(LazyRedisSessionRepositoryBuilder builder) {
     return switch (this) {
       case DURABILITY_OFF -> builder;
       case DURABILITY_ON -> builder.durability(1, DURABILITY_TIMEOUT);

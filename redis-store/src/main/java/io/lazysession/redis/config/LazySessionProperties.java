@@ -176,14 +176,8 @@ public record LazySessionProperties(
     if (maxValueBytes != null) {
       PropertyChecks.maxValueBytes(maxValueBytes);
     }
-    if (absoluteTimeout != null) {
-      PropertyChecks.wholeSeconds("absolute-timeout", absoluteTimeout,
-          "8h, or remove it for none (the default)");
-    }
-    if (anonymousTimeout != null) {
-      PropertyChecks.wholeSeconds("anonymous-timeout", anonymousTimeout,
-          "2m, or remove it for none (the default)");
-    }
+    PropertyChecks.wholeSecondsIfSet("absolute-timeout", absoluteTimeout, "8h");
+    PropertyChecks.wholeSecondsIfSet("anonymous-timeout", anonymousTimeout, "2m");
     PropertyChecks.idRenewal(idRenewalInterval, idRenewalGrace);
     PropertyChecks.sessionLimit(maxSessionsPerPrincipal, maxSessionsAction);
   }

@@ -1,6 +1,7 @@
 package io.lazysession.redis.config;
 
 import io.lazysession.redis.LazyRedisSessionRepository;
+import io.lazysession.redis.LazyRedisSessionRepositoryBuilder;
 
 /**
  * Adjusts the repository's builder for what the {@code lazysession.*} properties (or
@@ -11,5 +12,5 @@ import io.lazysession.redis.LazyRedisSessionRepository;
  */
 @FunctionalInterface
 public interface LazySessionRepositoryCustomizer {
-  void customize(LazyRedisSessionRepository.Builder builder);
+  void customize(LazyRedisSessionRepositoryBuilder builder);
 }

@@ -176,6 +176,13 @@ final class PropertyChecks {
     }
   }
 
+  /** As {@link #wholeSeconds}, for a setting that is off when unset. */
+  static void wholeSecondsIfSet(String name, @Nullable Duration value, String example) {
+    if (value != null) {
+      wholeSeconds(name, value, example + ", or remove it for none (the default)");
+    }
+  }
+
   /** @param example a duration to suggest, e.g. "8h, or remove it for none (the default)" */
   static void wholeSeconds(String name, Duration value, String example) {
     if (value.compareTo(Duration.ofSeconds(1)) < 0 || value.getNano() != 0) {

@@ -2,6 +2,7 @@ package io.lazysession.redis.config;
 
 import io.lazysession.redis.EncryptionKeySource;
 import io.lazysession.redis.LazyRedisSessionRepository;
+import io.lazysession.redis.LazyRedisSessionRepositoryBuilder;
 import io.lazysession.redis.SessionEncryption;
 import io.lazysession.redis.SpringSessionDataRedis;
 import io.lazysession.serializer.AttributeSerializer;
@@ -123,7 +124,7 @@ final class RepositoryFactory {
       properties.checkDurabilityTimeout(request.target().commandTimeout(),
           request.target().commandTimeoutName());
     }
-    LazyRedisSessionRepository.Builder builder;
+    LazyRedisSessionRepositoryBuilder builder;
     if (request.client() instanceof RedisClusterClient cluster) {
       builder = LazyRedisSessionRepository.builder(cluster);
     } else if (request.client() instanceof RedisClient standalone) {

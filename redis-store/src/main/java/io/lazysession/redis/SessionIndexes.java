@@ -1,0 +1,105 @@
+package io.lazysession.redis;
+
+import io.lettuce.core.Limit;
+import io.lettuce.core.Range;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.ZAddArgs;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The commands on the two indexes of a namespace besides the session hashes: the expiry schedule
+ * (a sorted set of members by due time) and the principal sets, each counted as a round trip as
+ * {@link RedisSessionStore} counts its own. Members and key names come from {@link SessionKeys}
+ * (keyed with encryption keys on). Thread-safe.
+ */
+final class SessionIndexes {
+  private final RedisSessionStore store;
+  private final SessionConnection connection;
+  private final SessionKeys keys;
+  private final MetricsRecorder metrics;
+
+  SessionIndexes(RedisSessionStore store, SessionConnection connection, SessionKeys keys,
+      MetricsRecorder metrics) {
+    this.store = store;
+    this.connection = connection;
+    this.keys = keys;
+    this.metrics = metrics;
+  }
+
+  void scheduleExpiry(String id, long dueMillis) {
+    metrics.roundTrips.increment();
+    connection.commands().zadd(keys.expirations(), (double) dueMillis, keys.member(id));
+  }
+
+  /** Moves an id that is still scheduled; does nothing when another node removed it meanwhile. */
+  void rescheduleExpiry(String id, long dueMillis) {
+    metrics.roundTrips.increment();
+    connection.commands().zadd(keys.expirations(), ZAddArgs.Builder.xx(), (double) dueMillis,
+        keys.member(id));
+  }
+
+  /** When {@code id} is due to expire by the schedule (epoch milliseconds); null when not on it. */
+  @Nullable Long scheduledExpiry(String id) {
+    metrics.roundTrips.increment();
+    Double due = connection.commands().zscore(keys.expirations(), keys.member(id));
+    return due == null ? null : due.longValue();
+  }
+
+  /** Removes an id from the schedule; true for exactly one caller when several race. */
+  boolean unscheduleExpiry(String id) {
+    metrics.roundTrips.increment();
+    Long removed = connection.commands().zrem(keys.expirations(), keys.member(id));
+    return removed != null && removed > 0;
+  }
+
+  List<String> dueForExpiry(long nowMillis, int limit) {
+    metrics.roundTrips.increment();
+    List<byte[]> ids = connection.commands().zrangebyscore(keys.expirations(),
+        Range.create(Double.NEGATIVE_INFINITY, (double) nowMillis), Limit.create(0, limit));
+    List<String> result = new ArrayList<>(ids.size());
+    for (byte[] member : ids) {
+      String id = keys.idOf(member);
+      if (id != null) {
+        result.add(id);
+      } else if (connection.commands().zrem(keys.expirations(), member) != null) {
+        metrics.roundTrips.increment(); // a member that fails its check: no session to report
+      }
+    }
+    return result;
+  }
+
+  /**
+   * Adds an id to a principal's set; true when it was not there yet. With {@code ttlMillis} (see
+   * {@link PrincipalIndex#setTtl}) by principal-add.lua, which also keeps the set alive that long.
+   */
+  boolean addToPrincipal(String principalName, String id, @Nullable Long ttlMillis) {
+    Long added;
+    if (ttlMillis == null) {
+      metrics.roundTrips.increment();
+      added = connection.commands().sadd(keys.principal(principalName, id), keys.member(id));
+    } else {
+      added = store.eval(connection.commands(), RedisScript.PRINCIPAL_ADD, ScriptOutputType.INTEGER,
+          keys.principal(principalName, id), keys.member(id), RedisSessionStore.utf8(Long.toString(ttlMillis)));
+    }
+    return added != null && added > 0;
+  }
+
+  void removeFromPrincipal(String principalName, String id) {
+    metrics.roundTrips.increment();
+    connection.commands().srem(keys.principal(principalName, id), keys.member(id));
+  }
+
+  Set<String> principalSessions(String principalName) {
+    Set<String> ids = new LinkedHashSet<>();
+    for (byte[] key : keys.principals(principalName)) { // two sets during a rollout
+      metrics.roundTrips.increment();
+      connection.commands().smembers(key).stream().map(keys::idOf).filter(id -> id != null)
+          .forEach(ids::add);
+    }
+    return ids;
+  }
+}
