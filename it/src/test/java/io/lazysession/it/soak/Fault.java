@@ -7,11 +7,13 @@ enum Fault {
   DEBUG_SLEEP("DEBUG SLEEP", "`DEBUG SLEEP 0.7` on the primary"),
   OUT_OF_MEMORY("out of memory", "`CONFIG SET maxmemory` to half the primary's used memory "
       + "(policy `noeviction`) for 3 s, then back to 0"),
-  PRIMARY_PAUSE("primary paused", "SIGSTOP of the primary for 3 s (longer than Sentinel's "
-      + "down-after of 1 s), then SIGCONT"),
+  PRIMARY_PAUSE("primary paused", "the primary frozen for 3 s (longer than Sentinel's "
+      + "down-after of 1 s), then resumed: SIGSTOP / SIGCONT of a local server, `docker pause` / "
+      + "`docker unpause` of a container"),
   FAILOVER("failover", "`SENTINEL FAILOVER` while the primary is healthy"),
-  PRIMARY_KILL("primary killed", "SIGKILL of the primary; once Sentinel promoted the replica, the "
-      + "killed server is started again, empty, and Sentinel makes it a replica");
+  PRIMARY_KILL("primary killed", "SIGKILL of the primary (`docker kill` of a container); once "
+      + "Sentinel promoted the replica, the killed server is started again, empty, and Sentinel "
+      + "makes it a replica");
 
   private final String label;
   private final String how;
