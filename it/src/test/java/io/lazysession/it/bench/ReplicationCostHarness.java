@@ -63,10 +63,11 @@ final class ReplicationCostHarness {
   static final int MEMORY_SESSIONS = 256;
   /**
    * Stores of the interleaved floor cells: the defaults with and without the near cache, with the
-   * tracked near cache (a hit without a call), and Kryo without compression (what zstd costs).
+   * tracked near cache (a hit without a call), with encryption keys (what sealing costs), and Kryo
+   * without compression (what zstd costs).
    */
-  static final List<String> FLOOR_STORES =
-      List.of("lazy-kryo", "lazy-kryo-zstd", "lazy-kryo-zstd+near", Stores.TRACKED);
+  static final List<String> FLOOR_STORES = List.of("lazy-kryo", "lazy-kryo-zstd",
+      "lazy-kryo-zstd+near", Stores.TRACKED, Stores.ENCRYPTED);
   static final String SAVE_WORKLOAD = "save (create session holding it)";
   static final String READ_WORKLOAD = "read it";
   private static final int TEMPLATES = 16;
