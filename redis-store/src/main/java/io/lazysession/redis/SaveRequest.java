@@ -105,12 +105,12 @@ record SaveRequest(SaveMode mode, long nowMillis, long creationMillis, long last
   }
 
   /**
-   * As {@link #arguments(ValueProtection.SessionValues)}; a create also writes {@code idField}, the
+   * As {@link #arguments(ValueProtection.SessionValues)}; a create (or a move) also writes {@code idField}, the
    * sealed id of a session under a keyed name ({@link SessionKeys#idField}), as the field
    * {@code #i}.
    */
   byte[][] arguments(ValueProtection.SessionValues values, byte @Nullable [] idField) {
-    boolean withId = idField != null && mode == SaveMode.CREATE;
+    boolean withId = idField != null && mode != SaveMode.UPDATE;
     int size = 10 + (writes().size() + (withId ? 1 : 0)) * 2 + removes().size();
     byte[][] arguments = new byte[size][];
     int i = 0;

@@ -101,7 +101,7 @@ class KeyedIdRenewalIT {
       assertThat(late.getId()).isEqualTo(newId);
       commands = monitor.stop();
     }
-    String dump = KeyedNamesIT.dump(nodes.raw(), nodes.namespace() + "*");
+    String dump = KeyedNamesIT.dump(nodes.raw(), "*" + nodes.namespace() + "*");
     assertThat(commands).contains(nodes.namespace() + ":s:{");
     for (String secret : secrets) {
       assertThat(commands).as("MONITOR").doesNotContain(secret);

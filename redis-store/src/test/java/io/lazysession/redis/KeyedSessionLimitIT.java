@@ -66,9 +66,30 @@ class KeyedSessionLimitIT {
     String namespace = TestRedis.uniqueNamespace("keyed-limit");
     ConcurrentSignIns.runAndCheck((index, events) ->
         node(index == 0 ? clients.a() : clients.b(), namespace, limit, events), faceOf, limit);
-    assertThat(KeyedNamesIT.dump(raw, namespace + "*")).as("dump")
-        .doesNotContain(":" + ConcurrentSignIns.USER + "}").doesNotContain(
-            ":principal:" + ConcurrentSignIns.USER);
+    assertThat(KeyedNamesIT.dump(raw, "*" + namespace + "*")).as("dump")
+        .doesNotContain(":principal:" + ConcurrentSignIns.USER);
+    assertEveryMemberSealed(namespace);
+  }
+
+  /** Every member of the principal sets, their orders and the schedule is a sealed id. */
+  static void assertEveryMemberSealed(String namespace) {
+    io.lettuce.core.ScanIterator<byte[]> keys = io.lettuce.core.ScanIterator.scan(raw,
+        io.lettuce.core.KeyScanArgs.Builder.matches("*" + namespace + "*"));
+    int members = 0;
+    while (keys.hasNext()) {
+      byte[] key = keys.next();
+      List<byte[]> found = switch (raw.type(key)) {
+        case "set" -> new ArrayList<>(raw.smembers(key));
+        case "zset" -> raw.zrange(key, 0, -1);
+        default -> List.of();
+      };
+      for (byte[] member : found) {
+        assertThat(SessionNames.isSealedId(member)).as("a member of %s",
+            new String(key, java.nio.charset.StandardCharsets.ISO_8859_1)).isTrue();
+        members++;
+      }
+    }
+    assertThat(members).isPositive();
   }
 
   @Test
@@ -106,13 +127,14 @@ class KeyedSessionLimitIT {
           secrets.get(4));
 
       String commands = monitor.stop();
-      String dump = KeyedNamesIT.dump(raw, namespace + "*");
+      String dump = KeyedNamesIT.dump(raw, "*" + namespace + "*");
       assertThat(commands).contains(":order");
       assertThat(dump).contains(":order");
       for (String secret : secrets) {
         assertThat(commands).as("MONITOR").doesNotContain(secret);
         assertThat(dump).as("dump").doesNotContain(secret);
       }
+      assertEveryMemberSealed(namespace);
     }
   }
 }
