@@ -12,7 +12,6 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.springframework.session.FindByIndexNameSessionRepository;
 
 /**
  * Id renewal with encryption keys and keyed names, on two nodes and one hand-moved clock: the
@@ -26,7 +25,6 @@ class KeyedIdRenewalIT {
 
   static final Duration INTERVAL = Duration.ofMinutes(15);
   static final Duration GRACE = Duration.ofSeconds(10);
-  static final String PRINCIPAL = FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME;
 
   @RegisterExtension
   static final TwoNodes nodes = TwoNodes.on(redis, builder -> builder
@@ -34,15 +32,11 @@ class KeyedIdRenewalIT {
       .encryption(KeyedNamesIT.k1(false, false)));
 
   static Stream<Function<LazyRedisSessionRepository, Face>> faces() {
-    return Stream.of(Face::servlet, Face::reactive);
+    return IdRenewalIT.faces();
   }
 
   private static LazySession signedIn(Face face, String name) {
-    LazySession session = face.create();
-    session.setAttribute(PRINCIPAL, name);
-    session.setAttribute("cart", "3 books");
-    face.save(session);
-    return session;
+    return IdRenewalIT.signedIn(face, name); // with a cart of 3 books
   }
 
   /** The id a field of session {@code id}'s hash holds sealed; null when absent or not sealed. */
