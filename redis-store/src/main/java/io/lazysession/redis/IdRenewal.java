@@ -4,6 +4,7 @@ import io.lettuce.core.KeyValue;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -49,9 +50,11 @@ final class IdRenewal {
   private final SessionReader reader;
   private final ExpirySweeper expiry;
   private final PrincipalIndex principals;
+  private final SessionLimiter limiter;
 
   IdRenewal(SessionContext context, RedisSessionStore store, SessionWriter writer,
-      SessionReader reader, ExpirySweeper expiry, PrincipalIndex principals) {
+      SessionReader reader, ExpirySweeper expiry, PrincipalIndex principals,
+      SessionLimiter limiter) {
     this.interval = context.policies().idRenewalInterval();
     this.grace = context.policies().idRenewalGrace();
     this.context = context;
@@ -60,6 +63,7 @@ final class IdRenewal {
     this.reader = reader;
     this.expiry = expiry;
     this.principals = principals;
+    this.limiter = limiter;
   }
 
   /** Whether ids are renewed at all. */
@@ -99,6 +103,9 @@ final class IdRenewal {
     Duration maxInactive = loaded.getMaxInactiveInterval();
     loaded.renewTo(context.newSessionId(), false);
     String newId = loaded.getId();
+    if (principal != null) {
+      limiter.move(principal, newId, oldId, maxInactive); // keeps its place in the limit's order
+    }
     try {
       writer.writeMoved(loaded);
     } catch (SessionNotReplicatedException e) {
@@ -130,21 +137,42 @@ final class IdRenewal {
     return null;
   }
 
-  /** The new id in an alias's {@link #ALIAS_FIELDS} (HMGET) while its grace lasts; else null. */
-  static @Nullable String aliasTarget(List<KeyValue<byte[], byte[]>> fields, long nowMillis) {
+  /**
+   * The new id in an alias's {@link #ALIAS_FIELDS} (HMGET) while its grace lasts, as {@code keys}
+   * read it (sealed under keyed names: {@link SessionKeys#member}); else null.
+   */
+  static @Nullable String aliasTarget(List<KeyValue<byte[], byte[]>> fields, long nowMillis,
+      SessionKeys keys) {
     if (fields.size() != 2 || !fields.get(0).hasValue() || !fields.get(1).hasValue()) {
       return null;
     }
     Long until = ScriptReplies.number(fields.get(1).getValue());
-    return until == null || until <= nowMillis ? null
-        : new String(fields.get(0).getValue(), StandardCharsets.UTF_8);
+    return until == null || until <= nowMillis ? null : keys.idOf(fields.get(0).getValue());
   }
 
-  /** renew.lua's arguments (the absolute timeout last, as delete.lua takes it; '' for none). */
-  static byte[][] renewArguments(long nowMillis, long version, String newId, long graceMillis,
+  /**
+   * renew.lua's answer as text: '1', 'v', '0', or '>' and the new id of another node's renewal,
+   * which the alias holds as {@code keys} write it (sealed under keyed names).
+   */
+  static String renewAnswer(byte @Nullable [] answer, SessionKeys keys) {
+    if (answer == null || answer.length == 0) {
+      return "0";
+    }
+    if (answer[0] != '>') {
+      return new String(answer, StandardCharsets.UTF_8);
+    }
+    String newId = keys.idOf(Arrays.copyOfRange(answer, 1, answer.length));
+    return newId == null ? "0" : ">" + newId;
+  }
+
+  /**
+   * renew.lua's arguments (the absolute timeout last, as delete.lua takes it; '' for none); the new
+   * id as it stands in a member ({@link SessionKeys#member}: sealed under keyed names).
+   */
+  static byte[][] renewArguments(long nowMillis, long version, byte[] newId, long graceMillis,
       long absoluteMillis) {
     return new byte[][] {RedisSessionStore.utf8(Long.toString(nowMillis)),
-        RedisSessionStore.utf8(Long.toString(version)), RedisSessionStore.utf8(newId),
+        RedisSessionStore.utf8(Long.toString(version)), newId,
         RedisSessionStore.utf8(Long.toString(graceMillis)),
         RedisSessionStore.utf8(absoluteMillis > 0 ? Long.toString(absoluteMillis) : "")};
   }

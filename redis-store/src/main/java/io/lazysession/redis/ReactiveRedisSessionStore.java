@@ -36,6 +36,10 @@ final class ReactiveRedisSessionStore {
     this.metrics = metrics;
   }
 
+  SessionKeys keys() {
+    return keys;
+  }
+
   /**
    * As {@link RedisSessionStore#find}: empty when the hash is missing or incomplete. Calls find.lua
    * as the function {@value FindFunction#NAME} where the blocking store registered it, else by SHA;
@@ -97,7 +101,7 @@ final class ReactiveRedisSessionStore {
     return Mono.defer(() -> {
       metrics.roundTrips.increment();
       return commands.hmget(keys.session(id), IdRenewal.ALIAS_FIELDS).collectList()
-          .mapNotNull(fields -> IdRenewal.aliasTarget(fields, nowMillis));
+          .mapNotNull(fields -> IdRenewal.aliasTarget(fields, nowMillis, keys));
     });
   }
 

@@ -293,7 +293,7 @@ final class ReactiveSessionWriter {
   /** As {@link SessionWriter}'s: sent again onto the current pack after a pack conflict. */
   private Mono<Sent> send(String id, LazySession session, SaveRequest request, int attempt) {
     return store.save(id, request).flatMap(result -> {
-      String movedTo = result.movedTo();
+      String movedTo = result.movedTo(store.keys());
       if (movedTo != null && attempt < AttributePacking.MAX_ATTEMPTS) {
         session.renewTo(movedTo, true); // renewed meanwhile (IdRenewal): the update goes there
         return send(movedTo, session, request, attempt + 1);

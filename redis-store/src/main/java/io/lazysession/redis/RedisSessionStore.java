@@ -276,16 +276,16 @@ final class RedisSessionStore {
   /** renew.lua on {@code oldId}'s hash; its answer as text ('1', '>' + id, 'v' or '0'). */
   String renew(String oldId, long nowMillis, long version, String newId, long graceMillis) {
     byte[] answer = eval(connection.commands(), RedisScript.RENEW, ScriptOutputType.VALUE,
-        keys.session(oldId), IdRenewal.renewArguments(nowMillis, version, newId, graceMillis,
-            absoluteMillis));
-    return answer == null ? "0" : new String(answer, UTF_8);
+        keys.session(oldId), IdRenewal.renewArguments(nowMillis, version, keys.member(newId),
+            graceMillis, absoluteMillis));
+    return IdRenewal.renewAnswer(answer, keys);
   }
 
   /** The new id a renewed {@code id}'s alias names within its grace (renew.lua); else null. */
   @Nullable String aliasOf(String id, long nowMillis) {
     metrics.roundTrips.increment();
     return IdRenewal.aliasTarget(
-        connection.commands().hmget(keys.session(id), IdRenewal.ALIAS_FIELDS), nowMillis);
+        connection.commands().hmget(keys.session(id), IdRenewal.ALIAS_FIELDS), nowMillis, keys);
   }
 
   /** {@code values}, counted as bytes read. */

@@ -150,12 +150,13 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
         touch, builder.clock, builder.expiryGrace,
         new Durability(builder.durabilityReplicas, builder.durabilityTimeout),
         migration, sizes);
-    IdRenewal renewal = new IdRenewal(context, store, writer, reader, expiry, principals);
+    SessionLimiter limiter = new SessionLimiter(builder.sessionLimit, connection, store, expiry,
+        principals, metrics, builder.clock, policies);
+    IdRenewal renewal = new IdRenewal(context, store, writer, reader, expiry, principals, limiter);
     SharedCollaborators shared = new SharedCollaborators(connection, store, nearCache, metrics,
         context, principals, expiry, events, touch, builder.defaultMaxInactiveInterval,
         builder.expiryGrace, builder.durabilityReplicas, migration != null, ids,
-        tracking, sizes, renewal, new SessionLimiter(builder.sessionLimit, connection, store, expiry,
-            principals, metrics, builder.clock, policies));
+        tracking, sizes, renewal, limiter);
     return new RepositoryWiring(shared, reader, writer, migration, sizes);
   }
 }

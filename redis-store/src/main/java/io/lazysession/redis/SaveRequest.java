@@ -113,7 +113,7 @@ record SaveRequest(SaveMode mode, long nowMillis, long creationMillis, long last
   }
 
   /**
-   * As {@link #arguments(ValueProtection.SessionValues)}; a create also writes {@code idField}, the
+   * As {@link #arguments(ValueProtection.SessionValues)}; a create (or a move) also writes {@code idField}, the
    * sealed id of a session under a keyed name ({@link SessionKeys#idField}), as the field
    * {@code #i}.
    */

@@ -1,7 +1,5 @@
 package io.lazysession.redis;
 
-import static java.nio.charset.StandardCharsets.UTF_8;
-
 import io.lettuce.core.RedisException;
 import org.jspecify.annotations.Nullable;
 
@@ -28,8 +26,11 @@ record SaveResult(long version, long acknowledged, @Nullable RedisException wait
     this(version, acknowledged, waitFailure, null);
   }
 
-  /** With {@link #MOVED}, the id the session now has; else null. */
-  @Nullable String movedTo() {
-    return version == MOVED && currentPack != null ? new String(currentPack, UTF_8) : null;
+  /**
+   * With {@link #MOVED}, the id the session now has, as {@code keys} read it from the alias (sealed
+   * under keyed names); else null.
+   */
+  @Nullable String movedTo(SessionKeys keys) {
+    return version == MOVED && currentPack != null ? keys.idOf(currentPack) : null;
   }
 }

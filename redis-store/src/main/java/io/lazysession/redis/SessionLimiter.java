@@ -41,6 +41,11 @@ final class SessionLimiter {
    */
   static final Duration IN_FLIGHT = Duration.ofMinutes(1);
 
+  /** principal-limit.lua's ARGV[7]: a first attempt, a second one, a renewal's move. */
+  private static final String FIRST = "1";
+  private static final String CHECKED = "2";
+  private static final String MOVE = "m";
+
   /** Null: no limit; every save is written as it is. */
   private final @Nullable SessionLimit limit;
   private final SessionConnection connection;
@@ -151,7 +156,7 @@ final class SessionLimiter {
   private void afterWrite(String principal, String id) {
     if (limit != null && limit.action() == SessionLimit.Action.EVICT_OLDEST) {
       metrics.roundTrips.increment();
-      Double score = connection.commands().zscore(orderKey(principal), utf8(id));
+      Double score = connection.commands().zscore(orderKey(principal, id), keys().member(id));
       if (score == null) {
         expiry.evict(id);
       }
@@ -166,9 +171,10 @@ final class SessionLimiter {
    */
   List<String> admit(String principal, String id, @Nullable String replaced,
       Duration maxInactive) {
-    List<Object> reply = run(principal, id, replaced, maxInactive, null);
+    List<Object> reply = run(principal, id, replaced, maxInactive, FIRST, null);
     if (code(reply) == 0) {
-      reply = run(principal, id, replaced, maxInactive, checked(principal, id, replaced, reply));
+      reply = run(principal, id, replaced, maxInactive, CHECKED,
+          checked(principal, id, replaced, reply));
     }
     long code = code(reply);
     if (code == -1) {
@@ -177,24 +183,47 @@ final class SessionLimiter {
     List<String> evicted = new ArrayList<>();
     if (code == 2) {
       for (int i = 1; i < reply.size(); i++) {
-        evicted.add(new String((byte[]) reply.get(i), UTF_8));
+        String member = keys().idOf((byte[]) reply.get(i));
+        if (member != null) {
+          evicted.add(member);
+        }
       }
     }
     return evicted;
   }
 
-  /** The ids of a first answer sorted into dead ones and ones not found live. */
+  /**
+   * An id renewal ({@link IdRenewal}) of a signed-in session, before its copy is written: its new
+   * id {@code id} takes the sign-in time of {@code replaced} in the order (both stay there until
+   * the set has only one of them). Never evicts nor refuses: a renewal is no sign-in. Nothing
+   * without a limit.
+   */
+  void move(String principal, String id, String replaced, Duration maxInactive) {
+    if (limit != null) {
+      run(principal, id, replaced, maxInactive, MOVE, null);
+    }
+  }
+
+  /**
+   * The members of a first answer sorted into dead ones and ones not found live (members that open
+   * to no id: not found).
+   */
   private Checked checked(String principal, String id, @Nullable String replaced,
       List<Object> reply) {
-    List<String> dead = new ArrayList<>();
-    List<String> notFound = new ArrayList<>();
+    List<byte[]> dead = new ArrayList<>();
+    List<byte[]> notFound = new ArrayList<>();
     long now = clock.millis();
     for (int i = 1; i + 1 < reply.size(); i += 2) {
-      String member = new String((byte[]) reply.get(i), UTF_8);
-      if (member.equals(id) || member.equals(replaced) || !SessionKeys.isPlausibleId(member)) {
+      byte[] member = (byte[]) reply.get(i);
+      String memberId = keys().idOf(member);
+      if (memberId == null || !SessionKeys.isPlausibleId(memberId)) {
+        notFound.add(member);
         continue;
       }
-      SessionMetadata metadata = store.metadata(member);
+      if (memberId.equals(id) || memberId.equals(replaced)) {
+        continue;
+      }
+      SessionMetadata metadata = store.metadata(memberId);
       if (metadata.lastAccess() == null || metadata.maxInactiveSeconds() == null) {
         notFound.add(member); // no hash: deleted, or a sign-in being written
       } else if ((metadata.expires() && metadata.dueMillis() <= now) || (metadata.creation() != null
@@ -208,24 +237,30 @@ final class SessionLimiter {
     return new Checked(dead, notFound);
   }
 
-  private record Checked(List<String> dead, List<String> notFound) {}
+  /** Members (as stored: sealed under keyed names) of dead sessions and of ones not found live. */
+  private record Checked(List<byte[]> dead, List<byte[]> notFound) {}
 
+  /**
+   * Runs principal-limit.lua on the set {@code id} is indexed in, ids as they stand in members
+   * ({@link SessionKeys#member}: sealed under keyed names, so that no id is sent in clear).
+   */
   private List<Object> run(String principal, String id, @Nullable String replaced,
-      Duration maxInactive, @Nullable Checked checked) {
+      Duration maxInactive, String attempt, @Nullable Checked checked) {
     Long setTtl = principals.setTtl(maxInactive);
     long orderTtl = maxInactive.isNegative() ? -1
         : 2 * maxInactive.toMillis() + principals.expiryGrace().toMillis();
-    List<byte[]> arguments = new ArrayList<>(Arrays.asList(utf8(id),
-        utf8(replaced == null ? "" : replaced), utf8(Integer.toString(required().maxSessions())),
+    List<byte[]> arguments = new ArrayList<>(Arrays.asList(keys().member(id),
+        replaced == null ? new byte[0] : keys().member(replaced),
+        utf8(Integer.toString(required().maxSessions())),
         utf8(required().action() == SessionLimit.Action.REFUSE_NEW ? "r" : "e"),
         utf8(setTtl == null ? "" : setTtl.toString()), utf8(Long.toString(orderTtl)),
-        utf8(checked == null ? "1" : "2"), utf8(Long.toString(IN_FLIGHT.toMillis())),
+        utf8(attempt), utf8(Long.toString(IN_FLIGHT.toMillis())),
         utf8(Integer.toString(checked == null ? 0 : checked.dead().size()))));
     if (checked != null) {
-      checked.dead().forEach(member -> arguments.add(utf8(member)));
-      checked.notFound().forEach(member -> arguments.add(utf8(member)));
+      arguments.addAll(checked.dead());
+      arguments.addAll(checked.notFound());
     }
-    byte[] set = store.keys().principal(principal);
+    byte[] set = keys().principal(principal, id);
     byte[][] keys = {set, orderKey(set)};
     List<Object> reply = store.eval(connection.commands(), RedisScript.PRINCIPAL_LIMIT,
         ScriptOutputType.MULTI, keys, arguments.toArray(new byte[0][]));
@@ -236,8 +271,12 @@ final class SessionLimiter {
     return reply.isEmpty() || !(reply.get(0) instanceof Long code) ? 1 : code;
   }
 
-  private byte[] orderKey(String principal) {
-    return orderKey(store.keys().principal(principal));
+  private byte[] orderKey(String principal, String id) {
+    return orderKey(keys().principal(principal, id));
+  }
+
+  private SessionKeys keys() {
+    return store.keys();
   }
 
   /**

@@ -377,7 +377,7 @@ final class SessionWriter {
     String id = loadedId;
     for (int attempt = 1; ; attempt++) {
       SaveResult result = write(id, sending);
-      String movedTo = result.movedTo();
+      String movedTo = result.movedTo(store.keys());
       if (movedTo != null && attempt < AttributePacking.MAX_ATTEMPTS) {
         session.renewTo(movedTo, true); // renewed meanwhile (IdRenewal): the update goes there
         id = movedTo;

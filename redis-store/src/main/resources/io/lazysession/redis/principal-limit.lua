@@ -3,14 +3,16 @@
 -- one Cluster slot: the principal's set (what findByPrincipalName reads) and its sign-in order, a
 -- sorted set of the admitted ids by the time they signed in (this server's TIME, milliseconds).
 -- KEYS[1]: the principal set; KEYS[2]: the sign-in order
--- ARGV[1]: the session id to admit
--- ARGV[2]: the id it replaces (the same session before an id change), or ''
+-- ARGV[1]: the session id to admit, as it stands in a member (sealed under keyed names)
+-- ARGV[2]: the id it replaces (the same session before an id change), or ''; as ARGV[1]
 -- ARGV[3]: the limit (1 or more)
 -- ARGV[4]: 'e' evict the oldest others, 'r' refuse the new one
 -- ARGV[5]: how long the set must live from now, milliseconds, as in principal-add.lua (-1: no TTL);
 --          '' leaves its TTL (a repository with expiry events: the sweep empties the set)
 -- ARGV[6]: the same for the order, always given: an order that expires only loses who came first
--- ARGV[7]: '1' first attempt; '2' the caller checked the others the first attempt returned
+-- ARGV[7]: '1' first attempt; '2' the caller checked the others the first attempt returned;
+--          'm' an id renewal: ARGV[1] takes ARGV[2]'s sign-in time, both stay in the order (the
+--          one that leaves the set leaves it next time), nothing is evicted nor refused: {1}
 -- ARGV[8]: how long an admitted id whose session the caller did not find counts as live anyway
 --          (a sign-in still being written), milliseconds
 -- ARGV[9]: the number N of ids the caller found dead (expired); then those N ids; then the ids it
@@ -29,6 +31,7 @@ local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local setFresh = redis.call('EXISTS', set) == 0
 local orderFresh = redis.call('EXISTS', order) == 0
+local move = ARGV[7] == 'm'
 
 for _, member in ipairs(redis.call('ZRANGE', order, 0, -1)) do
   if redis.call('SISMEMBER', set, member) == 0 then
@@ -36,7 +39,7 @@ for _, member in ipairs(redis.call('ZRANGE', order, 0, -1)) do
   end
 end
 for _, member in ipairs(redis.call('SMEMBERS', set)) do
-  if member ~= id and member ~= replaced and not redis.call('ZSCORE', order, member) then
+  if member ~= id and (move or member ~= replaced) and not redis.call('ZSCORE', order, member) then
     redis.call('ZADD', order, 0, member)
   end
 end
@@ -78,6 +81,12 @@ local function admit(signedIn)
 end
 
 if redis.call('ZSCORE', order, id) then
+  keepBothAlive()
+  return {1}
+end
+if move then
+  redis.call('ZADD', order, redis.call('ZSCORE', order, replaced) or now, id)
+  redis.call('SADD', set, id)
   keepBothAlive()
   return {1}
 end

@@ -8,7 +8,7 @@
 -- KEYS[1]: the session hash under its old id
 -- ARGV[1]: now, epoch milliseconds (the application's clock)
 -- ARGV[2]: the version the copy was made of
--- ARGV[3]: the new id
+-- ARGV[3]: the new id, as it stands in a member (sealed under keyed names: SessionKeys.member)
 -- ARGV[4]: the grace, milliseconds: how long the alias lives
 -- ARGV[5] (optional): the absolute timeout, milliseconds
 -- Returns '1' when it moved the session; '>' followed by the new id when another node renewed it

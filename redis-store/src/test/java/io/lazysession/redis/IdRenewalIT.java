@@ -53,7 +53,7 @@ class IdRenewalIT {
     return Stream.of(Face::servlet, Face::reactive);
   }
 
-  private static LazySession signedIn(Face face, String name) {
+  static LazySession signedIn(Face face, String name) {
     LazySession session = face.create();
     session.setAttribute(PRINCIPAL, name);
     session.setAttribute("cart", "3 books");

@@ -409,9 +409,11 @@ class KeyedNamesIT {
     private final Socket socket;
     private final StringBuffer seen = new StringBuffer();
     private final Thread reader;
+    private final RedisCommands<byte[], byte[]> commands;
 
-    private Monitor(Socket socket) {
+    private Monitor(Socket socket, RedisCommands<byte[], byte[]> commands) {
       this.socket = socket;
+      this.commands = commands;
       this.reader = new Thread(() -> {
         try (InputStream in = socket.getInputStream()) {
           byte[] buffer = new byte[8192];
@@ -427,11 +429,17 @@ class KeyedNamesIT {
     }
 
     static Monitor start(String host, int port) throws Exception {
+      return start(host, port, raw);
+    }
+
+    /** As {@link #start(String, int)}, ending by an ECHO sent on {@code commands}. */
+    static Monitor start(String host, int port, RedisCommands<byte[], byte[]> commands)
+        throws Exception {
       Socket socket = new Socket(host, port);
       OutputStream out = socket.getOutputStream();
       out.write("MONITOR\r\n".getBytes(ISO_8859_1));
       out.flush();
-      Monitor monitor = new Monitor(socket);
+      Monitor monitor = new Monitor(socket, commands);
       long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
       while (monitor.seen.indexOf("+OK") < 0 && System.nanoTime() < deadline) {
         Thread.sleep(5);
@@ -441,7 +449,7 @@ class KeyedNamesIT {
 
     /** Everything seen so far; Redis sends MONITOR lines asynchronously, so a PING marks the end. */
     String stop() throws Exception {
-      raw.echo("monitor-end".getBytes(ISO_8859_1));
+      commands.echo("monitor-end".getBytes(ISO_8859_1));
       long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
       while (seen.indexOf("monitor-end") < 0 && System.nanoTime() < deadline) {
         Thread.sleep(5);

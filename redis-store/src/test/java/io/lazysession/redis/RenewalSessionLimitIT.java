@@ -1,0 +1,106 @@
+package io.lazysession.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.lazysession.testing.RedisServerExtension;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.springframework.session.FindByIndexNameSessionRepository;
+import org.springframework.session.events.SessionDeletedEvent;
+import org.springframework.session.events.SessionDestroyedEvent;
+
+/**
+ * The limit of sessions per principal together with id renewal, with and without encryption keys:
+ * a renewed session keeps its place in the sign-in order under its new id, and the alias its old
+ * id leaves is not a session of its own.
+ */
+class RenewalSessionLimitIT {
+  @RegisterExtension
+  static final RedisServerExtension redis = RedisServerExtension.standalone();
+
+  static final Duration INTERVAL = Duration.ofMinutes(15);
+  static final String PRINCIPAL = FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME;
+
+  @RegisterExtension
+  static final TwoNodes nodes = TwoNodes.on(redis, builder -> builder
+      .defaultMaxInactiveInterval(Duration.ofHours(1))
+      .idRenewal(INTERVAL, Duration.ofSeconds(10)));
+
+  private static void configure(boolean keys, SessionLimit limit) {
+    nodes.configure(builder -> keys ? builder.sessionLimit(limit)
+        .encryption(KeyedNamesIT.k1(false, false)) : builder.sessionLimit(limit));
+  }
+
+  private static LazySession signIn(LazyRedisSessionRepository node, String user) {
+    LazySession session = node.createSession();
+    session.setAttribute(PRINCIPAL, user);
+    node.save(session);
+    return session;
+  }
+
+  /** A session of {@code user} signed in on A and renewed on B: its new id. */
+  private static String signedInAndRenewed(String user) {
+    String oldId = signIn(nodes.a(), user).getId();
+    nodes.clock().advance(INTERVAL);
+    String newId = nodes.b().findById(oldId).getId();
+    assertThat(newId).isNotEqualTo(oldId);
+    return newId;
+  }
+
+  private static List<String> deleted() {
+    return nodes.destroyed().stream().peek(e -> assertThat(e).isInstanceOf(
+        SessionDeletedEvent.class)).map(SessionDestroyedEvent::getSessionId).toList();
+  }
+
+  @ParameterizedTest(name = "keys {0}")
+  @ValueSource(booleans = {false, true})
+  void evictOldest1_signInAfterARenewal_evictsTheRenewedSessionAlone(boolean keys) {
+    configure(keys, SessionLimit.evictOldest(1));
+    String renewed = signedInAndRenewed("una");
+
+    String second = signIn(nodes.a(), "una").getId();
+
+    assertThat(nodes.a().findById(renewed)).isNull();
+    assertThat(nodes.b().findByPrincipalName("una")).containsOnlyKeys(second);
+    assertThat(deleted()).containsExactly(renewed);
+  }
+
+  @ParameterizedTest(name = "keys {0}")
+  @ValueSource(booleans = {false, true})
+  void refuseNew1_signInAfterARenewal_isRefused(boolean keys) {
+    configure(keys, SessionLimit.refuseNew(1));
+    String renewed = signedInAndRenewed("vic");
+
+    LazySession second = nodes.a().createSession();
+    second.setAttribute(PRINCIPAL, "vic");
+    assertThatThrownBy(() -> nodes.a().save(second))
+        .isInstanceOf(SessionLimitExceededException.class);
+
+    assertThat(nodes.a().findById(renewed)).isNotNull();
+    assertThat(nodes.b().findByPrincipalName("vic")).containsOnlyKeys(renewed);
+    assertThat(deleted()).isEmpty();
+  }
+
+  @ParameterizedTest(name = "keys {0}")
+  @ValueSource(booleans = {false, true})
+  void evictOldest2_renewedSessionKeepsItsPlace_theOldestIsEvicted(boolean keys)
+      throws InterruptedException {
+    configure(keys, SessionLimit.evictOldest(2));
+    String first = signIn(nodes.a(), "wes").getId();
+    Thread.sleep(5); // the order counts Redis's milliseconds: the second signs in later
+    String second = signIn(nodes.b(), "wes").getId();
+    nodes.clock().advance(INTERVAL);
+    String renewed = nodes.a().findById(second).getId(); // the later one renewed, the first not
+    assertThat(renewed).isNotEqualTo(second);
+
+    String third = signIn(nodes.b(), "wes").getId();
+
+    assertThat(nodes.a().findByPrincipalName("wes")).containsOnlyKeys(renewed, third);
+    assertThat(nodes.a().findById(first)).isNull();
+    assertThat(deleted()).containsExactly(first);
+  }
+}
