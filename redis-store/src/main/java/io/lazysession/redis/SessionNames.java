@@ -36,6 +36,12 @@ final class SessionNames {
   private final byte[] namespace;
   private final SecretKeySpec macKey;
   private final SecretKeySpec encKey;
+  /** Per thread: a MAC under {@link #macKey}, reused (a JCE lookup and init cost more than it). */
+  private final ThreadLocal<Mac> macs = ThreadLocal.withInitial(this::newMac);
+  /** Per thread: the last tag made; a request names its session several times. */
+  private final ThreadLocal<LastTag> lastTag = new ThreadLocal<>();
+
+  private record LastTag(char kind, String text, byte[] tag) {}
 
   /** Names of {@code namespace} made with {@code secret} (32 bytes). */
   SessionNames(String namespace, byte[] secret) {
@@ -83,14 +89,26 @@ final class SessionNames {
     return MessageDigest.isEqual(tag, tag('s', id)) ? id : null;
   }
 
+  /** The tag of {@code text}; callers never modify it (it may be the cached one). */
   private byte[] tag(char kind, String text) {
+    LastTag last = lastTag.get();
+    if (last != null && last.kind() == kind && last.text().equals(text)) {
+      return last.tag();
+    }
+    Mac mac = macs.get();
+    mac.update((byte) kind);
+    mac.update(namespace);
+    mac.update((byte) 0);
+    byte[] tag = Arrays.copyOf(mac.doFinal(text.getBytes(UTF_8)), TAG_BYTES);
+    lastTag.set(new LastTag(kind, text, tag));
+    return tag;
+  }
+
+  private Mac newMac() {
     try {
       Mac mac = Mac.getInstance("HmacSHA256");
       mac.init(macKey);
-      mac.update((byte) kind);
-      mac.update(namespace);
-      mac.update((byte) 0);
-      return Arrays.copyOf(mac.doFinal(text.getBytes(UTF_8)), TAG_BYTES);
+      return mac;
     } catch (GeneralSecurityException e) {
       throw new IllegalStateException("this JVM lacks HmacSHA256", e);
     }
