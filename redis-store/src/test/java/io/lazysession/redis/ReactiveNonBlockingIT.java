@@ -10,6 +10,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -29,9 +31,25 @@ import reactor.core.scheduler.Schedulers;
  * Lettuce's event loops (Netty marks them non-blocking): a blocking call anywhere on the way (a
  * synchronous Redis command, a lock wait, a sleep) fails the operation with
  * {@link BlockingOperationError}. Runs in a JVM of its own (see the failsafe executions in the pom).
+ *
+ * <p>The same watch records where the writer's pack work runs: {@link AttributePacking}'s {@code
+ * expand} and {@code rebase} (a pack decompressed, and recompressed) are marked so that a call on a
+ * non-blocking thread is reported, and the report is recorded ({@link #packWork}) instead of failing
+ * the call: that work belongs on Reactor's parallel threads, never on Lettuce's event loops, which
+ * serve every connection.
  */
 class ReactiveNonBlockingIT {
   static final String PRINCIPAL = FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME;
+  private static final String EXPAND = "(Lio/lazysession/serializer/AttributeSerializer;"
+      + "Lio/lazysession/redis/ValueProtection;Ljava/lang/String;Ljava/util/Map;[B)"
+      + "Lio/lazysession/redis/AttributePacking$Expanded;";
+  private static final String REBASE = "(Lio/lazysession/serializer/AttributeSerializer;"
+      + "Lio/lazysession/redis/ValueProtection;Ljava/lang/String;"
+      + "Lio/lazysession/redis/AttributePacking$Placement;[B)"
+      + "Lio/lazysession/redis/AttributePacking$Placement;";
+
+  /** Each call of the marked pack work on a non-blocking thread: "method on thread". */
+  static final Queue<String> packWork = new ConcurrentLinkedQueue<>();
 
   @RegisterExtension
   static final RedisServerExtension redis = RedisServerExtension.standalone();
@@ -41,7 +59,27 @@ class ReactiveNonBlockingIT {
 
   @BeforeAll
   static void installBlockHound() {
-    BlockHound.install();
+    BlockHound.install(builder -> builder
+        .markAsBlocking(AttributePacking.class, "expand", EXPAND)
+        .markAsBlocking(AttributePacking.class, "rebase", REBASE)
+        .blockingMethodCallback(method -> {
+          if (method.getClassName().replace('/', '.').equals(AttributePacking.class.getName())) {
+            packWork.add(method.getName() + " on " + Thread.currentThread().getName());
+            return;
+          }
+          throw new BlockingOperationError(method);
+        }));
+  }
+
+  /** The threads on which {@code method} of the marked pack work ran since the last clear. */
+  static List<String> packWorkThreads(String method) {
+    return packWork.stream().filter(call -> call.startsWith(method + " on "))
+        .map(call -> call.substring(method.length() + 4)).toList();
+  }
+
+  /** Lettuce's event loops: "lettuce-nioEventLoop-4-1", "lettuce-epollEventLoop-5-2". */
+  static boolean lettuceEventLoop(String thread) {
+    return thread.startsWith("lettuce-") && thread.contains("EventLoop");
   }
 
   /**
@@ -93,6 +131,61 @@ class ReactiveNonBlockingIT {
     assertThat((Object) found.get(newId).getAttribute("items")).isEqualTo(List.of("book", "pen"));
     assertThat(gone).isSameAs(warmUp);
     assertThat(nodes.a().findById(session.getId())).isNull();
+  }
+
+  /** A session node A saved with two small attributes, both in its pack; its id. */
+  private static String packedSession() {
+    LazySession created = nodes.a().createSession();
+    created.setAttribute("theme", "dark");
+    created.setAttribute("lang", "en");
+    nodes.a().save(created);
+    return created.getId();
+  }
+
+  /**
+   * A reactive save whose pack another node rewrote after the load (a pack conflict): the save is
+   * rebased onto the current pack, on a parallel thread, and both changes are kept.
+   */
+  @Test
+  void save_packRewrittenSinceTheLoad_rebasesOffLettucesEventLoop() {
+    LazyReactiveRedisSessionRepository b = LazyReactiveRedisSessionRepository.of(nodes.b());
+    String id = packedSession();
+    LazySession loaded = onNonBlockingThread(b.findById(id));
+    LazySession other = nodes.a().findById(id);
+    other.setAttribute("lang", "fr");
+    nodes.a().save(other); // a new pack: the reactive save below sends the loaded one's digest
+    loaded.setAttribute("theme", "light");
+    packWork.clear();
+
+    onNonBlockingThread(b.save(loaded));
+
+    assertThat(packWorkThreads("rebase")).isNotEmpty()
+        .noneMatch(ReactiveNonBlockingIT::lettuceEventLoop);
+    LazySession stored = nodes.a().findById(id);
+    assertThat((Object) stored.getAttribute("theme")).isEqualTo("light");
+    assertThat((Object) stored.getAttribute("lang")).isEqualTo("fr");
+  }
+
+  /**
+   * A reactive save of a new id: the old hash, taken by the claim, has its pack read on a parallel
+   * thread before the session is written whole under the new id.
+   */
+  @Test
+  void save_changedSessionId_unpacksTheOldHashOffLettucesEventLoop() {
+    LazyReactiveRedisSessionRepository b = LazyReactiveRedisSessionRepository.of(nodes.b());
+    String id = packedSession();
+    LazySession loaded = onNonBlockingThread(b.findById(id));
+    String newId = loaded.changeSessionId();
+    packWork.clear();
+
+    onNonBlockingThread(b.save(loaded));
+
+    assertThat(packWorkThreads("expand")).isNotEmpty()
+        .noneMatch(ReactiveNonBlockingIT::lettuceEventLoop);
+    assertThat(nodes.a().findById(id)).isNull();
+    LazySession stored = nodes.a().findById(newId);
+    assertThat((Object) stored.getAttribute("theme")).isEqualTo("dark");
+    assertThat((Object) stored.getAttribute("lang")).isEqualTo("en");
   }
 
   /**
