@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiConsumer;
 import java.util.function.BiFunction;
 import org.jspecify.annotations.Nullable;
@@ -55,6 +56,10 @@ final class SessionLimiter {
   private final MetricsRecorder metrics;
   private final Clock clock;
   private final SessionPolicies policies;
+  /** Test hook: runs once, after the next admission (of a sign-in: before its write). */
+  private final AtomicReference<@Nullable Runnable> onAdmitted = new AtomicReference<>();
+  /** Test hook: runs once, between a first attempt's check of the ids and the second attempt. */
+  private final AtomicReference<@Nullable Runnable> onChecked = new AtomicReference<>();
 
   SessionLimiter(@Nullable SessionLimit limit, SessionConnection connection,
       RedisSessionStore store, ExpirySweeper expiry, PrincipalIndex principals,
@@ -125,6 +130,7 @@ final class SessionLimiter {
     for (String evicted : admit(principal, id, replaced, maxInactive)) {
       expiry.evict(evicted);
     }
+    runOnce(onAdmitted);
   }
 
   /**
@@ -151,13 +157,16 @@ final class SessionLimiter {
   /**
    * With evict-oldest, after the write: a session evicted while it was being written (after its
    * admission, before its hash existed) was not there for the evicting node to delete, so it
-   * deletes itself, reported like any eviction.
+   * deletes itself, reported like any eviction. It is out of the order, or back in it at 0: its
+   * writer's index entry may have come after the eviction, and another sign-in's script joins set
+   * members to the order at 0, which no admission writes (principal-limit.lua). That other sign-in
+   * then drops it without deleting it (it found no hash, and 0 is older than the in-flight time).
    */
   private void afterWrite(String principal, String id) {
     if (limit != null && limit.action() == SessionLimit.Action.EVICT_OLDEST) {
       metrics.roundTrips.increment();
       Double score = connection.commands().zscore(orderKey(principal, id), keys().member(id));
-      if (score == null) {
+      if (score == null || score < 1) {
         expiry.evict(id);
       }
     }
@@ -173,8 +182,9 @@ final class SessionLimiter {
       Duration maxInactive) {
     List<Object> reply = run(principal, id, replaced, maxInactive, FIRST, null);
     if (code(reply) == 0) {
-      reply = run(principal, id, replaced, maxInactive, CHECKED,
-          checked(principal, id, replaced, reply));
+      Checked checked = checked(principal, id, replaced, reply);
+      runOnce(onChecked);
+      reply = run(principal, id, replaced, maxInactive, CHECKED, checked);
     }
     long code = code(reply);
     if (code == -1) {
@@ -297,6 +307,23 @@ final class SessionLimiter {
       if (SlotHash.getSlot(candidate) == slot) {
         return candidate;
       }
+    }
+  }
+
+  /** Test hook: {@code hook} runs once, on the next sign-in, after its admission. */
+  void onAdmitted(Runnable hook) {
+    onAdmitted.set(hook);
+  }
+
+  /** Test hook: {@code hook} runs once, after the next check of a first attempt's ids. */
+  void onChecked(Runnable hook) {
+    onChecked.set(hook);
+  }
+
+  private static void runOnce(AtomicReference<@Nullable Runnable> hook) {
+    Runnable action = hook.getAndSet(null);
+    if (action != null) {
+      action.run();
     }
   }
 

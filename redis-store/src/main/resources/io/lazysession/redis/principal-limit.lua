@@ -20,9 +20,12 @@
 --          than ARGV[8] ago
 -- Ids in the order but not in the set were deleted, expired or signed out: they leave the order.
 -- Ids in the set but not in the order (signed in before the limit was on, or the order expired)
--- join it as the oldest. Returns {1} admitted (or already was), {0, id, score, ...} over the
--- limit on a first attempt (nothing written but the two clean-ups: the caller checks those ids and
--- calls again), {-1} refused, {2, id, ...} admitted after evicting those ids.
+-- join it as the oldest, at 0; an admission never writes 0 (at least 1), so that a sign-in evicted
+-- while it was written, whose id came back to the set (its writer adds it) and joined from there,
+-- still sees after its write that it was not admitted (SessionLimiter.afterWrite).
+-- Returns {1} admitted (or already was), {0, id, score, ...} over the limit on a first attempt
+-- (nothing written but the two clean-ups: the caller checks those ids and calls again), {-1}
+-- refused, {2, id, ...} admitted after evicting those ids.
 -- #include keep-alive.lua
 redis.replicate_commands()
 local set, order = KEYS[1], KEYS[2]
@@ -72,7 +75,7 @@ local function keepBothAlive()
 end
 
 local function admit(signedIn)
-  redis.call('ZADD', order, signedIn, id)
+  redis.call('ZADD', order, math.max(tonumber(signedIn), 1), id)
   redis.call('SADD', set, id)
   if replaced ~= '' then
     redis.call('ZREM', order, replaced)
@@ -80,7 +83,11 @@ local function admit(signedIn)
   keepBothAlive()
 end
 
-if redis.call('ZSCORE', order, id) then
+local own = redis.call('ZSCORE', order, id)
+if own then
+  if tonumber(own) < 1 then
+    redis.call('ZADD', order, 1, id) -- joined from the set: admitted now, still the oldest
+  end
   keepBothAlive()
   return {1}
 end

@@ -6,6 +6,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.lazysession.testing.RedisServerExtension;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
@@ -72,10 +77,83 @@ class SessionLimitIT {
   void save_concurrentSignInsWithoutExpiryEvents_leaveExactlyTheLimit(SessionLimit limit)
       throws Exception {
     String namespace = TestRedis.uniqueNamespace("limit-no-events");
-    ConcurrentSignIns.runAndCheck((index, events) -> LazyRedisSessionRepository.builder(
-            index == 0 ? clients.a() : clients.b())
-        .serializer(TestRedis.serializer()).namespace(namespace).sessionLimit(limit)
-        .eventPublisher(events).expiryEvents(false).build(), Face::servlet, limit);
+    ConcurrentSignIns.runAndCheck((index, events) -> withoutExpiryEvents(
+        index == 0 ? clients.a() : clients.b(), namespace, limit, events), Face::servlet, limit);
+  }
+
+  private static LazyRedisSessionRepository withoutExpiryEvents(io.lettuce.core.RedisClient client,
+      String namespace, SessionLimit limit, RecordingEventPublisher events) {
+    return LazyRedisSessionRepository.builder(client).serializer(TestRedis.serializer())
+        .namespace(namespace).sessionLimit(limit).eventPublisher(events).expiryEvents(false)
+        .build();
+  }
+
+  /**
+   * Without expiry events, a sign-in (first) that a newer one (second) evicts after its admission,
+   * before its hash exists, and whose writer then adds its index entry again: a third sign-in's
+   * script joins that entry to the sign-in order as the oldest and finds no hash for it; first's
+   * hash is written, first checks the order, and then the third sign-in drops it as missing for
+   * long (joined ids count as signed in long ago), without deleting it. First must still end:
+   * exactly one session of the user lives on, and each other one is reported deleted once.
+   */
+  @Test
+  void save_evictedSignInBackInTheSetBeforeItsWrite_deletesItself() throws Exception {
+    SessionLimit limit = SessionLimit.evictOldest(1);
+    String namespace = TestRedis.uniqueNamespace("limit-no-events");
+    RecordingEventPublisher events = new RecordingEventPublisher();
+    ExecutorService thread = Executors.newSingleThreadExecutor();
+    try (LazyRedisSessionRepository a = withoutExpiryEvents(clients.a(), namespace, limit, events);
+        LazyRedisSessionRepository b = withoutExpiryEvents(clients.b(), namespace, limit, events)) {
+      List<LazySession> sessions = new ArrayList<>();
+      for (LazyRedisSessionRepository node : List.of(a, b, b)) {
+        LazySession session = node.createSession();
+        session.setAttribute(PRINCIPAL, "gus");
+        sessions.add(session);
+      }
+      LazySession first = sessions.get(0);
+      CountDownLatch admitted = new CountDownLatch(1);
+      CountDownLatch write = new CountDownLatch(1);
+      a.shared().limiter().onAdmitted(() -> {
+        admitted.countDown();
+        awaitQuietly(write);
+      });
+      Future<?> firstSaved = thread.submit(() -> a.save(first));
+      assertThat(admitted.await(30, TimeUnit.SECONDS)).isTrue();
+      b.save(sessions.get(1)); // evicts first: no hash yet, nothing to delete
+      // What first's writer does next, before its script: the index entry (an add after the eviction)
+      a.shared().principals().add("gus", first.getId(), first.getMaxInactiveInterval());
+      b.shared().limiter().onChecked(() -> { // third looked: first has no hash
+        write.countDown();
+        getQuietly(firstSaved);
+      });
+      b.save(sessions.get(2));
+      firstSaved.get(30, TimeUnit.SECONDS);
+
+      List<String> live = sessions.stream().map(LazySession::getId)
+          .filter(id -> b.findById(id) != null).toList();
+      assertThat(live).as("live sessions of the user").containsExactly(sessions.get(2).getId());
+      assertThat(events.ofType(SessionDeletedEvent.class)).map(SessionDeletedEvent::getSessionId)
+          .containsExactlyInAnyOrder(first.getId(), sessions.get(1).getId());
+    } finally {
+      thread.shutdownNow();
+    }
+  }
+
+  private static void awaitQuietly(CountDownLatch latch) {
+    try {
+      assertThat(latch.await(30, TimeUnit.SECONDS)).isTrue();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static void getQuietly(Future<?> future) {
+    try {
+      future.get(30, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   static Stream<SessionLimit> oneSession() {
