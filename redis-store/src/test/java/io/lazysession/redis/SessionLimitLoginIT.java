@@ -28,7 +28,7 @@ class SessionLimitLoginIT {
   @RegisterExtension
   static final RedisServerExtension redis = RedisServerExtension.standalone();
 
-  private static final Pattern CSRF = Pattern.compile("name=\"_csrf\" type=\"hidden\" value=\"([^\"]+)\"");
+  private static final Pattern CSRF = Pattern.compile("name=\"_csrf\"[^>]*value=\"([^\"]+)\"");
 
   static ConfigurableApplicationContext start(String namespace, String action) {
     return new SpringApplicationBuilder(LoginApplication.class).web(WebApplicationType.SERVLET)
