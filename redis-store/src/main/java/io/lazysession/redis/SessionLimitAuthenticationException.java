@@ -4,9 +4,9 @@ import org.springframework.security.web.authentication.session.SessionAuthentica
 
 /**
  * The limit of sessions per principal refused a sign-in at authentication
- * ({@link SessionLimitAuthenticationStrategy}): Spring Security's
- * {@link SessionAuthenticationException}, which its authentication filters answer with the failure
- * handler (the login page with {@code ?error}). The message is the store's
+ * ({@link SessionLimitAuthenticationStrategy}; on WebFlux {@link SessionLimitWebFilter}): Spring
+ * Security's {@link SessionAuthenticationException}, which its authentication filters answer with
+ * the failure handler (the login page with {@code ?error}). The message is the store's
  * ({@link SessionLimitExceededException}): the principal, the limit and the properties. The failure
  * handler keeps it in the session (Spring Security's last exception): every lazysession node
  * allows it to decode, with no setting. Immutable.

@@ -28,6 +28,11 @@ class EnableLazyWebSessionIT {
   static class SessionConfig {}
 
   @Configuration(proxyBeanMethods = false)
+  @EnableLazyWebSession(redisUrl = "${test.redis.url}", maxSessionsPerPrincipal = "1",
+      maxSessionsAction = "refuse-new")
+  static class LimitedConfig {}
+
+  @Configuration(proxyBeanMethods = false)
   @EnableLazyWebSession(redisUrl = "${test.redis.url}", codec = "xml")
   static class BadCodecConfig {}
 
@@ -57,6 +62,15 @@ class EnableLazyWebSessionIT {
 
       LazySession stored = repository.findById(session.getId()).block();
       assertThat((Integer) stored.getAttribute("visits")).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void enableLazyWebSession_maxSessionsPerPrincipal_definesTheSessionLimitWebFilter() {
+    try (AnnotationConfigApplicationContext limited = start(LimitedConfig.class);
+        AnnotationConfigApplicationContext unlimited = start(SessionConfig.class)) {
+      assertThat(limited.getBeansOfType(SessionLimitWebFilter.class)).hasSize(1);
+      assertThat(unlimited.getBeansOfType(SessionLimitWebFilter.class)).isEmpty();
     }
   }
 

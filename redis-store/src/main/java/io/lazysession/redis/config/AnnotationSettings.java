@@ -16,6 +16,7 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.core.env.Environment;
+import org.springframework.core.type.AnnotationMetadata;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -175,5 +176,20 @@ final class AnnotationSettings {
     if (ownedClient != null) {
       ownedClient.shutdown();
     }
+  }
+
+  /**
+   * {@code configuration} (a class name) when {@code annotation} on {@code metadata} sets
+   * {@code maxSessionsPerPrincipal} and {@code securityClass} is on the class path, else nothing:
+   * what the annotations import for Spring Security, without loading any of it otherwise.
+   */
+  static String[] importsWhenLimited(AnnotationMetadata metadata, Class<?> annotation,
+      String securityClass, String configuration) {
+    Map<String, @Nullable Object> attributes =
+        metadata.getAnnotationAttributes(annotation.getName());
+    boolean limited = attributes != null && !"".equals(attributes.get("maxSessionsPerPrincipal"));
+    return limited && ClassUtils.isPresent(securityClass, AnnotationSettings.class.getClassLoader())
+        ? new String[] {configuration}
+        : new String[0];
   }
 }

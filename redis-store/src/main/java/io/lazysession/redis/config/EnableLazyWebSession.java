@@ -32,7 +32,7 @@ import org.springframework.context.annotation.Import;
 @Retention(RetentionPolicy.RUNTIME)
 @Target(ElementType.TYPE)
 @Documented
-@Import(LazyWebSessionConfiguration.class)
+@Import({LazyWebSessionConfiguration.class, SessionLimitWebFluxSecurityConfiguration.Selector.class})
 public @interface EnableLazyWebSession {
   /** The key prefix ({@code lazysession.namespace}). */
   String namespace() default LazyRedisSessionRepository.DEFAULT_NAMESPACE;

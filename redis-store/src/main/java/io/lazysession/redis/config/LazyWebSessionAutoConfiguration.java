@@ -6,8 +6,10 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.session.ReactiveSessionRepository;
 import org.springframework.session.config.annotation.web.server.SpringWebSessionConfiguration;
@@ -45,4 +47,11 @@ public class LazyWebSessionAutoConfiguration {
       LazyRedisSessionRepository repository) {
     return LazyWebSessionConfiguration.reactive(repository);
   }
+
+  /** Spring Security WebFlux with a limit of sessions per principal: see the imported configuration. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = SessionLimitWebFluxSecurityConfiguration.SECURITY_WEB_FILTER_CHAIN)
+  @ConditionalOnProperty(prefix = LazySessionProperties.PREFIX, name = "max-sessions-per-principal")
+  @Import(SessionLimitWebFluxSecurityConfiguration.class)
+  static class SessionLimitSecurity {}
 }

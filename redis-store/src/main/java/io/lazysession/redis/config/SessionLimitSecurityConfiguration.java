@@ -2,15 +2,12 @@ package io.lazysession.redis.config;
 
 import io.lazysession.redis.LazyRedisSessionRepository;
 import io.lazysession.redis.SessionLimitAuthenticationStrategy;
-import java.util.Map;
-import org.jspecify.annotations.Nullable;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.ImportSelector;
 import org.springframework.core.type.AnnotationMetadata;
 import org.springframework.security.config.Customizer;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
-import org.springframework.util.ClassUtils;
 
 /**
  * Spring Security with a limit of sessions per principal: every {@code HttpSecurity} gets the
@@ -40,13 +37,8 @@ class SessionLimitSecurityConfiguration {
   static final class Selector implements ImportSelector {
     @Override
     public String[] selectImports(AnnotationMetadata metadata) {
-      Map<String, @Nullable Object> attributes =
-          metadata.getAnnotationAttributes(EnableLazyHttpSession.class.getName());
-      boolean limited = attributes != null
-          && !"".equals(attributes.get("maxSessionsPerPrincipal"));
-      return limited && ClassUtils.isPresent(HTTP_SECURITY, getClass().getClassLoader())
-          ? new String[] {"io.lazysession.redis.config.SessionLimitSecurityConfiguration"}
-          : new String[0];
+      return AnnotationSettings.importsWhenLimited(metadata, EnableLazyHttpSession.class,
+          HTTP_SECURITY, "io.lazysession.redis.config.SessionLimitSecurityConfiguration");
     }
   }
 }
