@@ -203,7 +203,7 @@ final class RedisSessionStore {
    * followed it.
    */
   SaveResult save(String id, SaveRequest request) {
-    byte[][] arguments = counted(request.arguments(protection.of(id), keys.idField(id)));
+    byte[][] arguments = counted(request.arguments(protection.of(id), idField(id, request)));
     return ScriptReplies.save(eval(connection.commands(), RedisScript.SAVE, ScriptOutputType.MULTI,
         keys.session(id), arguments));
   }
@@ -217,7 +217,7 @@ final class RedisSessionStore {
    *     replicas acknowledged it within {@code timeout}, or why waiting failed after the write
    */
   SaveResult saveAndWait(String id, SaveRequest request, int replicas, Duration timeout) {
-    byte[][] arguments = counted(request.arguments(protection.of(id), keys.idField(id)));
+    byte[][] arguments = counted(request.arguments(protection.of(id), idField(id, request)));
     byte[] key = keys.session(id);
     for (int attempt = 1; ; attempt++) {
       try {
@@ -330,6 +330,11 @@ final class RedisSessionStore {
         keys.session(id), deleteArguments(nowMillis, all));
     return ScriptReplies.expire(answer == null ? List.of() : countedRead(elements(answer)),
         protection.of(id));
+  }
+
+  /** The sealed id a whole write of {@code request} stores ({@link SessionKeys#idField}). */
+  byte @Nullable [] idField(String id, SaveRequest request) {
+    return request.mode().creates() ? keys.idField(id) : null;
   }
 
   /** The absolute timeout the scripts apply, milliseconds; 0: none. */

@@ -38,6 +38,14 @@ final class SessionNames {
   private final SecretKeySpec encKey;
   /** Per thread: a MAC under {@link #macKey}, reused (a JCE lookup and init cost more than it). */
   private final ThreadLocal<Mac> macs = ThreadLocal.withInitial(this::newMac);
+  /** Per thread: an AES/CTR cipher, initialised anew for each id (its IV is the id's tag). */
+  private final ThreadLocal<Cipher> ciphers = ThreadLocal.withInitial(() -> {
+    try {
+      return Cipher.getInstance("AES/CTR/NoPadding");
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("this JVM lacks AES/CTR/NoPadding", e);
+    }
+  });
   /** Per thread: the last tag made; a request names its session several times. */
   private final ThreadLocal<LastTag> lastTag = new ThreadLocal<>();
 
@@ -116,7 +124,7 @@ final class SessionNames {
 
   private byte[] ctr(byte[] iv, byte[] input) {
     try {
-      Cipher cipher = Cipher.getInstance("AES/CTR/NoPadding");
+      Cipher cipher = ciphers.get();
       cipher.init(Cipher.ENCRYPT_MODE, encKey, new IvParameterSpec(iv));
       return cipher.doFinal(input);
     } catch (GeneralSecurityException e) {
