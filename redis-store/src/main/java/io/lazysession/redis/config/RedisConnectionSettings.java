@@ -158,7 +158,9 @@ record RedisConnectionSettings(
       if (username != null) {
         builder.withAuthentication(username, password);
       } else {
-        builder.withPassword(password);
+        // As a CharSequence: the String overload is gone from newer Lettuce versions, and code
+        // compiled against an older one would not link there.
+        builder.withPassword((CharSequence) password);
       }
     }
     if (ssl) {
