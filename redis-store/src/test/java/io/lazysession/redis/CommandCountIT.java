@@ -283,10 +283,8 @@ class CommandCountIT {
    * its script runs inside included); {@code roundTrips}: the round trips it adds to the life.
    */
   private static java.util.List<Map<String, Long>> added(SessionLimit limit, long roundTrips) {
-    try (LazyRedisSessionRepository limited = LazyRedisSessionRepository.builder(client)
-        .serializer(TestRedis.serializer()).namespace(repository.namespace()).clock(clock)
-        .cleanupInterval(Duration.ZERO).touchInterval(Duration.ofSeconds(30))
-        .nearCacheMaxBytes(0).sessionLimit(limit).build()) {
+    try (LazyRedisSessionRepository limited =
+        withPolicy(30, builder -> builder.sessionLimit(limit))) {
       long limitedBefore = limited.metrics().roundTrips();
       java.util.List<Map<String, Long>> withPolicy = sessionLife(limited);
       long limitedTrips = limited.metrics().roundTrips() - limitedBefore;

@@ -121,12 +121,8 @@ class SessionSizeIT {
 
     List<String> chunks = packFields(id);
     assertThat(chunks).hasSizeGreaterThan(1).allMatch(f -> f.matches("#s\\d+"));
-    long chunkValues = 0;
-    long chunkNames = 0;
-    for (String chunk : chunks) {
-      chunkValues += hstrlen(id, chunk);
-      chunkNames += chunk.length();
-    }
+    long chunkValues = chunks.stream().mapToLong(chunk -> hstrlen(id, chunk)).sum();
+    long chunkNames = chunks.stream().mapToLong(String::length).sum();
     assertThat(size.packFields()).isEqualTo(chunks.size());
     assertThat(size.packBytes()).isEqualTo(chunkValues);
     assertThat(packMembersStored(size)).isEqualTo(chunkValues + chunkNames);
@@ -156,12 +152,8 @@ class SessionSizeIT {
 
     List<String> chunks = packFields(id);
     assertThat(chunks).hasSizeGreaterThan(1).allMatch(f -> f.matches("#s\\d+"));
-    long chunkValues = 0;
-    long chunkNames = 0;
-    for (String chunk : chunks) {
-      chunkValues += hstrlen(id, chunk);
-      chunkNames += chunk.length();
-    }
+    long chunkValues = chunks.stream().mapToLong(chunk -> hstrlen(id, chunk)).sum();
+    long chunkNames = chunks.stream().mapToLong(String::length).sum();
     assertThat(size.packBytes()).isEqualTo(chunkValues);
     assertThat(packMembersStored(size)).isEqualTo(chunkValues + chunkNames);
     assertThat(size.attributes()).hasSize(3)
