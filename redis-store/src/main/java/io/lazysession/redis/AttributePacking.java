@@ -224,10 +224,11 @@ final class AttributePacking {
   }
 
   /**
-   * Waits a random while, longer as {@code attempt} grows (at most about 1.6 ms), before a blocking
+   * Waits a random while, longer as {@code attempt} grows (at most about 26 ms), before a blocking
    * save tries again after its pack was rewritten twice in a row: writers that keep colliding on one
    * session then spread out, so that none of them (the one with the largest pack to rebase, say) is
-   * starved until it gives up.
+   * starved until it gives up: a save that keeps losing keeps trying for seconds, not for a fraction
+   * of one, while the others finish.
    */
   static void backOff(int attempt) {
     java.util.concurrent.locks.LockSupport.parkNanos(backOffNanos(attempt));
@@ -235,14 +236,14 @@ final class AttributePacking {
 
   /**
    * The while {@link #backOff} waits before attempt {@code attempt + 1}: none after the first
-   * conflict, then random below {@code min(attempt, 16) * 0.1 ms}. The reactive writer waits it on a
-   * timer instead of a thread.
+   * conflict, then random below 0.1 ms, doubling with each attempt up to 25.6 ms. The reactive
+   * writer waits it on a timer instead of a thread.
    */
   static long backOffNanos(int attempt) {
     if (attempt < 2) {
       return 0;
     }
-    long bound = Math.min(attempt, 16) * 100_000L;
+    long bound = 100_000L << Math.min(attempt - 2, 8);
     return java.util.concurrent.ThreadLocalRandom.current().nextLong(bound);
   }
 
