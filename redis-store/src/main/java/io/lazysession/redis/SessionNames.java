@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * Keyed names (encryption keys on): what stands in Redis for a session id and a principal name, so
  * that neither appears in clear in a key, a set or sorted-set member, or a script argument.
- * Immutable and thread-safe (MACs and ciphers are made per call).
+ * Thread-safe (MACs and ciphers are confined to their thread; recent session names are memoised).
  *
  * <p>Design: the tag of an id is the first 16 bytes of HMAC-SHA256(mac key, "s" | namespace | 0 |
  * id); its key name carries the tag in base64url (22 characters, as long as a compact id), so
@@ -46,10 +46,20 @@ final class SessionNames {
       throw new IllegalStateException("this JVM lacks AES/CTR/NoPadding", e);
     }
   });
-  /** Per thread: the last tag made; a request names its session several times. */
+  /** Per thread: the last tag made; a request names its principal several times. */
   private final ThreadLocal<LastTag> lastTag = new ThreadLocal<>();
+  /**
+   * The tags and names of recently named sessions, at the slot of the id's hash: every request
+   * names its session at least once, and an HMAC costs more than the rest of naming it. Racy on
+   * purpose: an entry is immutable (final fields), so a reader sees a whole one or another.
+   */
+  private final Named[] recent = new Named[RECENT_SLOTS];
+
+  private static final int RECENT_SLOTS = 4096;
 
   private record LastTag(char kind, String text, byte[] tag) {}
+
+  private record Named(String id, byte[] tag, String name) {}
 
   /** Names of {@code namespace} made with {@code secret} (32 bytes). */
   SessionNames(String namespace, byte[] secret) {
@@ -61,7 +71,7 @@ final class SessionNames {
 
   /** The 22 characters that stand for session {@code id} in its key name. */
   String sessionName(String id) {
-    return Base64.getUrlEncoder().withoutPadding().encodeToString(tag('s', id));
+    return named(id).name();
   }
 
   /** The 22 characters that stand for principal {@code name} in its set's key name. */
@@ -72,7 +82,7 @@ final class SessionNames {
   /** {@code id} sealed as a member (and as the {@code #i} field): {@code F5 | tag | ciphertext}. */
   byte[] sealId(String id) {
     byte[] plain = id.getBytes(UTF_8);
-    byte[] tag = tag('s', id);
+    byte[] tag = named(id).tag();
     byte[] sealed = new byte[1 + TAG_BYTES + plain.length];
     sealed[0] = (byte) MARKER;
     System.arraycopy(tag, 0, sealed, 1, TAG_BYTES);
@@ -94,7 +104,19 @@ final class SessionNames {
     byte[] tag = Arrays.copyOfRange(stored, 1, 1 + TAG_BYTES);
     byte[] plain = ctr(tag, Arrays.copyOfRange(stored, 1 + TAG_BYTES, stored.length));
     String id = new String(plain, UTF_8);
-    return MessageDigest.isEqual(tag, tag('s', id)) ? id : null;
+    return MessageDigest.isEqual(tag, named(id).tag()) ? id : null;
+  }
+
+  /** The tag and name of session {@code id}, from {@link #recent} when it is there. */
+  private Named named(String id) {
+    int slot = (id.hashCode() * 0x9E3779B9 >>> 20) & (RECENT_SLOTS - 1);
+    Named named = recent[slot];
+    if (named == null || !named.id().equals(id)) {
+      byte[] tag = tag('s', id);
+      named = new Named(id, tag, Base64.getUrlEncoder().withoutPadding().encodeToString(tag));
+      recent[slot] = named;
+    }
+    return named;
   }
 
   /** The tag of {@code text}; callers never modify it (it may be the cached one). */

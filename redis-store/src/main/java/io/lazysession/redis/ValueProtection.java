@@ -4,6 +4,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 
 import java.security.GeneralSecurityException;
 import java.security.SecureRandom;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,20 +22,23 @@ import org.slf4j.LoggerFactory;
  * Seals and opens the values a repository stores ({@link SessionEncryption}): attribute fields, the
  * pack and the principal name. Thread-safe (ciphers and MACs are confined to their thread).
  *
- * <p>A sealed value is {@code F5 | n | key id (n ASCII bytes) | nonce (24) | AES-256-GCM ciphertext
- * and tag (16)}. 0xF5 never starts an envelope (0xA_), a pack (0xB_) nor UTF-8 text, so sealed and
- * unprotected values are told apart during a rollout. The first 12 nonce bytes derive the value's
- * AES key, HMAC-SHA256(key, label | those bytes); GCM runs under it with the other 12 as its nonce.
- * Random 96-bit GCM nonces under one key are safe for about 2^32 values only, which a busy site
- * writes in weeks; here all 24 nonce bytes are drawn for every value from the operating system's
- * generator ({@link #RANDOM}), so each value has its own derived key, a GCM nonce repeats under one
- * derived key only when all 24 random bytes repeat (a birthday bound of 2^96 values), and no state a restored checkpoint
- * or a forked process could repeat (a per-instance salt or counter) is involved: no rotation is
- * ever needed for nonces. Writer and reader derive the key of each value (one HMAC). The associated
- * data is the header, then the namespace, the session id and the field name, each preceded by its
- * length (4 bytes): bytes copied to another session, field or namespace fail the check. The JDK's own AES-GCM
- * and HMAC are used (no new dependency: both are FIPS-reviewed, hardware-accelerated, and every JVM
- * has them).
+ * <p>A sealed value is {@code F5 | n | key id (n ASCII bytes) | salt (12) | nonce (12) | AES-256-GCM
+ * ciphertext and tag (16)}. 0xF5 never starts an envelope (0xA_), a pack (0xB_) nor UTF-8 text, so
+ * sealed and unprotected values are told apart during a rollout. The salt derives the value's AES
+ * key, HMAC-SHA256(key, label | salt); GCM runs under it with the nonce. Random 96-bit GCM nonces
+ * under one key are safe for about 2^32 values only, which a busy site writes in weeks; here a
+ * derived key seals at most {@value #SEALS_PER_SALT} values (a thread draws a fresh salt from the
+ * operating system's generator, {@link #RANDOM}, after that many, so the HMAC and AES key schedule
+ * are paid once per salt, not per value), and every value draws its own nonce from that generator.
+ * Two values share a GCM nonce under one derived key only when their salts and their nonces both
+ * repeat; no nonce comes from state that a restored checkpoint (CRaC) or a forked process could
+ * repeat (a per-instance counter): such copies may share a salt, never their later nonces. No
+ * rotation is ever needed for nonces. A reader derives the key of a value from its salt (one HMAC;
+ * values sealed by one writer thread share it, so the last derived key is kept per thread). The
+ * associated data is the header, then the namespace, the session id and the field name, each
+ * preceded by its length (4 bytes): bytes copied to another session, field or namespace fail the
+ * check. The JDK's own AES-GCM and HMAC are used (no new dependency: both are FIPS-reviewed,
+ * hardware-accelerated, and every JVM has them).
  *
  * <p>Outcomes of {@link #open}: the plaintext; the stored bytes themselves when they are sealed
  * under a key this node does not hold (valid for another node: kept, never deleted); null when they
@@ -46,7 +50,11 @@ final class ValueProtection {
 
   /** The first byte of a sealed value. */
   static final int MARKER = 0xF5;
+  /** Salt and GCM nonce together: what a sealed value carries between its header and ciphertext. */
   static final int NONCE_BYTES = 24;
+  private static final int SALT_BYTES = NONCE_BYTES / 2;
+  /** How many values one thread seals under one derived key before it draws a new salt. */
+  static final int SEALS_PER_SALT = 1 << 16;
   static final int TAG_BYTES = 16;
   /** No keys: values are written and read as they are. */
   static final ValueProtection NONE = new ValueProtection("", null, new MetricsRecorder());
@@ -76,6 +84,10 @@ final class ValueProtection {
   private final Map<String, SecretKeySpec> keys = new LinkedHashMap<>();
   private final @Nullable String writeKey;
   private final ThreadLocal<Map<String, Mac>> macs = ThreadLocal.withInitial(LinkedHashMap::new);
+  /** Per thread: the derived key it seals with. */
+  private final ThreadLocal<DerivedKey> sealing = new ThreadLocal<>();
+  /** Per thread: the derived key it last opened a value with. */
+  private final ThreadLocal<DerivedKey> opened = new ThreadLocal<>();
   private final AtomicBoolean rejectionLogged = new AtomicBoolean();
   ValueProtection(String namespace, @Nullable SessionEncryption encryption,
       MetricsRecorder metrics) {
@@ -141,12 +153,20 @@ final class ValueProtection {
     sealed[0] = (byte) MARKER;
     sealed[1] = (byte) idBytes.length;
     System.arraycopy(idBytes, 0, sealed, 2, idBytes.length);
-    byte[] nonce = new byte[NONCE_BYTES];
-    RANDOM.nextBytes(nonce); // fresh for every value: nothing a restored or forked JVM repeats
-    System.arraycopy(nonce, 0, sealed, header, NONCE_BYTES);
+    DerivedKey derived = sealing.get();
     try {
-      Cipher cipher = cipher(Cipher.ENCRYPT_MODE, valueKey(keyId, sealed, header), sealed,
-          header, id, field);
+      if (derived == null || derived.uses >= SEALS_PER_SALT || !derived.keyId.equals(keyId)) {
+        byte[] salt = new byte[SALT_BYTES];
+        RANDOM.nextBytes(salt);
+        derived = new DerivedKey(keyId, salt, valueKey(keyId, salt, 0));
+        sealing.set(derived);
+      }
+      derived.uses++;
+      System.arraycopy(derived.salt, 0, sealed, header, SALT_BYTES);
+      byte[] nonce = new byte[NONCE_BYTES - SALT_BYTES];
+      RANDOM.nextBytes(nonce); // fresh for every value: nothing a restored or forked JVM repeats
+      System.arraycopy(nonce, 0, sealed, header + SALT_BYTES, nonce.length);
+      Cipher cipher = cipher(Cipher.ENCRYPT_MODE, derived.key, sealed, header, id, field);
       cipher.doFinal(plain, 0, plain.length, sealed, header + NONCE_BYTES);
     } catch (GeneralSecurityException e) {
       throw new IllegalStateException("AES-GCM failed to seal a value", e);
@@ -179,7 +199,7 @@ final class ValueProtection {
     }
     int header = 2 + (stored[1] & 0xFF);
     try {
-      Cipher cipher = cipher(Cipher.DECRYPT_MODE, valueKey(keyId, stored, header), stored,
+      Cipher cipher = cipher(Cipher.DECRYPT_MODE, openingKey(keyId, stored, header), stored,
           header, id, field);
       int from = header + NONCE_BYTES;
       return cipher.doFinal(stored, from, stored.length - from);
@@ -237,8 +257,42 @@ final class ValueProtection {
       macs.get().put(keyId, mac);
     }
     mac.update(LABEL);
-    mac.update(salt, at, NONCE_BYTES / 2);
+    mac.update(salt, at, SALT_BYTES);
     return new SecretKeySpec(mac.doFinal(), "AES");
+  }
+
+  /** The derived key of the value {@code stored} whose salt starts at {@code at}. */
+  private SecretKeySpec openingKey(String keyId, byte[] stored, int at)
+      throws GeneralSecurityException {
+    DerivedKey last = opened.get();
+    if (last == null || !last.sealed(keyId, stored, at)) {
+      last = sealing.get();
+      if (last == null || !last.sealed(keyId, stored, at)) {
+        last = new DerivedKey(keyId, Arrays.copyOfRange(stored, at, at + SALT_BYTES),
+            valueKey(keyId, stored, at));
+      }
+      opened.set(last);
+    }
+    return last.key;
+  }
+
+  /** A key derived from one salt, and how many values this thread sealed under it. */
+  private static final class DerivedKey {
+    final String keyId;
+    final byte[] salt;
+    final SecretKeySpec key;
+    int uses;
+
+    DerivedKey(String keyId, byte[] salt, SecretKeySpec key) {
+      this.keyId = keyId;
+      this.salt = salt;
+      this.key = key;
+    }
+
+    /** Whether {@code stored}, whose salt starts at {@code at}, was sealed under this key. */
+    boolean sealed(String id, byte[] stored, int at) {
+      return keyId.equals(id) && Arrays.equals(salt, 0, SALT_BYTES, stored, at, at + SALT_BYTES);
+    }
   }
 
   /** A cipher set up for the value whose header and nonce are {@code value}'s bytes. */
@@ -246,7 +300,7 @@ final class ValueProtection {
       String field) throws GeneralSecurityException {
     Cipher cipher = CIPHER.get();
     cipher.init(mode, valueKey,
-        new GCMParameterSpec(TAG_BYTES * 8, value, header + NONCE_BYTES / 2, NONCE_BYTES / 2));
+        new GCMParameterSpec(TAG_BYTES * 8, value, header + SALT_BYTES, NONCE_BYTES - SALT_BYTES));
     cipher.updateAAD(value, 0, header);
     cipher.updateAAD(associated(id, field));
     return cipher;

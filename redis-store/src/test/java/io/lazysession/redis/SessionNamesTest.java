@@ -20,6 +20,21 @@ class SessionNamesTest {
   }
 
   @Test
+  void sessionName_manyIdsSharingSlotsOfTheRecentNames_eachKeepsItsOwnName() {
+    SessionNames fresh = new SessionNames("ns", SECRET);
+    java.util.Map<String, String> first = new java.util.HashMap<>();
+    for (int i = 0; i < 20_000; i++) {
+      first.put("id-" + i, names.sessionName("id-" + i));
+    }
+    for (int i = 19_999; i >= 0; i--) {
+      String id = "id-" + i;
+      assertThat(names.sessionName(id)).isEqualTo(first.get(id)).isEqualTo(fresh.sessionName(id));
+      assertThat(names.openId(names.sealId(id))).isEqualTo(id);
+    }
+    assertThat(new java.util.HashSet<>(first.values())).hasSize(20_000);
+  }
+
+  @Test
   void sealId_opensToTheIdAndIsDeterministic() {
     byte[] sealed = names.sealId("my-id");
     assertThat(sealed).hasSize(1 + 16 + 5).isEqualTo(names.sealId("my-id"));

@@ -86,15 +86,52 @@ class ValueProtectionTest {
     byte[] nonce1 = Arrays.copyOfRange(first, from, from + ValueProtection.NONCE_BYTES);
     byte[] nonce2 = Arrays.copyOfRange(second, from, from + ValueProtection.NONCE_BYTES);
     byte[] nonce3 = Arrays.copyOfRange(third, from, from + ValueProtection.NONCE_BYTES);
-    // every half differs: neither the derivation salt nor the GCM nonce is fixed per instance
-    for (int half = 0; half < 2; half++) {
-      int start = half * ValueProtection.NONCE_BYTES / 2;
-      int end = start + ValueProtection.NONCE_BYTES / 2;
-      assertThat(Arrays.copyOfRange(nonce1, start, end))
-          .isNotEqualTo(Arrays.copyOfRange(nonce2, start, end))
-          .isNotEqualTo(Arrays.copyOfRange(nonce3, start, end));
-    }
+    int half = ValueProtection.NONCE_BYTES / 2;
+    // the GCM nonce (second half) is drawn for every value; the salt (first half) is drawn per
+    // thread and instance, so another instance (or a restored copy of this one) has its own
+    assertThat(Arrays.copyOfRange(nonce1, half, 2 * half))
+        .isNotEqualTo(Arrays.copyOfRange(nonce2, half, 2 * half))
+        .isNotEqualTo(Arrays.copyOfRange(nonce3, half, 2 * half));
+    assertThat(Arrays.copyOfRange(nonce1, 0, half)).isEqualTo(Arrays.copyOfRange(nonce2, 0, half))
+        .isNotEqualTo(Arrays.copyOfRange(nonce3, 0, half));
     assertThat(protection.open("id", "cart", second)).isEqualTo(PLAIN);
+  }
+
+  @Test
+  void seal_moreValuesThanOneSaltSeals_drawsANewSalt() {
+    ValueProtection protection = protection("k1:" + SECRET_1, false, false);
+    byte[] tiny = {1};
+    byte[] first = protection.seal("id", "cart", tiny);
+    byte[] last = first;
+    for (int i = 1; i < ValueProtection.SEALS_PER_SALT; i++) {
+      last = protection.seal("id", "cart", tiny);
+    }
+    byte[] next = protection.seal("id", "cart", tiny);
+
+    int from = 2 + 2;
+    int half = ValueProtection.NONCE_BYTES / 2;
+    assertThat(Arrays.copyOfRange(last, from, from + half))
+        .isEqualTo(Arrays.copyOfRange(first, from, from + half));
+    assertThat(Arrays.copyOfRange(next, from, from + half))
+        .isNotEqualTo(Arrays.copyOfRange(first, from, from + half));
+    assertThat(protection.open("id", "cart", first)).isEqualTo(tiny);
+    assertThat(protection.open("id", "cart", next)).isEqualTo(tiny);
+  }
+
+  @Test
+  void open_valuesOfTwoSaltsInTurn_opensEach() {
+    ValueProtection writer = protection("k1:" + SECRET_1, false, false);
+    ValueProtection otherWriter = protection("k1:" + SECRET_1, false, false);
+    ValueProtection reader = protection("k1:" + SECRET_1, false, false);
+    byte[] one = writer.seal("id", "cart", PLAIN);
+    byte[] two = otherWriter.seal("id", "cart", PLAIN);
+
+    for (int i = 0; i < 3; i++) {
+      assertThat(reader.open("id", "cart", one)).isEqualTo(PLAIN);
+      assertThat(reader.open("id", "cart", two)).isEqualTo(PLAIN);
+    }
+    two[2 + 2] ^= 1; // another salt: another derived key, so the tag fails
+    assertThat(reader.open("id", "cart", two)).isNull();
   }
 
   @Test
