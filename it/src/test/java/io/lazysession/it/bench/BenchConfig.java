@@ -31,11 +31,17 @@ import java.util.function.Function;
  * @param largeRequests request cap of each 1 MB and 10 MB cell (warm-up and measurement each)
  * @param floorRounds rounds of the interleaved floor cells (PING, read, change of the stores the
  *     CPU targets are checked on, one after the other in each round); 0 skips them
+ * @param pairedRounds measured rounds of the paired floor measurement (the same stores and requests
+ *     on one request thread, alternating between the stores every {@code pairedBatch} requests; see
+ *     {@link PairedRounds}); 0 skips it
+ * @param pairedSlices slices of each paired round: in each, every store runs one batch of each
+ *     request
+ * @param pairedBatch requests of one paired batch, between two readings of the thread's CPU time
  */
 public record BenchConfig(Duration globalWarmup, Duration warmup, Duration measure, int maxRequests, List<Integer> threads,
     int sessions, List<SessionSize> sizes, List<String> stores, List<Workload> workloads,
     long createBudgetBytes, Path outputDirectory, boolean extras, int largeRequests,
-    int floorRounds) {
+    int floorRounds, int pairedRounds, int pairedSlices, int pairedBatch) {
 
   /**
    * The full run: 0.9 seconds per cell (250 ms warm-up, 650 ms measured); about nine minutes for
@@ -45,7 +51,7 @@ public record BenchConfig(Duration globalWarmup, Duration warmup, Duration measu
     return new BenchConfig(Duration.ofMillis(300), Duration.ofMillis(250), Duration.ofMillis(650),
         200_000, List.of(1, 16),
         ReplicationCostHarness.MEMORY_SESSIONS, List.of(SessionSize.values()), List.of("all"), List.of(Workload.values()),
-        256L << 20, Path.of("target", "benchmark"), true, 12, 5);
+        256L << 20, Path.of("target", "benchmark"), true, 12, 5, 0, 40, 32);
   }
 
   /** A run of about twenty requests per cell, for the smoke test. */
@@ -53,7 +59,7 @@ public record BenchConfig(Duration globalWarmup, Duration warmup, Duration measu
     return new BenchConfig(Duration.ZERO, Duration.ofMillis(50), Duration.ofMillis(2000), 20,
         List.of(1, 16), 16,
         List.of(SessionSize.values()), List.of("all"), List.of(Workload.values()), 16L << 20,
-        Path.of("target", "benchmark-smoke"), true, 2, 2);
+        Path.of("target", "benchmark-smoke"), true, 2, 2, 0, 40, 32);
   }
 
   /**
@@ -63,7 +69,8 @@ public record BenchConfig(Duration globalWarmup, Duration warmup, Duration measu
    * {@code small,reference}), {@code bench.stores} (e.g. {@code spring,lazy-kryo-zstd}),
    * {@code bench.workloads} (e.g. {@code read,write}), {@code bench.createBudgetMb},
    * {@code bench.outputDir}, {@code bench.extras} ({@code true} or {@code false}),
-   * {@code bench.largeRequests}, {@code bench.floorRounds}.
+   * {@code bench.largeRequests}, {@code bench.floorRounds}, {@code bench.pairedRounds},
+   * {@code bench.pairedSlices}, {@code bench.pairedBatch}.
    */
   public BenchConfig withSystemProperties() {
     return new BenchConfig(
@@ -82,7 +89,10 @@ public record BenchConfig(Duration globalWarmup, Duration warmup, Duration measu
         property("bench.outputDir", outputDirectory, Path::of),
         property("bench.extras", extras, BenchConfig::bool),
         property("bench.largeRequests", largeRequests, Integer::parseInt),
-        property("bench.floorRounds", floorRounds, Integer::parseInt)).validated();
+        property("bench.floorRounds", floorRounds, Integer::parseInt),
+        property("bench.pairedRounds", pairedRounds, Integer::parseInt),
+        property("bench.pairedSlices", pairedSlices, Integer::parseInt),
+        property("bench.pairedBatch", pairedBatch, Integer::parseInt)).validated();
   }
 
   BenchConfig validated() {
@@ -97,6 +107,15 @@ public record BenchConfig(Duration globalWarmup, Duration warmup, Duration measu
     }
     if (floorRounds < 0) {
       throw new IllegalArgumentException("bench.floorRounds must be >= 0, was " + floorRounds);
+    }
+    if (pairedRounds < 0) {
+      throw new IllegalArgumentException("bench.pairedRounds must be >= 0, was " + pairedRounds);
+    }
+    if (pairedSlices < 1) {
+      throw new IllegalArgumentException("bench.pairedSlices must be >= 1, was " + pairedSlices);
+    }
+    if (pairedBatch < 1) {
+      throw new IllegalArgumentException("bench.pairedBatch must be >= 1, was " + pairedBatch);
     }
     if (sessions < 1) {
       throw new IllegalArgumentException("bench.sessions must be >= 1, was " + sessions);

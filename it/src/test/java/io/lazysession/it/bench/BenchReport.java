@@ -177,6 +177,7 @@ final class BenchReport {
     }
     md.append('\n');
     md.append(floorRoundsSection());
+    md.append(pairedRoundsSection());
     md.append(floorSection());
     md.append(memorySection());
     md.append(nearHitSection());
@@ -271,6 +272,140 @@ final class BenchReport {
       }
     }
     return median(ratios.stream().mapToDouble(Double::doubleValue).toArray());
+  }
+
+  /**
+   * The paired floor measurement ({@link PairedRounds}): each store's request-thread CPU against a
+   * PING on its own client, and each store's against the first store's, medians over the rounds.
+   */
+  String pairedRoundsSection() {
+    if (run.paired().isEmpty()) {
+      return "";
+    }
+    BenchConfig config = info.config();
+    int rounds = pairedRounds();
+    List<String> stores = run.paired().stream().map(PairedRounds.Cell::store).distinct().toList();
+    String first = stores.get(0);
+    String ping = ReplicationCostHarness.SAME_CLIENT_PING;
+    String read = Workload.READ.label();
+    String change = Workload.WRITE.label();
+    StringBuilder md = new StringBuilder(String.format(Locale.ROOT, "## CPU at the floor, paired "
+        + "(alternating every %d requests)%n%n", config.pairedBatch()));
+    md.append(String.format(Locale.ROOT, "Reference session, one request thread of its own, %d "
+            + "rounds after %d unmeasured ones (for the JIT). Each round is %d slices; in each "
+            + "slice, store after store: %d PINGs through a connection of its own on the store's "
+            + "Lettuce client, then %d read-only requests, then %d changing requests, on node 0 "
+            + "over the store's %d sessions in turn. The request thread's CPU time (ThreadMXBean) "
+            + "is read before and after each batch of %d and summed per store and request over the "
+            + "round: %,d requests of each per store and round. The stores take turns every few "
+            + "milliseconds, so a load that comes and goes on the machine falls on all of them "
+            + "alike, where a cell of its own would catch it on one store only. Medians over the "
+            + "rounds; ratios are the medians of the per-round ratios (to the PING of the same "
+            + "store, or to the same request of `%s`, in the same round). Any failed request fails "
+            + "the run.%n%n", rounds, PairedRounds.UNMEASURED_ROUNDS, config.pairedSlices(),
+        config.pairedBatch(), config.pairedBatch(), config.pairedBatch(), config.sessions(),
+        config.pairedBatch(), (long) config.pairedSlices() * config.pairedBatch(), first));
+    md.append("| store | PING CPU µs | read CPU µs | read / PING | change CPU µs | change / PING "
+        + "|\n");
+    md.append("|---|---:|---:|---:|---:|---:|\n");
+    for (String store : stores) {
+      md.append(String.format(Locale.ROOT, "| `%s` | %s | %s | %s | %s | %s |%n", store,
+          num(median(pairedCpu(store, ping))), num(median(pairedCpu(store, read))),
+          ratio(median(pairedRatios(store, read, store, ping))),
+          num(median(pairedCpu(store, change))),
+          ratio(median(pairedRatios(store, change, store, ping)))));
+    }
+    if (stores.size() > 1) {
+      md.append("\nAgainst the first store, `").append(first).append("` (request-thread CPU, same "
+          + "request, same round; median, min and max over the rounds):\n\n");
+      md.append("| store | read | read min | read max | change | change min | change max |\n");
+      md.append("|---|---:|---:|---:|---:|---:|---:|\n");
+      for (String store : stores.subList(1, stores.size())) {
+        double[] reads = pairedRatios(store, read, first, read);
+        double[] changes = pairedRatios(store, change, first, change);
+        md.append(String.format(Locale.ROOT, "| `%s` | %s | %s | %s | %s | %s | %s |%n", store,
+            percent(median(reads)), percent(min(reads)), percent(max(reads)),
+            percent(median(changes)), percent(min(changes)), percent(max(changes))));
+      }
+    }
+    md.append("\nPer round (request-thread CPU µs: PING / read / change");
+    if (stores.size() > 1) {
+      md.append("; then read / change against `").append(first).append('`');
+    }
+    md.append("):\n\n| store |");
+    for (int round = 1; round <= rounds; round++) {
+      md.append(" round ").append(round).append(" |");
+    }
+    md.append("\n|---|").append("---|".repeat(rounds)).append('\n');
+    for (String store : stores) {
+      md.append("| `").append(store).append("` |");
+      for (int round = 1; round <= rounds; round++) {
+        md.append(' ').append(num(pairedCpu(store, ping, round))).append(" / ")
+            .append(num(pairedCpu(store, read, round))).append(" / ")
+            .append(num(pairedCpu(store, change, round))).append(" |");
+      }
+      md.append('\n');
+    }
+    for (String store : stores.subList(1, stores.size())) {
+      double[] reads = pairedRatios(store, read, first, read);
+      double[] changes = pairedRatios(store, change, first, change);
+      md.append("| `").append(store).append("` against `").append(first).append("` |");
+      for (int round = 0; round < rounds; round++) {
+        md.append(' ').append(percent(reads[round])).append(" / ")
+            .append(percent(changes[round])).append(" |");
+      }
+      md.append('\n');
+    }
+    md.append('\n');
+    return md.toString();
+  }
+
+  private int pairedRounds() {
+    return run.paired().stream().mapToInt(PairedRounds.Cell::round).max().orElse(0);
+  }
+
+  /** A store's request-thread CPU µs per request in one paired round; NaN when not measured. */
+  private double pairedCpu(String store, String workload, int round) {
+    return run.paired().stream().filter(c -> c.store().equals(store)
+            && c.workload().equals(workload) && c.round() == round)
+        .mapToDouble(PairedRounds.Cell::cpuMicrosPerRequest).findFirst().orElse(Double.NaN);
+  }
+
+  /** A store's request-thread CPU µs per request in each paired round, round 1 first. */
+  private double[] pairedCpu(String store, String workload) {
+    double[] values = new double[pairedRounds()];
+    for (int round = 1; round <= values.length; round++) {
+      values[round - 1] = pairedCpu(store, workload, round);
+    }
+    return values;
+  }
+
+  /** Per paired round, round 1 first: (store, workload) CPU / (base store, base workload) CPU. */
+  private double[] pairedRatios(String store, String workload, String baseStore,
+      String baseWorkload) {
+    double[] mine = pairedCpu(store, workload);
+    double[] base = pairedCpu(baseStore, baseWorkload);
+    double[] ratios = new double[mine.length];
+    for (int i = 0; i < ratios.length; i++) {
+      ratios[i] = base[i] > 0 ? mine[i] / base[i] : Double.NaN;
+    }
+    return ratios;
+  }
+
+  /** A ratio as the difference it makes, e.g. 1.083 as {@code +8.3%}. */
+  private static String percent(double ratio) {
+    if (Double.isNaN(ratio) || Double.isInfinite(ratio)) {
+      return "–";
+    }
+    return String.format(Locale.ROOT, "%+.1f%%", 100 * (ratio - 1));
+  }
+
+  private static double min(double[] values) {
+    return java.util.Arrays.stream(values).filter(v -> !Double.isNaN(v)).min().orElse(Double.NaN);
+  }
+
+  private static double max(double[] values) {
+    return java.util.Arrays.stream(values).filter(v -> !Double.isNaN(v)).max().orElse(Double.NaN);
   }
 
   private static double median(double[] values) {

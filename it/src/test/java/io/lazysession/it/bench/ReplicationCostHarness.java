@@ -104,9 +104,12 @@ final class ReplicationCostHarness {
   /** One cell of an interleaved floor round: a store's PING, read or change (reference, 1 thread). */
   record FloorCell(String store, String workload, int round, CellResult cell) {}
 
+  /** A floor store, open, and the ids of the reference sessions created on its node 0. */
+  record FloorStore(SessionStore store, List<String> ids) {}
+
   /** Everything one run measured. */
   record Run(List<CellResult> cells, List<MemoryResult> memory, List<HugeValueResult> huge,
-      List<FloorCell> floor) {}
+      List<FloorCell> floor, List<PairedRounds.Cell> paired) {}
 
   /** Runs the matrix, then the extra cells; cells of stores that cannot run are reported as such. */
   Run run() {
@@ -114,6 +117,7 @@ final class ReplicationCostHarness {
     List<MemoryResult> memory = new ArrayList<>();
     List<HugeValueResult> huge = new ArrayList<>();
     List<FloorCell> floor = new ArrayList<>();
+    List<PairedRounds.Cell> paired = new ArrayList<>();
     try (RedisMeter meter = new RedisMeter(uri)) {
       results.addAll(ping(meter, "start"));
       ZstdDictionary dictionary = Stores.trainDictionary();
@@ -141,7 +145,12 @@ final class ReplicationCostHarness {
           results.addAll(runStore(spec, size, meter));
         }
       }
-      floor.addAll(floorRounds(stores, meter)); // bench.floorRounds=0 skips them
+      if (config.floorRounds() > 0 || config.pairedRounds() > 0) {
+        onFloorStores(stores, meter, open -> {
+          floor.addAll(floorRounds(open, meter)); // bench.floorRounds=0 skips them
+          paired.addAll(new PairedRounds(config, log).run(open)); // bench.pairedRounds=0 skips them
+        });
+      }
       if (config.extras()) {
         memory.addAll(memory(stores, meter));
         results.addAll(largeValues(stores, meter));
@@ -153,7 +162,7 @@ final class ReplicationCostHarness {
       // Again at the end, the JVM warm: the floor is the faster of the two.
       results.addAll(ping(meter, "end"));
     }
-    return new Run(results, memory, huge, floor);
+    return new Run(results, memory, huge, floor, paired);
   }
 
   private List<CellResult> ping(RedisMeter meter, String when) {
@@ -252,20 +261,16 @@ final class ReplicationCostHarness {
   // ---- cells beyond the matrix -------------------------------------------------------------------
 
   /**
-   * The CPU targets compare a request with one PING on the same client; on a shared machine the
-   * load moves between cells, so these cells run in rounds, each round measuring, store after
-   * store, a PING on the store's client, then its read and change requests (reference session, 1
-   * thread). The report takes medians over the rounds.
+   * Opens each floor store of this run once ({@link #FLOOR_STORES} that run and are available, in
+   * that order), creates {@code bench.sessions} reference sessions on its node 0, hands them to the
+   * measurements, then closes the stores and deletes their keys.
    */
-  private List<FloorCell> floorRounds(List<StoreSpec> stores, RedisMeter meter) {
-    List<FloorCell> results = new ArrayList<>();
-    if (config.floorRounds() == 0) {
-      return results;
-    }
+  private void onFloorStores(List<StoreSpec> stores, RedisMeter meter,
+      Consumer<List<FloorStore>> measurements) {
     List<StoreSpec> chosen = stores.stream().filter(s -> FLOOR_STORES.contains(s.name())
         && config.runs(s) && s.available()).toList();
     List<SessionStore> open = new ArrayList<>();
-    List<List<String>> ids = new ArrayList<>();
+    List<FloorStore> floorStores = new ArrayList<>();
     try {
       for (StoreSpec spec : chosen) {
         meter.delete(spec.namespace() + ":*");
@@ -276,34 +281,9 @@ final class ReplicationCostHarness {
           created.add(store.node(0).create(ShopSessions.create(SessionSize.REFERENCE,
               MEASURED_SEED + i)));
         }
-        ids.add(created);
+        floorStores.add(new FloorStore(store, List.copyOf(created)));
       }
-      for (int round = 1; round <= config.floorRounds(); round++) {
-        for (int s = 0; s < open.size(); s++) {
-          SessionStore store = open.get(s);
-          List<String> storeIds = ids.get(s);
-          String name = store.spec().name();
-          String size = SessionSize.REFERENCE.label();
-          CellResult ping = measure(meter, store::commandsSent, null, name, size, SAME_CLIENT_PING,
-              1, Double.NaN, Double.NaN, config.maxRequests(), (worker, i) -> store.ping(),
-              created -> { });
-          CellResult read = measure(meter, store::commandsSent, store, name, size,
-              Workload.READ.label(), 1, Double.NaN, Double.NaN, config.maxRequests(),
-              (worker, i) -> store.node(0).readCart(worker.pick(storeIds, i)), created -> { });
-          CellResult change = measure(meter, store::commandsSent, store, name, size,
-              Workload.WRITE.label(), 1, Double.NaN, Double.NaN, config.maxRequests(),
-              (worker, i) -> store.node(0).changeCart(worker.pick(storeIds, i)), created -> { });
-          for (CellResult cell : List.of(ping, read, change)) {
-            results.add(new FloorCell(name, cell.workload(), round, cell));
-          }
-          log.accept(String.format(java.util.Locale.ROOT, "floor round %d %-22s PING %6.1f us, "
-                  + "read %6.1f us (%.2fx), change %6.1f us (%.2fx) request-thread CPU", round,
-              name, ping.cpuMicrosPerRequest(), read.cpuMicrosPerRequest(),
-              read.cpuMicrosPerRequest() / ping.cpuMicrosPerRequest(),
-              change.cpuMicrosPerRequest(),
-              change.cpuMicrosPerRequest() / ping.cpuMicrosPerRequest()));
-        }
-      }
+      measurements.accept(floorStores);
     } finally {
       RuntimeException failure = null;
       for (SessionStore store : open) {
@@ -316,6 +296,42 @@ final class ReplicationCostHarness {
       }
       if (failure != null) {
         throw failure;
+      }
+    }
+  }
+
+  /**
+   * The CPU targets compare a request with one PING on the same client; on a shared machine the
+   * load moves between cells, so these cells run in rounds, each round measuring, store after
+   * store, a PING on the store's client, then its read and change requests (reference session, 1
+   * thread). The report takes medians over the rounds.
+   */
+  private List<FloorCell> floorRounds(List<FloorStore> stores, RedisMeter meter) {
+    List<FloorCell> results = new ArrayList<>();
+    for (int round = 1; round <= config.floorRounds(); round++) {
+      for (FloorStore floorStore : stores) {
+        SessionStore store = floorStore.store();
+        List<String> storeIds = floorStore.ids();
+        String name = store.spec().name();
+        String size = SessionSize.REFERENCE.label();
+        CellResult ping = measure(meter, store::commandsSent, null, name, size, SAME_CLIENT_PING,
+            1, Double.NaN, Double.NaN, config.maxRequests(), (worker, i) -> store.ping(),
+            created -> { });
+        CellResult read = measure(meter, store::commandsSent, store, name, size,
+            Workload.READ.label(), 1, Double.NaN, Double.NaN, config.maxRequests(),
+            (worker, i) -> store.node(0).readCart(worker.pick(storeIds, i)), created -> { });
+        CellResult change = measure(meter, store::commandsSent, store, name, size,
+            Workload.WRITE.label(), 1, Double.NaN, Double.NaN, config.maxRequests(),
+            (worker, i) -> store.node(0).changeCart(worker.pick(storeIds, i)), created -> { });
+        for (CellResult cell : List.of(ping, read, change)) {
+          results.add(new FloorCell(name, cell.workload(), round, cell));
+        }
+        log.accept(String.format(java.util.Locale.ROOT, "floor round %d %-22s PING %6.1f us, "
+                + "read %6.1f us (%.2fx), change %6.1f us (%.2fx) request-thread CPU", round,
+            name, ping.cpuMicrosPerRequest(), read.cpuMicrosPerRequest(),
+            read.cpuMicrosPerRequest() / ping.cpuMicrosPerRequest(),
+            change.cpuMicrosPerRequest(),
+            change.cpuMicrosPerRequest() / ping.cpuMicrosPerRequest()));
       }
     }
     return results;
