@@ -293,7 +293,7 @@ final class BenchReport {
         + "(alternating every %d requests)%n%n", config.pairedBatch()));
     md.append(String.format(Locale.ROOT, "Reference session, one request thread of its own, %d "
             + "rounds after %d unmeasured ones (for the JIT). Each round is %d slices; in each "
-            + "slice, store after store: %d PINGs through a connection of its own on the store's "
+            + "slice, store after store (in reverse order every other slice): %d PINGs through a connection of its own on the store's "
             + "Lettuce client, then %d read-only requests, then %d changing requests, on node 0 "
             + "over the store's %d sessions in turn. The request thread's CPU time (ThreadMXBean) "
             + "is read before and after each batch of %d and summed per store and request over the "

@@ -137,8 +137,8 @@ final class PairedRounds {
   }
 
   /**
-   * One round: its slices, each a batch of every request on every store, CPU time read around each
-   * batch. {@code next} holds each store's next session, carried over from round to round.
+   * One round: its slices, each a batch of every request on every store (in reverse order every
+   * other slice), CPU time read around each batch. {@code next} holds each store's next session, carried over from round to round.
    */
   private List<Cell> round(List<FloorStore> stores, int round, int[] next, long deadline,
       Duration limit) {
@@ -149,7 +149,9 @@ final class PairedRounds {
         throw new IllegalStateException("the paired rounds ran past their bound of " + limit
             + " (" + WALL_PER_REQUEST.toMillis() + " ms per request)");
       }
-      for (int s = 0; s < stores.size(); s++) {
+      for (int turn = 0; turn < stores.size(); turn++) {
+        // Every other slice runs the stores in reverse order: none always goes first.
+        int s = slice % 2 == 0 ? turn : stores.size() - 1 - turn;
         FloorStore store = stores.get(s);
         for (Kind kind : Kind.values()) {
           long started = THREADS.getCurrentThreadCpuTime();
