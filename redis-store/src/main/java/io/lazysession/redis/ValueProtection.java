@@ -31,9 +31,10 @@ import org.slf4j.LoggerFactory;
  * operating system's generator, {@link #RANDOM}, after that many, so the HMAC and AES key schedule
  * are paid once per salt, not per value), and every value draws its own nonce from that generator.
  * Two values share a GCM nonce under one derived key only when their salts and their nonces both
- * repeat; no nonce comes from state that a restored checkpoint (CRaC) or a forked process could
- * repeat (a per-instance counter): such copies may share a salt, never their later nonces. No
- * rotation is ever needed for nonces. A reader derives the key of a value from its salt (one HMAC;
+ * repeat; no nonce comes from state kept per instance (a counter): a restored checkpoint (CRaC) or a
+ * forked process shares its twin's current salts, and draws nonces of its own from the operating
+ * system (docs/security.md states the bounds, and the one case, NativePRNG's 100 ms of reuse, where
+ * copies could draw the same bytes). No rotation is ever needed for nonces. A reader derives the key of a value from its salt (one HMAC;
  * values sealed by one writer thread share it, so the last derived key is kept per thread). The
  * associated data is the header, then the namespace, the session id and the field name, each
  * preceded by its length (4 bytes): bytes copied to another session, field or namespace fail the
@@ -83,11 +84,12 @@ final class ValueProtection {
   /** Key id to secret, in the configured order. */
   private final Map<String, SecretKeySpec> keys = new LinkedHashMap<>();
   private final @Nullable String writeKey;
-  private final ThreadLocal<Map<String, Mac>> macs = ThreadLocal.withInitial(LinkedHashMap::new);
-  /** Per thread: the derived key it seals with. */
-  private final ThreadLocal<DerivedKey> sealing = new ThreadLocal<>();
-  /** Per thread: the derived key it last opened a value with. */
-  private final ThreadLocal<DerivedKey> opened = new ThreadLocal<>();
+  /**
+   * Per thread, for the last instance that thread used: its MACs and derived keys. One entry per
+   * thread whatever the number of instances, so that a discarded instance leaves no key material
+   * behind in the threads of a long-lived pool once they use another.
+   */
+  private static final ThreadLocal<PerThread> PER_THREAD = new ThreadLocal<>();
   private final AtomicBoolean rejectionLogged = new AtomicBoolean();
   ValueProtection(String namespace, @Nullable SessionEncryption encryption,
       MetricsRecorder metrics) {
@@ -153,13 +155,14 @@ final class ValueProtection {
     sealed[0] = (byte) MARKER;
     sealed[1] = (byte) idBytes.length;
     System.arraycopy(idBytes, 0, sealed, 2, idBytes.length);
-    DerivedKey derived = sealing.get();
+    PerThread state = perThread();
+    DerivedKey derived = state.sealing;
     try {
       if (derived == null || derived.uses >= SEALS_PER_SALT || !derived.keyId.equals(keyId)) {
         byte[] salt = new byte[SALT_BYTES];
         RANDOM.nextBytes(salt);
         derived = new DerivedKey(keyId, salt, valueKey(keyId, salt, 0));
-        sealing.set(derived);
+        state.sealing = derived;
       }
       derived.uses++;
       System.arraycopy(derived.salt, 0, sealed, header, SALT_BYTES);
@@ -199,10 +202,13 @@ final class ValueProtection {
     }
     int header = 2 + (stored[1] & 0xFF);
     try {
-      Cipher cipher = cipher(Cipher.DECRYPT_MODE, openingKey(keyId, stored, header), stored,
-          header, id, field);
+      PerThread state = perThread();
+      SecretKeySpec key = openingKey(state, keyId, stored, header);
+      Cipher cipher = cipher(Cipher.DECRYPT_MODE, key, stored, header, id, field);
       int from = header + NONCE_BYTES;
-      return cipher.doFinal(stored, from, stored.length - from);
+      byte[] plain = cipher.doFinal(stored, from, stored.length - from);
+      opened(state, keyId, stored, header, key); // only a value that passed: forged ones evict nothing
+      return plain;
     } catch (AEADBadTagException e) {
       return rejected(field, "it fails authentication under key '" + keyId + "' (forged, "
           + "corrupt, or copied from another session or field)");
@@ -250,30 +256,65 @@ final class ValueProtection {
   /** The AES key of key {@code keyId} derived with the 12 bytes of {@code salt} from {@code at}. */
   private SecretKeySpec valueKey(String keyId, byte[] salt, int at)
       throws GeneralSecurityException {
-    Mac mac = macs.get().get(keyId);
+    Map<String, Mac> macs = perThread().macs;
+    Mac mac = macs.get(keyId);
     if (mac == null) {
       mac = Mac.getInstance("HmacSHA256");
       mac.init(keys.get(keyId));
-      macs.get().put(keyId, mac);
+      macs.put(keyId, mac);
     }
     mac.update(LABEL);
     mac.update(salt, at, SALT_BYTES);
     return new SecretKeySpec(mac.doFinal(), "AES");
   }
 
-  /** The derived key of the value {@code stored} whose salt starts at {@code at}. */
-  private SecretKeySpec openingKey(String keyId, byte[] stored, int at)
+  /**
+   * The derived key of the value {@code stored} whose salt starts at {@code at}: the last one this
+   * thread opened or sealed with when the salt is theirs, else derived anew (and kept by {@link
+   * #opened} once the value passed its check).
+   */
+  private SecretKeySpec openingKey(PerThread state, String keyId, byte[] stored, int at)
       throws GeneralSecurityException {
-    DerivedKey last = opened.get();
-    if (last == null || !last.sealed(keyId, stored, at)) {
-      last = sealing.get();
-      if (last == null || !last.sealed(keyId, stored, at)) {
-        last = new DerivedKey(keyId, Arrays.copyOfRange(stored, at, at + SALT_BYTES),
-            valueKey(keyId, stored, at));
-      }
-      opened.set(last);
+    DerivedKey last = state.opened;
+    if (last != null && last.sealed(keyId, stored, at)) {
+      return last.key;
     }
-    return last.key;
+    last = state.sealing;
+    if (last != null && last.sealed(keyId, stored, at)) {
+      return last.key;
+    }
+    return valueKey(keyId, stored, at);
+  }
+
+  /** Keeps the key {@code stored} just opened with, unless it is one this thread already has. */
+  private static void opened(PerThread state, String keyId, byte[] stored, int at,
+      SecretKeySpec key) {
+    if ((state.opened == null || state.opened.key != key)
+        && (state.sealing == null || state.sealing.key != key)) {
+      state.opened = new DerivedKey(keyId, Arrays.copyOfRange(stored, at, at + SALT_BYTES), key);
+    }
+  }
+
+  /** This thread's state for this instance, made anew when the thread last served another one. */
+  private PerThread perThread() {
+    PerThread state = PER_THREAD.get();
+    if (state == null || state.owner.get() != this) {
+      state = new PerThread(this);
+      PER_THREAD.set(state);
+    }
+    return state;
+  }
+
+  /** What one thread keeps for one instance: see {@link #PER_THREAD}. */
+  private static final class PerThread {
+    final java.lang.ref.WeakReference<ValueProtection> owner;
+    final Map<String, Mac> macs = new LinkedHashMap<>();
+    @Nullable DerivedKey sealing;
+    @Nullable DerivedKey opened;
+
+    PerThread(ValueProtection owner) {
+      this.owner = new java.lang.ref.WeakReference<>(owner);
+    }
   }
 
   /** A key derived from one salt, and how many values this thread sealed under it. */

@@ -134,6 +134,59 @@ class ValueProtectionTest {
     assertThat(reader.open("id", "cart", two)).isNull();
   }
 
+  /** Sealed by the version that drew a salt for every value: the layout both versions share. */
+  static final String SEALED_EARLIER = "f5026b31bee6412e42342f58dc272059cbdce75ca67780fba3cbc21817beb"
+      + "21c4b6790634f8feefdb4e7164d4a882ccda2b0436d664e85add3086366db";
+
+  @Test
+  void open_valueSealedByTheEarlierVersion_opens() {
+    byte[] secret = new byte[32];
+    for (int i = 0; i < secret.length; i++) {
+      secret[i] = (byte) i;
+    }
+    ValueProtection protection = new ValueProtection("lazysession", SessionEncryption.builder()
+        .keys("k1:" + Base64.getEncoder().encodeToString(secret)).build(), metrics);
+
+    byte[] plain = protection.open("my-session-id", "cart",
+        java.util.HexFormat.of().parseHex(SEALED_EARLIER));
+
+    assertThat(plain).isEqualTo("a known plaintext".getBytes(UTF_8));
+  }
+
+  @Test
+  void seal_value_opensWithThePlainJceConstructionOfTheDocs() throws Exception {
+    byte[] sealed = protection("k1:" + SECRET_1, false, false).seal("id", "cart", PLAIN);
+
+    int header = 2 + 2;
+    javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
+    mac.init(new javax.crypto.spec.SecretKeySpec(Base64.getDecoder().decode(SECRET_1),
+        "HmacSHA256"));
+    mac.update("lazysession value key v1".getBytes(UTF_8));
+    mac.update(sealed, header, 12); // the salt
+    javax.crypto.Cipher gcm = javax.crypto.Cipher.getInstance("AES/GCM/NoPadding");
+    gcm.init(javax.crypto.Cipher.DECRYPT_MODE,
+        new javax.crypto.spec.SecretKeySpec(mac.doFinal(), "AES"),
+        new javax.crypto.spec.GCMParameterSpec(128, sealed, header + 12, 12)); // the nonce
+    gcm.updateAAD(sealed, 0, header);
+    gcm.updateAAD(ValueProtection.lengthPrefixed("ns".getBytes(UTF_8), "id".getBytes(UTF_8),
+        "cart".getBytes(UTF_8)));
+
+    assertThat(gcm.doFinal(sealed, header + 24, sealed.length - header - 24)).isEqualTo(PLAIN);
+  }
+
+  @Test
+  void open_forgedValueUnderTheSaltOfAGoodOne_isRejectedAndTheGoodOneStillOpens() {
+    ValueProtection writer = protection("k1:" + SECRET_1, false, false);
+    ValueProtection reader = protection("k1:" + SECRET_1, false, false);
+    byte[] good = writer.seal("id", "cart", PLAIN);
+    byte[] forged = writer.seal("id", "cart", PLAIN);
+    forged[forged.length - 1] ^= 1;
+
+    assertThat(reader.open("id", "cart", forged)).isNull();
+    assertThat(reader.open("id", "cart", good)).isEqualTo(PLAIN);
+    assertThat(reader.open("id", "cart", forged)).isNull();
+  }
+
   @Test
   void open_oneBitFlipped_isRejected() {
     ValueProtection protection = protection("k1:" + SECRET_1, false, false);
