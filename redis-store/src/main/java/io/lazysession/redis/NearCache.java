@@ -51,7 +51,15 @@ final class NearCache {
    *     creation ({@link StoredSession#renewed})
    */
   record Snapshot(long version, long creation, Map<String, byte[]> attributes, long epoch,
-      @Nullable Metadata metadata, StoredPack pack, long stamp, long renewed) {
+      @Nullable Metadata metadata, StoredPack pack, long stamp, long renewed, long savedAt) {
+    /** The {@code savedAt} of a copy a find answer confirmed: trusted for as long as its stamp. */
+    static final long CONFIRMED = Long.MIN_VALUE;
+
+    Snapshot(long version, long creation, Map<String, byte[]> attributes, long epoch,
+        @Nullable Metadata metadata, StoredPack pack, long stamp, long renewed) {
+      this(version, creation, attributes, epoch, metadata, pack, stamp, renewed, CONFIRMED);
+    }
+
     Snapshot(long version, long creation, Map<String, byte[]> attributes, long epoch,
         @Nullable Metadata metadata, StoredPack pack, long stamp) {
       this(version, creation, attributes, epoch, metadata, pack, stamp, 0);
@@ -70,12 +78,14 @@ final class NearCache {
 
     /** This copy, completed with the metadata Redis confirmed for its version. */
     Snapshot withMetadata(Metadata known) {
-      return new Snapshot(version, creation, attributes, epoch, known, pack, stamp, renewed);
+      return new Snapshot(version, creation, attributes, epoch, known, pack, stamp, renewed,
+          savedAt);
     }
 
     /** This copy, confirmed by Redis in a call sent after {@code newStamp} was read. */
     Snapshot withStamp(long newStamp) {
-      return new Snapshot(version, creation, attributes, epoch, metadata, pack, newStamp, renewed);
+      return new Snapshot(version, creation, attributes, epoch, metadata, pack, newStamp, renewed,
+          CONFIRMED);
     }
   }
 
@@ -131,7 +141,9 @@ final class NearCache {
   @Nullable Snapshot trusted(String id) {
     Snapshot snapshot = tracking == null ? null : get(id);
     return snapshot != null && snapshot.metadata() != null
-        && tracking.trusts(id, snapshot.stamp()) ? snapshot : null;
+        && tracking.trusts(id, snapshot.stamp()) && (snapshot.savedAt() == Snapshot.CONFIRMED
+            || tracking.nanoTime() - snapshot.savedAt() <= tracking.maxStalenessNanos())
+        ? snapshot : null;
   }
 
   /** The tracking stamp of {@code id}: read it before sending the command whose answer is cached. */
@@ -141,7 +153,8 @@ final class NearCache {
 
   /** After Redis confirmed {@code confirmed} in a call sent after {@code stamp} was read. */
   void confirmed(String id, Snapshot confirmed, long stamp) {
-    if (tracking != null && confirmed.stamp() != stamp) {
+    if (tracking != null
+        && (confirmed.stamp() != stamp || confirmed.savedAt() != Snapshot.CONFIRMED)) {
       put(id, confirmed.withStamp(stamp));
     }
   }
@@ -166,14 +179,19 @@ final class NearCache {
    * in between, so it is what Redis holds), else drops it. The copy holds the session's {@linkplain
    * LazySession#storedMetadata() stored metadata} when it knows them, so that the next read is
    * confirmed by the bare answer; without them the find script sends them once. With tracking on,
-   * the id's stamp moves first ({@link #written}).
+   * the id's stamp moves ({@link NearCacheTracking#saved}), and the copy is trusted without a call
+   * when nothing moved it since {@code stampBefore} (read before the save was sent), for at most the
+   * maximum staleness: the save's own invalidation is not counted, so a write that marks nothing
+   * (by hand, or by a node without tracking) in the same pass of Redis's event loop would go unseen;
+   * past that bound the next read asks Redis once.
    */
-  void afterSave(LazySession session, long epoch, boolean exact) {
-    written(session.getId());
+  void afterSave(LazySession session, long epoch, boolean exact, long stampBefore) {
+    String id = session.getId();
+    long stamp = tracking == null ? NearCacheTracking.UNTRUSTED : tracking.saved(id, stampBefore);
     if (exact && enabled()) {
-      put(session.getId(), new Snapshot(session.version(), session.getCreationTime().toEpochMilli(),
+      put(id, new Snapshot(session.version(), session.getCreationTime().toEpochMilli(),
           session.storedAttributes(), epoch, session.storedMetadata(), session.storedPack(),
-          NearCacheTracking.UNTRUSTED, session.renewed()));
+          stamp, session.renewed(), tracking == null ? Snapshot.CONFIRMED : tracking.nanoTime()));
     } else {
       invalidate(session.getId());
     }
@@ -193,7 +211,7 @@ final class NearCache {
    */
   private void written(String id) {
     if (tracking != null) {
-      tracking.invalidated(id);
+      tracking.written(id);
     }
   }
 

@@ -35,6 +35,7 @@ final class NearCacheTracking {
   private static final long NO_LEASE = Long.MIN_VALUE;
 
   private final AtomicLongArray stripes = new AtomicLongArray(STRIPES);
+  private final String writer = newWriter();
   private final long maxStalenessNanos;
   private final LongSupplier nanoTime;
   /** When the PING of the current lease was sent, or {@link #NO_LEASE}. */
@@ -109,6 +110,38 @@ final class NearCacheTracking {
   /** Redis invalidated the hash named with {@code id}'s token ({@link #nameTokens}). */
   void invalidated(String id) {
     stripes.incrementAndGet(stripe(id));
+  }
+
+  /** This node wrote or deleted session {@code id} (its id, not its token): as {@link #invalidated}. */
+  void written(String id) {
+    stripes.incrementAndGet(stripe(token.apply(id)));
+  }
+
+  /**
+   * This node's save of {@code id}, sent after {@code stampBefore} was read, was acknowledged: the
+   * id's stamp moves (as {@link #invalidated}, for requests of this node that read it before), and
+   * the save's own copy may be trusted when nothing else moved it since: no invalidation was counted
+   * and no other save of this node on that stripe was acknowledged in between. Its own invalidation
+   * is not counted ({@link #writer}), so a later one is another write.
+   *
+   * @return the stamp of the save's copy, or {@link #UNTRUSTED}
+   */
+  long saved(String id, long stampBefore) {
+    int stripe = stripe(token.apply(id));
+    if (stampBefore != UNTRUSTED && stripes.compareAndSet(stripe, stampBefore, stampBefore + 1)) {
+      return stampBefore + 1;
+    }
+    stripes.incrementAndGet(stripe);
+    return UNTRUSTED;
+  }
+
+  /**
+   * What this node's saves write as their mark ({@code <hash>:w:<writer>}, written and deleted in the
+   * save script): an invalidation of a hash together with this mark and no other is this node's own
+   * save, not counted. Random per repository.
+   */
+  String writer() {
+    return writer;
   }
 
   /** Redis invalidated every key (FLUSHALL, FLUSHDB), or tracking (re)starts: nothing is trusted. */
@@ -190,6 +223,12 @@ final class NearCacheTracking {
 
   long nanoTime() {
     return nanoTime.getAsLong();
+  }
+
+  private static String newWriter() {
+    byte[] random = new byte[9];
+    ValueProtection.RANDOM.nextBytes(random);
+    return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(random);
   }
 
   static int stripe(String id) {

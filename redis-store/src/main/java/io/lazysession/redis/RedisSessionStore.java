@@ -205,7 +205,7 @@ final class RedisSessionStore {
   SaveResult save(String id, SaveRequest request) {
     byte[][] arguments = counted(request.arguments(protection.of(id), idField(id, request)));
     return ScriptReplies.save(eval(connection.commands(), RedisScript.SAVE, ScriptOutputType.MULTI,
-        keys.session(id), arguments));
+        keys.saveKeys(id), arguments));
   }
 
   /**
@@ -218,12 +218,13 @@ final class RedisSessionStore {
    */
   SaveResult saveAndWait(String id, SaveRequest request, int replicas, Duration timeout) {
     byte[][] arguments = counted(request.arguments(protection.of(id), idField(id, request)));
-    byte[] key = keys.session(id);
+    byte[][] saveKeys = keys.saveKeys(id);
+    byte[] key = saveKeys[0];
     for (int attempt = 1; ; attempt++) {
       try {
         return connection.onPrimaryOf(key, primary -> {
           SaveResult saved = ScriptReplies.save(
-              eval(primary, RedisScript.SAVE, ScriptOutputType.MULTI, key, arguments));
+              eval(primary, RedisScript.SAVE, ScriptOutputType.MULTI, saveKeys, arguments));
           long version = saved.version();
           if (version <= 0) {
             return saved;

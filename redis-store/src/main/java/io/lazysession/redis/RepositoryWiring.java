@@ -51,8 +51,11 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
           : TrackingConnection.open(builder.client, builder.namespace, tracks);
       LazyRedisSessionRepository repository =
           new LazyRedisSessionRepository(builder, serializer, connection, nearCache, tracking);
-      if (tracks != null && builder.encryption != null) {
-        tracks.nameTokens(repository.shared().store().keys()::nameToken);
+      if (tracks != null) {
+        repository.shared().store().keys().markSaves(tracks.writer());
+        if (builder.encryption != null) {
+          tracks.nameTokens(repository.shared().store().keys()::nameToken);
+        }
       }
       if (deferred != null) {
         startDeferred(deferred, repository.shared(), builder, tracks);

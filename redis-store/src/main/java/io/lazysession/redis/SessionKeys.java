@@ -58,6 +58,8 @@ final class SessionKeys {
   private final boolean fallsBack;
   /** Ids located against the default, found there during a rollout. */
   private final @Nullable Cache<String, Boolean> elsewhere;
+  /** The mark of this node's saves ({@link NearCacheTracking#writer}); null: saves mark nothing. */
+  private volatile byte @Nullable [] saveMark;
 
   /** A namespace, checked: letters, digits and {@code -_.:} only (no spaces, no braces). */
   static String checkNamespace(String namespace) {
@@ -224,6 +226,27 @@ final class SessionKeys {
     }
     key[at] = '}';
     return key;
+  }
+
+  /**
+   * The keys save.lua is called with: the session hash, and with tracked reads the mark of this
+   * node's saves, {@code <hash>:w:<writer>} (same Cluster slot), which the script writes and deletes
+   * so that this node can tell its own save's invalidation ({@link TrackingConnection}).
+   */
+  byte[][] saveKeys(String id) {
+    byte[] hash = session(id);
+    byte[] mark = saveMark;
+    if (mark == null) {
+      return new byte[][] {hash};
+    }
+    byte[] marked = java.util.Arrays.copyOf(hash, hash.length + mark.length);
+    System.arraycopy(mark, 0, marked, hash.length, mark.length);
+    return new byte[][] {hash, marked};
+  }
+
+  /** Saves mark themselves as written by {@code writer} from now on. */
+  void markSaves(String writer) {
+    saveMark = (TrackingConnection.MARK + writer).getBytes(UTF_8);
   }
 
   /**

@@ -267,6 +267,12 @@ final class TrackingConnection implements AutoCloseable {
     }
   }
 
+  /**
+   * Counts the hashes a push names, but for this node's own saves: a hash named together with this
+   * node's mark ({@code <hash>:w:<writer>}, which save.lua writes and deletes) and no other writer's.
+   * Redis sends every key written in one pass of its event loop in one push, so another save of the
+   * same hash in that pass shows its own mark (or none: a write that marks nothing, counted).
+   */
   private void invalidate(PushMessage message) {
     List<Object> content = message.getContent(TrackingConnection::text);
     Object keys = content.size() > 1 ? content.get(1) : null;
@@ -274,10 +280,28 @@ final class TrackingConnection implements AutoCloseable {
       tracking.invalidatedAll();
       return;
     }
+    java.util.Map<String, Boolean> hashes = new java.util.LinkedHashMap<>(); // token -> own save only
+    java.util.Map<String, Boolean> marks = new java.util.HashMap<>(); // token -> only own marks
     for (Object key : written) {
-      tracking.invalidated(idOf(String.valueOf(key)));
+      String name = String.valueOf(key);
+      int mark = name.lastIndexOf(MARK);
+      if (mark > 0 && name.charAt(mark - 1) == '}' && !name.endsWith("}")) { // a hash ends in }
+        String token = idOf(name.substring(0, mark));
+        boolean own = name.substring(mark + MARK.length()).equals(tracking.writer());
+        marks.merge(token, own, Boolean::logicalAnd);
+      } else {
+        hashes.put(idOf(name), Boolean.TRUE);
+      }
     }
+    hashes.forEach((token, unused) -> {
+      if (!Boolean.TRUE.equals(marks.get(token))) {
+        tracking.invalidated(token);
+      }
+    });
   }
+
+  /** What separates a hash's name from the writer in a save's mark. */
+  static final String MARK = ":w:";
 
   /** The id in {@code <prefix>{<id>}}; another key under the prefix counts as itself (harmless). */
   private String idOf(String key) {

@@ -1,5 +1,8 @@
 -- Writes the changes of one session in one atomic call.
 -- KEYS[1]: the session hash
+-- KEYS[2]: optional, the mark of the writing node ('<hash>:w:<writer>', tracked reads): written and
+--          deleted after the changes, so that the invalidation Redis pushes for this save names it
+--          (TrackingConnection); it holds nothing afterwards
 -- ARGV[1]: 'u' update an existing session, 'n' create it (the key must not exist), 'r' create it as a
 --          session that moved here from another id (an id renewal or change): as 'n', and the field
 --          '#r' records ARGV[2] as when this id was issued (the next renewal counts from there)
@@ -148,5 +151,9 @@ else
     ttl = 1
   end
   redis.call('PEXPIRE', key, ttl)
+end
+if KEYS[2] then
+  redis.call('SET', KEYS[2], '')
+  redis.call('DEL', KEYS[2])
 end
 return version

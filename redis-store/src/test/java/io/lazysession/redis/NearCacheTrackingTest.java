@@ -97,11 +97,67 @@ class NearCacheTrackingTest {
     // This node's save of s1 (v4) is acknowledged; its own invalidation has not arrived yet.
     LazySession saved = new LazySession(LazySessionLoadTest.CONTEXT, "s1", Instant.now(),
         Instant.now(), Duration.ofMinutes(30), 4, null, cache.epoch());
-    cache.afterSave(saved, cache.epoch(), true);
+    cache.afterSave(saved, cache.epoch(), true, stamp);
     storeLoaded("s1", stamp); // the racing read stores v3 over the saved copy
 
     assertThat(cache.trusted("s1")).as("the next read must not be served v3 without a call")
         .isNull();
+  }
+
+  /** Session s1 at version 4 as this node's save left it, with its metadata known. */
+  private LazySession savedV4() {
+    LazySession saved = new LazySession(LazySessionLoadTest.CONTEXT, "s1", Instant.now(),
+        Instant.now(), Duration.ofMinutes(30), 4, null, cache.epoch());
+    saved.storedMetadata(new NearCache.Metadata(5, 1800, null));
+    return saved;
+  }
+
+  @Test
+  void afterSave_exactAndNothingCountedSinceItWasSent_trustedWithoutACall() {
+    leased();
+    long stamp = cache.stamp("s1"); // read before the save is sent
+
+    cache.afterSave(savedV4(), cache.epoch(), true, stamp);
+
+    assertThat(cache.trusted("s1")).isNotNull().extracting(NearCache.Snapshot::version)
+        .isEqualTo(4L);
+  }
+
+  @Test
+  void afterSave_anInvalidationCountedWhileItWasInFlight_notTrusted() {
+    leased();
+    long stamp = cache.stamp("s1");
+    tracking.invalidated("s1"); // another node's write, pushed before this save's answer came
+
+    cache.afterSave(savedV4(), cache.epoch(), true, stamp);
+
+    assertThat(cache.trusted("s1")).isNull();
+  }
+
+  @Test
+  void afterSave_anotherSaveOfThisNodeAcknowledgedWhileItWasInFlight_notTrusted() {
+    leased();
+    long stamp = cache.stamp("s1");
+    tracking.saved("s1", cache.stamp("s1")); // another request's save of s1, acknowledged first
+
+    cache.afterSave(savedV4(), cache.epoch(), true, stamp);
+
+    assertThat(cache.trusted("s1")).isNull();
+  }
+
+  @Test
+  void afterSave_trustedCopy_asksRedisOnceMoreThanMaxStalenessOld() {
+    leased();
+    cache.afterSave(savedV4(), cache.epoch(), true, cache.stamp("s1"));
+    now.addAndGet(BOUND + 1);
+    tracking.answered(tracking.generation(), now.get()); // the lease itself is renewed
+
+    assertThat(cache.trusted("s1")).as("a save's own copy is trusted for the bound only").isNull();
+    long stamp = cache.stamp("s1"); // the call that asks Redis confirms it
+    cache.confirmed("s1", cache.get("s1"), stamp);
+    now.addAndGet(BOUND + 1);
+    tracking.answered(tracking.generation(), now.get());
+    assertThat(cache.trusted("s1")).as("a confirmed copy lives by its stamp").isNotNull();
   }
 
   @Test
