@@ -148,8 +148,9 @@ public final class LazyRedisSessionRepository
       shared.context().policies().beforeSave(session, principal);
       shared.limiter().save(session, principal, writer::save);
     } catch (RedisException e) {
-      shared.nearCache().invalidate(session.getId());
-      shared.nearCache().invalidate(session.storedId());
+      // Redis may still run the save: its invalidation must be counted then (tracked reads).
+      shared.nearCache().saveFailed(session.getId());
+      shared.nearCache().saveFailed(session.storedId());
       throw shared.metrics().outage.translate("save", session.getId(), e);
     }
     shared.metrics().outage.available();

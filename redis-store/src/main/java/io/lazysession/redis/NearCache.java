@@ -95,6 +95,23 @@ final class NearCache {
    */
   record Metadata(long lastAccess, long maxInactiveSeconds, @Nullable String principal) {}
 
+  /** A save start no stamp matches: the copy of such a save is never trusted without a call. */
+  private static final NearCacheTracking.SaveStart NO_START =
+      new NearCacheTracking.SaveStart(-1, NearCacheTracking.UNTRUSTED, 0);
+
+  /** Where a save of {@code id} starts (read before it is sent); null without tracking. */
+  NearCacheTracking.@Nullable SaveStart saveStart(String id) {
+    return tracking == null ? null : tracking.saveStart(id);
+  }
+
+  /** A save of this node failed after it may have been sent: see {@link NearCacheTracking}. */
+  void saveFailed(String id) {
+    if (tracking != null) {
+      tracking.saveFailed(id);
+    }
+    invalidate(id);
+  }
+
   /** An epoch the near cache never has (it counts up from 0): a copy that must never be cached. */
   static final long NO_EPOCH = Long.MIN_VALUE;
 
@@ -180,18 +197,21 @@ final class NearCache {
    * LazySession#storedMetadata() stored metadata} when it knows them, so that the next read is
    * confirmed by the bare answer; without them the find script sends them once. With tracking on,
    * the id's stamp moves ({@link NearCacheTracking#saved}), and the copy is trusted without a call
-   * when nothing moved it since {@code stampBefore} (read before the save was sent), for at most the
-   * maximum staleness: the save's own invalidation is not counted, so a write that marks nothing
-   * (by hand, or by a node without tracking) in the same pass of Redis's event loop would go unseen;
-   * past that bound the next read asks Redis once.
+   * when nothing moved it since {@code start} (read before the save was sent; null: never), for at
+   * most the maximum staleness from then: the save's own invalidation is not counted, so a write
+   * that marks nothing (a delete or an expiry by another node, a node without tracking, a write by
+   * hand) in the same pass of Redis's event loop goes unseen; past that bound the next read asks
+   * Redis once.
    */
-  void afterSave(LazySession session, long epoch, boolean exact, long stampBefore) {
+  void afterSave(LazySession session, long epoch, boolean exact,
+      NearCacheTracking.@Nullable SaveStart start) {
     String id = session.getId();
-    long stamp = tracking == null ? NearCacheTracking.UNTRUSTED : tracking.saved(id, stampBefore);
+    long stamp = tracking == null ? NearCacheTracking.UNTRUSTED
+        : start == null ? tracking.saved(id, NO_START) : tracking.saved(id, start);
     if (exact && enabled()) {
       put(id, new Snapshot(session.version(), session.getCreationTime().toEpochMilli(),
           session.storedAttributes(), epoch, session.storedMetadata(), session.storedPack(),
-          stamp, session.renewed(), tracking == null ? Snapshot.CONFIRMED : tracking.nanoTime()));
+          stamp, session.renewed(), start == null ? Snapshot.CONFIRMED : start.at()));
     } else {
       invalidate(session.getId());
     }

@@ -36,6 +36,11 @@ final class NearCacheTracking {
 
   private final AtomicLongArray stripes = new AtomicLongArray(STRIPES);
   private final String writer = newWriter();
+  private final java.util.concurrent.atomic.AtomicLong saveNumbers =
+      new java.util.concurrent.atomic.AtomicLong();
+  /** The marks of this node's saves whose invalidation has not arrived ({@link #nextSaveMark}). */
+  private final java.util.Set<Long> ownSaves = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private static final int MAX_OWN_SAVES = 4096;
   private final long maxStalenessNanos;
   private final LongSupplier nanoTime;
   /** When the PING of the current lease was sent, or {@link #NO_LEASE}. */
@@ -118,34 +123,84 @@ final class NearCacheTracking {
   }
 
   /**
-   * This node's save of {@code id}, sent after {@code stampBefore} was read, was acknowledged: the
-   * id's stamp moves (as {@link #invalidated}, for requests of this node that read it before), and
-   * the save's own copy may be trusted when nothing else moved it since: no invalidation was counted
-   * and no other save of this node on that stripe was acknowledged in between. Its own invalidation
-   * is not counted ({@link #writer}), so a later one is another write.
+   * Where a save of {@code id} starts, read before it is sent: its stripe, that stripe's stamp and
+   * this node's clock.
+   */
+  record SaveStart(int stripe, long stamp, long at) {}
+
+  SaveStart saveStart(String id) {
+    int stripe = stripe(token.apply(id));
+    return new SaveStart(stripe, stripes.get(stripe), nanoTime.getAsLong());
+  }
+
+  /**
+   * This node's save of {@code id}, which began at {@code start}, was acknowledged: the id's stamp
+   * moves (as {@link #invalidated}, for requests of this node that read it before), and the save's
+   * own copy may be trusted when nothing else moved it since: no invalidation was counted and no
+   * other save of this node on that stripe was acknowledged in between, and the session is still
+   * named as when the save began (same stripe). Its own invalidation is not counted
+   * ({@link #ownSave}), so a later one is another write.
    *
    * @return the stamp of the save's copy, or {@link #UNTRUSTED}
    */
-  long saved(String id, long stampBefore) {
+  long saved(String id, SaveStart start) {
     int stripe = stripe(token.apply(id));
-    if (stampBefore != UNTRUSTED && stripes.compareAndSet(stripe, stampBefore, stampBefore + 1)) {
-      return stampBefore + 1;
+    if (stripe == start.stripe()
+        && stripes.compareAndSet(stripe, start.stamp(), start.stamp() + 1)) {
+      return start.stamp() + 1;
     }
     stripes.incrementAndGet(stripe);
     return UNTRUSTED;
   }
 
   /**
-   * What this node's saves write as their mark ({@code <hash>:w:<writer>}, written and deleted in the
-   * save script): an invalidation of a hash together with this mark and no other is this node's own
-   * save, not counted. Random per repository.
+   * The mark the next save writes ({@code <writer>.<n>}, after {@code <hash>:w:}), registered as this
+   * node's until its invalidation arrives ({@link #ownSave}). Registrations are dropped when too
+   * many are left over (saves that wrote nothing push nothing) or a save failed: an invalidation
+   * whose mark is not registered is counted, which only costs a call.
    */
+  String nextSaveMark() {
+    long n = saveNumbers.incrementAndGet();
+    if (ownSaves.size() >= MAX_OWN_SAVES) {
+      ownSaves.clear();
+    }
+    ownSaves.add(n);
+    return writer + "." + n;
+  }
+
+  /**
+   * Whether {@code mark} (what follows {@code :w:} in a mark key) is that of a save of this node
+   * still registered; it is not any more afterwards.
+   */
+  boolean ownSave(String mark) {
+    int dot = mark.lastIndexOf('.');
+    if (dot != writer.length() || !mark.startsWith(writer)) {
+      return false;
+    }
+    try {
+      return ownSaves.remove(Long.parseLong(mark.substring(dot + 1)));
+    } catch (NumberFormatException e) {
+      return false;
+    }
+  }
+
+  /**
+   * A save of this node failed after it may have been sent (a timeout, a dropped connection): Redis
+   * may still run it later, and its invalidation must then be counted, as that of any write.
+   */
+  void saveFailed(String id) {
+    ownSaves.clear();
+    written(id);
+  }
+
+  /** This node's part of its saves' marks ({@link #nextSaveMark}): random per repository. */
   String writer() {
     return writer;
   }
 
   /** Redis invalidated every key (FLUSHALL, FLUSHDB), or tracking (re)starts: nothing is trusted. */
   void invalidatedAll() {
+    ownSaves.clear();
     for (int i = 0; i < STRIPES; i++) {
       stripes.incrementAndGet(i);
     }
@@ -162,6 +217,7 @@ final class NearCacheTracking {
 
   /** The tracking connection dropped: the lease ends now, and tracking must be turned on again. */
   synchronized void disconnected() {
+    ownSaves.clear();
     generation++;
     tracking = false;
     leaseFrom = NO_LEASE;

@@ -284,7 +284,7 @@ final class ReactiveSessionWriter {
         exact ? epoch : NearCache.NO_EPOCH);
     session.storedPack(pack);
     session.storedMetadata(null); // not worked out here: the copy asks Redis for them once
-    nearCache.afterSave(session, epoch, exact, NearCacheTracking.UNTRUSTED);
+    nearCache.afterSave(session, epoch, exact, null);
   }
 
   /** An update as finally sent, at which attempt (see {@link SessionWriter}'s). */

@@ -52,7 +52,7 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
       LazyRedisSessionRepository repository =
           new LazyRedisSessionRepository(builder, serializer, connection, nearCache, tracking);
       if (tracks != null) {
-        repository.shared().store().keys().markSaves(tracks.writer());
+        repository.shared().store().keys().markSaves(tracks::nextSaveMark);
         if (builder.encryption != null) {
           tracks.nameTokens(repository.shared().store().keys()::nameToken);
         }

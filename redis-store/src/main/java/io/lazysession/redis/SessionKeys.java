@@ -58,8 +58,8 @@ final class SessionKeys {
   private final boolean fallsBack;
   /** Ids located against the default, found there during a rollout. */
   private final @Nullable Cache<String, Boolean> elsewhere;
-  /** The mark of this node's saves ({@link NearCacheTracking#writer}); null: saves mark nothing. */
-  private volatile byte @Nullable [] saveMark;
+  /** The marks of this node's saves ({@link NearCacheTracking#nextSaveMark}); null: none. */
+  private volatile @Nullable Supplier<String> saveMarks;
 
   /** A namespace, checked: letters, digits and {@code -_.:} only (no spaces, no braces). */
   static String checkNamespace(String namespace) {
@@ -230,23 +230,24 @@ final class SessionKeys {
 
   /**
    * The keys save.lua is called with: the session hash, and with tracked reads the mark of this
-   * node's saves, {@code <hash>:w:<writer>} (same Cluster slot), which the script writes and deletes
-   * so that this node can tell its own save's invalidation ({@link TrackingConnection}).
+   * save, {@code <hash>:w:<writer>.<n>} (same Cluster slot), which the script writes and deletes so
+   * that this node can tell its own save's invalidation ({@link TrackingConnection}).
    */
   byte[][] saveKeys(String id) {
     byte[] hash = session(id);
-    byte[] mark = saveMark;
-    if (mark == null) {
+    Supplier<String> marks = saveMarks;
+    if (marks == null) {
       return new byte[][] {hash};
     }
+    byte[] mark = (TrackingConnection.MARK + marks.get()).getBytes(UTF_8);
     byte[] marked = java.util.Arrays.copyOf(hash, hash.length + mark.length);
     System.arraycopy(mark, 0, marked, hash.length, mark.length);
     return new byte[][] {hash, marked};
   }
 
-  /** Saves mark themselves as written by {@code writer} from now on. */
-  void markSaves(String writer) {
-    saveMark = (TrackingConnection.MARK + writer).getBytes(UTF_8);
+  /** Saves mark themselves with what {@code marks} gives from now on. */
+  void markSaves(Supplier<String> marks) {
+    saveMarks = marks;
   }
 
   /**

@@ -89,11 +89,10 @@ final class SessionWriter {
     }
     String id = session.getId();
     long epoch = nearCache.epoch();
-    long stamp = nearCache.stamp(id); // before the send: see NearCache.afterSave
+    NearCacheTracking.SaveStart start = nearCache.saveStart(id); // see NearCache.afterSave
     Instant accessedBefore = session.storedLastAccessedTime();
     Sent sent = send(id, session,
         request(SaveMode.UPDATE, session, principal, timeoutChanged, writes, removes));
-    stamp = id.equals(session.getId()) ? stamp : NearCacheTracking.UNTRUSTED;
     id = session.getId(); // moved when the id was renewed meanwhile
     SaveResult result = sent.result();
     if (result.version() <= 0) {
@@ -108,7 +107,7 @@ final class SessionWriter {
     boolean exact = result.version() == session.version() + 1 && session.nearCacheEpoch() == epoch
         && !sent.retried();
     commit(session, result, writes, removes, false, principal.applyTo(oldPrincipal), epoch, exact,
-        sent.request(), stamp);
+        sent.request(), start);
     if (timeoutChanged) {
       expiry.schedule(id, session.getCreationTime(), session.storedLastAccessedTime(),
           session.getMaxInactiveInterval());
@@ -154,7 +153,7 @@ final class SessionWriter {
         maxInactive);
     boolean principalAdded = newPrincipal != null && principals.add(newPrincipal, id, maxInactive);
     long epoch = nearCache.epoch();
-    long stamp = nearCache.stamp(id);
+    NearCacheTracking.SaveStart start = nearCache.saveStart(id);
     SaveResult result = write(id, request);
     if (result.version() < 0) {
       if (principalAdded) {
@@ -166,7 +165,7 @@ final class SessionWriter {
     // 0: an earlier attempt of this very write was applied and other writes followed it.
     boolean writtenSince = result.version() == 0;
     commit(session, result, writes, List.of(), true, newPrincipal, epoch, !writtenSince, request,
-        stamp);
+        start);
     if (idChanged) {
       principals.remove(oldPrincipal, oldId);
     } else {
@@ -334,7 +333,7 @@ final class SessionWriter {
    */
   private void commit(LazySession session, SaveResult result, Map<String, byte[]> writes,
       Collection<String> removes, boolean full, @Nullable String principal, long epoch,
-      boolean exact, SaveRequest request, long stamp) {
+      boolean exact, SaveRequest request, NearCacheTracking.@Nullable SaveStart start) {
     metrics.saves.increment();
     NearCache.Metadata metadata = exact
         ? metadataAfter(session.storedMetadata(), request, full, principal) : null;
@@ -346,7 +345,7 @@ final class SessionWriter {
         exact ? epoch : NearCache.NO_EPOCH);
     session.storedPack(pack);
     session.storedMetadata(metadata);
-    nearCache.afterSave(session, epoch, exact && replicated(result), stamp);
+    nearCache.afterSave(session, epoch, exact && replicated(result), start);
   }
 
   /**

@@ -268,10 +268,13 @@ final class TrackingConnection implements AutoCloseable {
   }
 
   /**
-   * Counts the hashes a push names, but for this node's own saves: a hash named together with this
-   * node's mark ({@code <hash>:w:<writer>}, which save.lua writes and deletes) and no other writer's.
-   * Redis sends every key written in one pass of its event loop in one push, so another save of the
-   * same hash in that pass shows its own mark (or none: a write that marks nothing, counted).
+   * Counts the hashes a push names, but for this node's own saves: a hash named together with marks
+   * ({@code <hash>:w:<writer>.<n>}, which save.lua writes and deletes) that are all of saves of this
+   * node still registered ({@link NearCacheTracking#ownSave}). Redis sends every key written in one
+   * pass of its event loop in one push, so another save of the same hash in that pass shows its own
+   * mark; a write that marks nothing (a delete, a node without tracking) is hidden by this node's save
+   * in that pass, which {@link NearCache#afterSave} bounds by trusting a save's copy for the maximum
+   * staleness only.
    */
   private void invalidate(PushMessage message) {
     List<Object> content = message.getContent(TrackingConnection::text);
@@ -280,24 +283,23 @@ final class TrackingConnection implements AutoCloseable {
       tracking.invalidatedAll();
       return;
     }
-    java.util.Map<String, Boolean> hashes = new java.util.LinkedHashMap<>(); // token -> own save only
-    java.util.Map<String, Boolean> marks = new java.util.HashMap<>(); // token -> only own marks
+    java.util.Set<String> hashes = new java.util.LinkedHashSet<>();
+    java.util.Map<String, Boolean> marks = new java.util.HashMap<>(); // token -> all own saves
     for (Object key : written) {
       String name = String.valueOf(key);
       int mark = name.lastIndexOf(MARK);
       if (mark > 0 && name.charAt(mark - 1) == '}' && !name.endsWith("}")) { // a hash ends in }
-        String token = idOf(name.substring(0, mark));
-        boolean own = name.substring(mark + MARK.length()).equals(tracking.writer());
-        marks.merge(token, own, Boolean::logicalAnd);
+        boolean own = tracking.ownSave(name.substring(mark + MARK.length()));
+        marks.merge(idOf(name.substring(0, mark)), own, Boolean::logicalAnd);
       } else {
-        hashes.put(idOf(name), Boolean.TRUE);
+        hashes.add(idOf(name));
       }
     }
-    hashes.forEach((token, unused) -> {
+    for (String token : hashes) {
       if (!Boolean.TRUE.equals(marks.get(token))) {
         tracking.invalidated(token);
       }
-    });
+    }
   }
 
   /** What separates a hash's name from the writer in a save's mark. */

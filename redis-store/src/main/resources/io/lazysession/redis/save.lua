@@ -1,8 +1,8 @@
 -- Writes the changes of one session in one atomic call.
 -- KEYS[1]: the session hash
--- KEYS[2]: optional, the mark of the writing node ('<hash>:w:<writer>', tracked reads): written and
+-- KEYS[2]: optional, the mark of this save ('<hash>:w:<writer>.<n>', tracked reads): written and
 --          deleted after the changes, so that the invalidation Redis pushes for this save names it
---          (TrackingConnection); it holds nothing afterwards
+--          (TrackingConnection); nothing is left under it
 -- ARGV[1]: 'u' update an existing session, 'n' create it (the key must not exist), 'r' create it as a
 --          session that moved here from another id (an id renewal or change): as 'n', and the field
 --          '#r' records ARGV[2] as when this id was issued (the next renewal counts from there)
@@ -153,7 +153,7 @@ else
   redis.call('PEXPIRE', key, ttl)
 end
 if KEYS[2] then
-  redis.call('SET', KEYS[2], '')
+  redis.call('HSET', KEYS[2], '', '') -- HSET and DEL: commands the store's ACL user has anyway
   redis.call('DEL', KEYS[2])
 end
 return version

@@ -334,13 +334,20 @@ class NearCacheTrackingIT {
       String id = saved(node, "EUR");
       awaitTrustedHit(node, id);
       for (int i = 1; i <= 20; i++) {
-        changeCurrency(node, id, "mine-" + i);
+        changeCurrency(node, id, "mine-" + i); // its own copy is trusted from here
         changeCurrency(other, id, "theirs-" + i);
-        String expected = "theirs-" + i;
-        await().atMost(DEADLINE).until(
-            () -> expected.equals(node.findById(id).<String>getAttribute("currency")));
+        awaitLeaseRenewedAfterNow(node); // by then the push of the other node's save was read
+
+        assertThat(node.findById(id).<String>getAttribute("currency")).isEqualTo("theirs-" + i);
       }
     }
+  }
+
+  /** Waits until a lease renewal sent after now was answered: pushes sent before it were read. */
+  static void awaitLeaseRenewedAfterNow(LazyRedisSessionRepository node) {
+    NearCacheTracking tracking = tracking(node).tracking();
+    long now = tracking.nanoTime();
+    await().atMost(DEADLINE).until(() -> tracking.leaseFrom() > now);
   }
 
   @Test
@@ -362,7 +369,7 @@ class NearCacheTrackingIT {
       String id = saved(node, "EUR");
       awaitTrustedHit(node, id);
       byte[][] keys = node.shared().store().keys().saveKeys(id);
-      byte[] anotherMark = concat(keys[0], TrackingConnection.MARK + "another-node");
+      byte[] anotherMark = concat(keys[0], TrackingConnection.MARK + "another-node.1");
 
       writeAndAwaitItsPush(node, keys[0], List.of(keys[1], anotherMark));
 
@@ -408,9 +415,7 @@ class NearCacheTrackingIT {
         client.connect(ByteArrayCodec.INSTANCE)) {
       raw.sync().eval(script, ScriptOutputType.INTEGER, keys.toArray(new byte[0][]));
     }
-    NearCacheTracking tracking = tracking(node).tracking();
-    long written = tracking.nanoTime();
-    await().atMost(DEADLINE).until(() -> tracking.leaseFrom() > written);
+    awaitLeaseRenewedAfterNow(node);
   }
 
   private static byte[] concat(byte[] head, String tail) {

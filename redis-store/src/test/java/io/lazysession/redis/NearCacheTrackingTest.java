@@ -94,10 +94,11 @@ class NearCacheTrackingTest {
   void trusted_olderCopyStoredByAReadRacingThisNodesSave_notServed() {
     leased();
     long stamp = cache.stamp("s1"); // a read on this node: stamp, then its find (answered: v3)
+    NearCacheTracking.SaveStart start = cache.saveStart("s1"); // this node's save of s1 is sent
     // This node's save of s1 (v4) is acknowledged; its own invalidation has not arrived yet.
     LazySession saved = new LazySession(LazySessionLoadTest.CONTEXT, "s1", Instant.now(),
         Instant.now(), Duration.ofMinutes(30), 4, null, cache.epoch());
-    cache.afterSave(saved, cache.epoch(), true, stamp);
+    cache.afterSave(saved, cache.epoch(), true, start);
     storeLoaded("s1", stamp); // the racing read stores v3 over the saved copy
 
     assertThat(cache.trusted("s1")).as("the next read must not be served v3 without a call")
@@ -115,9 +116,9 @@ class NearCacheTrackingTest {
   @Test
   void afterSave_exactAndNothingCountedSinceItWasSent_trustedWithoutACall() {
     leased();
-    long stamp = cache.stamp("s1"); // read before the save is sent
+    NearCacheTracking.SaveStart start = cache.saveStart("s1"); // read before the save is sent
 
-    cache.afterSave(savedV4(), cache.epoch(), true, stamp);
+    cache.afterSave(savedV4(), cache.epoch(), true, start);
 
     assertThat(cache.trusted("s1")).isNotNull().extracting(NearCache.Snapshot::version)
         .isEqualTo(4L);
@@ -126,10 +127,10 @@ class NearCacheTrackingTest {
   @Test
   void afterSave_anInvalidationCountedWhileItWasInFlight_notTrusted() {
     leased();
-    long stamp = cache.stamp("s1");
+    NearCacheTracking.SaveStart start = cache.saveStart("s1");
     tracking.invalidated("s1"); // another node's write, pushed before this save's answer came
 
-    cache.afterSave(savedV4(), cache.epoch(), true, stamp);
+    cache.afterSave(savedV4(), cache.epoch(), true, start);
 
     assertThat(cache.trusted("s1")).isNull();
   }
@@ -137,10 +138,10 @@ class NearCacheTrackingTest {
   @Test
   void afterSave_anotherSaveOfThisNodeAcknowledgedWhileItWasInFlight_notTrusted() {
     leased();
-    long stamp = cache.stamp("s1");
-    tracking.saved("s1", cache.stamp("s1")); // another request's save of s1, acknowledged first
+    NearCacheTracking.SaveStart start = cache.saveStart("s1");
+    tracking.saved("s1", cache.saveStart("s1")); // another request's save of s1, acknowledged first
 
-    cache.afterSave(savedV4(), cache.epoch(), true, stamp);
+    cache.afterSave(savedV4(), cache.epoch(), true, start);
 
     assertThat(cache.trusted("s1")).isNull();
   }
@@ -148,7 +149,7 @@ class NearCacheTrackingTest {
   @Test
   void afterSave_trustedCopy_asksRedisOnceMoreThanMaxStalenessOld() {
     leased();
-    cache.afterSave(savedV4(), cache.epoch(), true, cache.stamp("s1"));
+    cache.afterSave(savedV4(), cache.epoch(), true, cache.saveStart("s1"));
     now.addAndGet(BOUND + 1);
     tracking.answered(tracking.generation(), now.get()); // the lease itself is renewed
 
@@ -158,6 +159,64 @@ class NearCacheTrackingTest {
     now.addAndGet(BOUND + 1);
     tracking.answered(tracking.generation(), now.get());
     assertThat(cache.trusted("s1")).as("a confirmed copy lives by its stamp").isNotNull();
+  }
+
+  @Test
+  void afterSave_trustedCopy_boundCountsFromWhenTheSaveWasSent() {
+    leased();
+    NearCacheTracking.SaveStart start = cache.saveStart("s1");
+    now.addAndGet(BOUND - 1_000); // the save's answer took almost the whole bound
+    tracking.answered(tracking.generation(), now.get());
+    cache.afterSave(savedV4(), cache.epoch(), true, start);
+    assertThat(cache.trusted("s1")).isNotNull();
+
+    now.addAndGet(2_000);
+
+    assertThat(cache.trusted("s1")).isNull();
+  }
+
+  @Test
+  void afterSave_sessionNamedOnAnotherStripeSinceTheSaveBegan_notTrusted() {
+    leased();
+    NearCacheTracking.SaveStart start = cache.saveStart("s1");
+    String other = otherStripeThan("s1");
+    tracking.nameTokens(id -> id.equals("s1") ? other : id); // located under another name meanwhile
+    tracking.invalidatedAll(); // stripes alike again: only the stripe itself tells them apart
+    NearCacheTracking.SaveStart unrelated = tracking.saveStart("s1");
+    assertThat(unrelated.stamp()).isEqualTo(start.stamp() + 1);
+
+    cache.afterSave(savedV4(), cache.epoch(), true,
+        new NearCacheTracking.SaveStart(start.stripe(), unrelated.stamp(), start.at()));
+
+    assertThat(cache.trusted("s1")).isNull();
+  }
+
+  @Test
+  void ownSave_registeredMarkOnce_thenNotAfterAFailureNorForAnotherWriter() {
+    String mark = tracking.nextSaveMark();
+    assertThat(tracking.ownSave(mark)).isTrue();
+    assertThat(tracking.ownSave(mark)).as("its invalidation came: not again").isFalse();
+
+    String failed = tracking.nextSaveMark();
+    tracking.saveFailed("s1");
+    assertThat(tracking.ownSave(failed)).as("Redis may run a failed save late: counted").isFalse();
+
+    String next = tracking.nextSaveMark();
+    String number = next.substring(next.lastIndexOf('.'));
+    assertThat(tracking.ownSave("another-writer" + number)).isFalse();
+    assertThat(tracking.ownSave("garbage")).isFalse();
+    assertThat(tracking.ownSave(next)).isTrue();
+  }
+
+  @Test
+  void deleted_withKeyedNames_movesTheStampOfTheNameToken() {
+    tracking.nameTokens(id -> "token-of-" + id);
+    leased();
+    long stamp = cache.stamp("s1"); // a read on this node: stamp, then its find
+    cache.deleted("s1");
+    storeLoaded("s1", stamp);
+
+    assertThat(cache.trusted("s1")).isNull();
   }
 
   @Test
