@@ -342,18 +342,26 @@ final class ValueProtection {
     Cipher cipher = CIPHER.get();
     cipher.init(mode, valueKey,
         new GCMParameterSpec(TAG_BYTES * 8, value, header + SALT_BYTES, NONCE_BYTES - SALT_BYTES));
-    cipher.updateAAD(value, 0, header);
-    cipher.updateAAD(associated(id, field));
+    cipher.updateAAD(associated(value, header, id, field)); // one call: GCM buffers partial blocks
     return cipher;
   }
 
   /**
-   * The namespace, the session id and the field name, each preceded by its length: what a sealed
-   * value is bound to besides its header. Length prefixes make it unambiguous: ids come from
+   * The associated data of a sealed value: its header, then the namespace, the session id and the
+   * field name, each preceded by its length (as {@link #lengthPrefixed} writes them): what a sealed
+   * value is bound to. Length prefixes make it unambiguous: ids come from
    * cookies and field names from the application, and either may hold any byte.
    */
-  private byte[] associated(String id, String field) {
-    return lengthPrefixed(namespace, id.getBytes(UTF_8), field.getBytes(UTF_8));
+  private byte[] associated(byte[] value, int header, String id, String field) {
+    byte[] idBytes = id.getBytes(UTF_8);
+    byte[] fieldBytes = field.getBytes(UTF_8);
+    java.nio.ByteBuffer buffer = java.nio.ByteBuffer.allocate(header + 12 + namespace.length
+        + idBytes.length + fieldBytes.length);
+    buffer.put(value, 0, header);
+    buffer.putInt(namespace.length).put(namespace);
+    buffer.putInt(idBytes.length).put(idBytes);
+    buffer.putInt(fieldBytes.length).put(fieldBytes);
+    return buffer.array();
   }
 
   /** Each part preceded by its length (4 bytes, big-endian): no two lists give the same bytes. */
