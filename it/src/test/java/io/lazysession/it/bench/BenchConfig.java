@@ -59,7 +59,7 @@ public record BenchConfig(Duration globalWarmup, Duration warmup, Duration measu
     return new BenchConfig(Duration.ZERO, Duration.ofMillis(50), Duration.ofMillis(2000), 20,
         List.of(1, 16), 16,
         List.of(SessionSize.values()), List.of("all"), List.of(Workload.values()), 16L << 20,
-        Path.of("target", "benchmark-smoke"), true, 2, 2, 0, 40, 32);
+        Path.of("target", "benchmark-smoke"), true, 2, 2, 1, 1, 2);
   }
 
   /**

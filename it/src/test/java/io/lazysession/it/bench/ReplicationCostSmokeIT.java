@@ -15,8 +15,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * Runs the replication-cost benchmark with about twenty requests per cell, so that a change that
  * breaks it fails the normal build. Checks that every cell ran (the matrix, each store's PING floor,
- * the interleaved floor rounds, the memory cells with hash-max-listpack-value raised, the large
- * values, the durable saves) and the report was written. Asserts only what does not depend on
+ * the interleaved floor rounds and a paired round, the memory cells with hash-max-listpack-value
+ * raised, the large values, the durable saves) and the report was written. Asserts only what does not depend on
  * timing: that cells ran, command counts, near-cache hits, that bytes were measured — never how fast
  * anything was.
  */
@@ -126,6 +126,15 @@ class ReplicationCostSmokeIT {
       assertThat(f.cell().errors()).as("errors, first: %s", f.cell().note()).isZero();
     }).filteredOn(f -> f.workload().equals(ReplicationCostHarness.SAME_CLIENT_PING))
         .allSatisfy(f -> assertPingRoundTrips(f.store(), f.cell()));
+    for (String store : ReplicationCostHarness.FLOOR_STORES) {
+      assertThat(outcome.run().paired()).as("%s paired round", store)
+          .filteredOn(c -> c.store().equals(store))
+          .extracting(PairedRounds.Cell::workload)
+          .containsExactlyInAnyOrder(ReplicationCostHarness.SAME_CLIENT_PING,
+              Workload.READ.label(), Workload.WRITE.label());
+    }
+    assertThat(outcome.run().paired()).allSatisfy(
+        c -> assertThat(c.cpuMicrosPerRequest()).isPositive());
     for (String store : List.of(Stores.DEFAULT_ON_REPLICA, Stores.DURABLE)) {
       for (int threads : config.threads()) {
         assertThat(results).as("%s durable-save cell, %d threads", store, threads)
@@ -144,7 +153,7 @@ class ReplicationCostSmokeIT {
         .contains("## CPU at the floor").contains("hash-max-listpack-value")
         .contains("## Near-cache hit on the wire").contains("## Large values")
         .contains("## Durable saves").contains("## Performance targets, round 2")
-        .contains("## CPU at the floor, interleaved");
+        .contains("## CPU at the floor, interleaved").contains("## CPU at the floor, paired");
     assertThat(Files.readAllLines(directory.resolve(BenchReport.CSV))).hasSize(results.size() + 1);
     assertThat(Files.readString(directory.resolve(BenchReport.SVG))).startsWith("<svg")
         .endsWith("</svg>\n");
