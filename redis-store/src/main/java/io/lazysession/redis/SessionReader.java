@@ -76,6 +76,8 @@ final class SessionReader {
     metrics.loads.increment();
     if (stored == null && store.keys().fallsBack()) {
       stored = fallBack(id);
+      // The stamp was read for the name tried first; found under the other, the copy asks again.
+      stamp = NearCacheTracking.UNTRUSTED;
     }
     if (stored == null) {
       nearCache.invalidate(id); // missing, or a hash without complete metadata
