@@ -19,7 +19,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The limit of sessions per principal on a Redis Cluster: the principal's set and sign-in order
- * share a slot, the sessions live in slots of their own. Two nodes, each with a client of its own.
+ * share a slot, the sessions live in slots of their own. Two nodes, each with a client of its own;
+ * with and without encryption keys (keyed names).
  */
 class SessionLimitClusterIT {
   @RegisterExtension
@@ -48,10 +49,11 @@ class SessionLimitClusterIT {
   }
 
   private static LazyRedisSessionRepository node(RedisClusterClient client, String namespace,
-      SessionLimit limit, RecordingEventPublisher events) {
-    return LazyRedisSessionRepository.builder(client).serializer(TestRedis.serializer())
-        .namespace(namespace).sessionLimit(limit).eventPublisher(events)
-        .cleanupInterval(Duration.ZERO).build();
+      SessionLimit limit, RecordingEventPublisher events, boolean keyed) {
+    LazyRedisSessionRepositoryBuilder builder = LazyRedisSessionRepository.builder(client)
+        .serializer(TestRedis.serializer()).namespace(namespace).sessionLimit(limit)
+        .eventPublisher(events).cleanupInterval(Duration.ZERO);
+    return (keyed ? builder.encryption(KeyedNamesIT.k1(false, false)) : builder).build();
   }
 
   @ParameterizedTest(name = "{1} {0}")
@@ -60,7 +62,17 @@ class SessionLimitClusterIT {
       Function<LazyRedisSessionRepository, Face> faceOf, SessionLimit limit) throws Exception {
     String namespace = TestRedis.uniqueNamespace("limit-cluster");
     ConcurrentSignIns.runAndCheck((index, events) ->
-        node(index == 0 ? clientA : clientB, namespace, limit, events), faceOf, limit);
+        node(index == 0 ? clientA : clientB, namespace, limit, events, false), faceOf, limit);
+  }
+
+  /** As above with encryption keys: keyed principal sets, their order in the set's slot. */
+  @ParameterizedTest(name = "{1} {0}")
+  @MethodSource("io.lazysession.redis.SessionLimitIT#limits")
+  void save_concurrentSignInsOverTwoNodesWithKeyedNames_leaveExactlyTheLimit(
+      Function<LazyRedisSessionRepository, Face> faceOf, SessionLimit limit) throws Exception {
+    String namespace = TestRedis.uniqueNamespace("limit-cluster-keyed");
+    ConcurrentSignIns.runAndCheck((index, events) ->
+        node(index == 0 ? clientA : clientB, namespace, limit, events, true), faceOf, limit);
   }
 
   @Test
