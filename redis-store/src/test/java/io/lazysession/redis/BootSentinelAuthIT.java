@@ -1,5 +1,6 @@
 package io.lazysession.redis;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lazysession.testing.RedisNode;
@@ -40,12 +41,28 @@ class BootSentinelAuthIT {
         "spring.data.redis.sentinel.password=s3cret")) {
       BootConnectionDetailsIT.assertRoundTrip(context);
     }
-    assertThatThrownBy(() -> BootConnectionDetailsIT.start(io.lazysession.redis.bootapp.ShopApplication.class,
-        "spring.data.redis.sentinel.master=" + RedisServerExtension.SENTINEL_MASTER,
-        "spring.data.redis.sentinel.nodes=" + nodes(),
-        "spring.data.redis.sentinel.username=sessions",
-        "spring.data.redis.sentinel.password=wrong"))
-        .as("the credentials are what let it in")
-        .hasStackTraceContaining("lazysession cannot connect to Redis");
+    org.springframework.context.ConfigurableApplicationContext wrong;
+    try {
+      wrong = BootConnectionDetailsIT.start(io.lazysession.redis.bootapp.ShopApplication.class,
+          "spring.data.redis.sentinel.master=" + RedisServerExtension.SENTINEL_MASTER,
+          "spring.data.redis.sentinel.nodes=" + nodes(),
+          "spring.data.redis.sentinel.username=sessions",
+          "spring.data.redis.sentinel.password=wrong");
+    } catch (RuntimeException refused) {
+      assertThat(refused).as("the credentials are what let it in")
+          .hasStackTraceContaining("lazysession cannot connect to Redis");
+      return;
+    }
+    // A Sentinel that closes the connection before it answers WRONGPASS makes the first attempt
+    // read as Redis being unreachable, not as a refusal: the application then starts without
+    // Redis, and the credentials still keep it out.
+    try (wrong) {
+      LazyRedisSessionRepository repository = wrong.getBean(LazyRedisSessionRepository.class);
+      for (int attempt = 0; attempt < 3; attempt++) {
+        assertThatThrownBy(() -> repository.findById("any"))
+            .as("the credentials are what let it in")
+            .isInstanceOf(SessionStoreUnavailableException.class);
+      }
+    }
   }
 }
