@@ -149,8 +149,7 @@ public final class LazyRedisSessionRepository
       shared.limiter().save(session, principal, writer::save);
     } catch (RedisException e) {
       // Redis may still run the save: its invalidation must be counted then (tracked reads).
-      shared.nearCache().saveFailed(session.getId());
-      shared.nearCache().saveFailed(session.storedId());
+      shared.nearCache().saveFailed(session.getId(), session.storedId());
       throw shared.metrics().outage.translate("save", session.getId(), e);
     }
     shared.metrics().outage.available();

@@ -95,21 +95,22 @@ final class NearCache {
    */
   record Metadata(long lastAccess, long maxInactiveSeconds, @Nullable String principal) {}
 
-  /** A save start no stamp matches: the copy of such a save is never trusted without a call. */
-  private static final NearCacheTracking.SaveStart NO_START =
-      new NearCacheTracking.SaveStart(-1, NearCacheTracking.UNTRUSTED, 0);
-
   /** Where a save of {@code id} starts (read before it is sent); null without tracking. */
   NearCacheTracking.@Nullable SaveStart saveStart(String id) {
     return tracking == null ? null : tracking.saveStart(id);
   }
 
-  /** A save of this node failed after it may have been sent: see {@link NearCacheTracking}. */
-  void saveFailed(String id) {
-    if (tracking != null) {
-      tracking.saveFailed(id);
+  /**
+   * A save of this node failed after it may have been sent: see {@link NearCacheTracking}.
+   * {@code ids}: the session's id and the one it was stored under.
+   */
+  void saveFailed(String... ids) {
+    for (String id : ids) {
+      if (tracking != null) {
+        tracking.saveFailed(id);
+      }
+      invalidate(id);
     }
-    invalidate(id);
   }
 
   /** An epoch the near cache never has (it counts up from 0): a copy that must never be cached. */
@@ -206,8 +207,7 @@ final class NearCache {
   void afterSave(LazySession session, long epoch, boolean exact,
       NearCacheTracking.@Nullable SaveStart start) {
     String id = session.getId();
-    long stamp = tracking == null ? NearCacheTracking.UNTRUSTED
-        : start == null ? tracking.saved(id, NO_START) : tracking.saved(id, start);
+    long stamp = tracking == null ? NearCacheTracking.UNTRUSTED : tracking.saved(id, start);
     if (exact && enabled()) {
       put(id, new Snapshot(session.version(), session.getCreationTime().toEpochMilli(),
           session.storedAttributes(), epoch, session.storedMetadata(), session.storedPack(),

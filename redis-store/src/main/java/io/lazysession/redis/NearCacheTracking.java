@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.LongSupplier;
 import java.util.function.UnaryOperator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * When a near-cache copy may be used without asking Redis: the state behind tracked reads
@@ -134,7 +135,7 @@ final class NearCacheTracking {
   }
 
   /**
-   * This node's save of {@code id}, which began at {@code start}, was acknowledged: the id's stamp
+   * This node's save of {@code id}, which began at {@code start} (null: unknown), was acknowledged: the id's stamp
    * moves (as {@link #invalidated}, for requests of this node that read it before), and the save's
    * own copy may be trusted when nothing else moved it since: no invalidation was counted and no
    * other save of this node on that stripe was acknowledged in between, and the session is still
@@ -143,9 +144,9 @@ final class NearCacheTracking {
    *
    * @return the stamp of the save's copy, or {@link #UNTRUSTED}
    */
-  long saved(String id, SaveStart start) {
+  long saved(String id, @Nullable SaveStart start) {
     int stripe = stripe(token.apply(id));
-    if (stripe == start.stripe()
+    if (start != null && stripe == start.stripe()
         && stripes.compareAndSet(stripe, start.stamp(), start.stamp() + 1)) {
       return start.stamp() + 1;
     }

@@ -239,10 +239,15 @@ final class SessionKeys {
     if (marks == null) {
       return new byte[][] {hash};
     }
-    byte[] mark = (TrackingConnection.MARK + marks.get()).getBytes(UTF_8);
-    byte[] marked = java.util.Arrays.copyOf(hash, hash.length + mark.length);
-    System.arraycopy(mark, 0, marked, hash.length, mark.length);
-    return new byte[][] {hash, marked};
+    return new byte[][] {hash, markKey(hash, marks.get())};
+  }
+
+  /** {@code <hash>:w:<mark>}: the key a save marked {@code mark} writes and deletes. */
+  static byte[] markKey(byte[] hash, String mark) {
+    byte[] tail = (TrackingConnection.MARK + mark).getBytes(UTF_8);
+    byte[] key = java.util.Arrays.copyOf(hash, hash.length + tail.length);
+    System.arraycopy(tail, 0, key, hash.length, tail.length);
+    return key;
   }
 
   /** Saves mark themselves with what {@code marks} gives from now on. */

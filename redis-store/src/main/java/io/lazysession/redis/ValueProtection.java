@@ -331,8 +331,8 @@ final class ValueProtection {
     }
 
     /** Whether {@code stored}, whose salt starts at {@code at}, was sealed under this key. */
-    boolean sealed(String id, byte[] stored, int at) {
-      return keyId.equals(id) && Arrays.equals(salt, 0, SALT_BYTES, stored, at, at + SALT_BYTES);
+    boolean sealed(String storedKeyId, byte[] stored, int at) {
+      return keyId.equals(storedKeyId) && Arrays.equals(salt, 0, SALT_BYTES, stored, at, at + SALT_BYTES);
     }
   }
 
@@ -353,24 +353,24 @@ final class ValueProtection {
    * cookies and field names from the application, and either may hold any byte.
    */
   private byte[] associated(byte[] value, int header, String id, String field) {
-    byte[] idBytes = id.getBytes(UTF_8);
-    byte[] fieldBytes = field.getBytes(UTF_8);
-    java.nio.ByteBuffer buffer = java.nio.ByteBuffer.allocate(header + 12 + namespace.length
-        + idBytes.length + fieldBytes.length);
-    buffer.put(value, 0, header);
-    buffer.putInt(namespace.length).put(namespace);
-    buffer.putInt(idBytes.length).put(idBytes);
-    buffer.putInt(fieldBytes.length).put(fieldBytes);
-    return buffer.array();
+    return lengthPrefixed(value, header, namespace, id.getBytes(UTF_8), field.getBytes(UTF_8));
   }
 
   /** Each part preceded by its length (4 bytes, big-endian): no two lists give the same bytes. */
   static byte[] lengthPrefixed(byte[]... parts) {
-    int size = 0;
+    return lengthPrefixed(new byte[0], 0, parts);
+  }
+
+  /**
+   * The first {@code headLength} bytes of {@code head}, then {@code parts} as
+   * {@link #lengthPrefixed(byte[]...)} writes them.
+   */
+  private static byte[] lengthPrefixed(byte[] head, int headLength, byte[]... parts) {
+    int size = headLength;
     for (byte[] part : parts) {
       size += 4 + part.length;
     }
-    java.nio.ByteBuffer buffer = java.nio.ByteBuffer.allocate(size);
+    java.nio.ByteBuffer buffer = java.nio.ByteBuffer.allocate(size).put(head, 0, headLength);
     for (byte[] part : parts) {
       buffer.putInt(part.length).put(part);
     }

@@ -369,7 +369,7 @@ class NearCacheTrackingIT {
       String id = saved(node, "EUR");
       awaitTrustedHit(node, id);
       byte[][] keys = node.shared().store().keys().saveKeys(id);
-      byte[] anotherMark = concat(keys[0], TrackingConnection.MARK + "another-node.1");
+      byte[] anotherMark = SessionKeys.markKey(keys[0], "another-node.1");
 
       writeAndAwaitItsPush(node, keys[0], List.of(keys[1], anotherMark));
 
@@ -416,13 +416,6 @@ class NearCacheTrackingIT {
       raw.sync().eval(script, ScriptOutputType.INTEGER, keys.toArray(new byte[0][]));
     }
     awaitLeaseRenewedAfterNow(node);
-  }
-
-  private static byte[] concat(byte[] head, String tail) {
-    byte[] end = tail.getBytes(java.nio.charset.StandardCharsets.UTF_8);
-    byte[] joined = java.util.Arrays.copyOf(head, head.length + end.length);
-    System.arraycopy(end, 0, joined, head.length, end.length);
-    return joined;
   }
 
   /** The id of the tracking connection in CLIENT LIST (by its client name); 0 when absent. */
