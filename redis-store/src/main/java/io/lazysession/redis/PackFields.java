@@ -4,16 +4,27 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The pack as a find or delete answer carries the hash's fields: whole in {@code #s}, or in chunks
- * {@code #s0} to {@code #s11} (pack.lua); read exactly as pack.lua's {@code packJoined} reads it, so
- * that the SHA-1 a save sends of the pack it loaded is the one save.lua computes: {@code #s} when
- * present, else the chunks joined in order up to the first missing one. Other names are ignored.
+ * named by one byte each, {@code 0x80} to {@code 0x8E} (pack.lua); read exactly as pack.lua's
+ * {@code packJoined} reads it, so that the SHA-1 a save sends of the pack it loaded is the one
+ * save.lua computes: {@code #s} when present, else the chunks joined in order up to the first missing
+ * one, else the chunks {@code #s0} to {@code #s11} of an earlier development build the same way.
+ * Other names are ignored.
  */
 final class PackFields {
   private byte @Nullable [] whole;
   private final byte[][] chunks = new byte[StoredPack.CHUNKS][];
+  private byte @Nullable [][] legacy;
 
-  /** Takes {@code value} when {@code name} is {@code #s} or a chunk's name; false otherwise. */
+  /**
+   * Takes {@code value} when {@code name} is {@code #s} or a chunk's name (of either form); false
+   * otherwise.
+   */
   boolean offer(byte[] name, byte[] value) {
+    int chunk = StoredPack.chunkIndex(name);
+    if (chunk >= 0) {
+      chunks[chunk] = value;
+      return true;
+    }
     if (name.length < 2 || name.length > 4 || name[0] != '#' || name[1] != 's') {
       return false;
     }
@@ -21,39 +32,51 @@ final class PackFields {
       whole = value;
       return true;
     }
-    int index = chunkIndex(name);
+    int index = legacyIndex(name);
     if (index < 0) {
       return false;
     }
-    chunks[index] = value;
+    if (legacy == null) {
+      legacy = new byte[StoredPack.LEGACY_CHUNKS][];
+    }
+    legacy[index] = value;
     return true;
   }
 
   /** The pack, or null when the fields held none. */
   byte @Nullable [] pack() {
-    if (whole != null || chunks[0] == null) {
+    if (whole != null) {
       return whole;
     }
+    if (chunks[0] != null) {
+      return joined(chunks);
+    }
+    byte[][] old = legacy;
+    return old == null || old[0] == null ? null : joined(old);
+  }
+
+  /** The chunks up to the first missing one (the first is there), joined. */
+  private static byte[] joined(byte[][] parts) {
     int count = 0;
     int length = 0;
-    while (count < chunks.length && chunks[count] != null) {
-      length += chunks[count].length;
+    while (count < parts.length && parts[count] != null) {
+      length += parts[count].length;
       count++;
     }
     if (count == 1) {
-      return chunks[0];
+      return parts[0];
     }
     byte[] joined = new byte[length];
     int at = 0;
     for (int i = 0; i < count; i++) {
-      System.arraycopy(chunks[i], 0, joined, at, chunks[i].length);
-      at += chunks[i].length;
+      System.arraycopy(parts[i], 0, joined, at, parts[i].length);
+      at += parts[i].length;
     }
     return joined;
   }
 
-  /** 0 to {@code CHUNKS - 1} for {@code #s0} to {@code #s11} (no leading zero); else -1. */
-  private static int chunkIndex(byte[] name) {
+  /** 0 to 11 for {@code #s0} to {@code #s11} (no leading zero); else -1. */
+  private static int legacyIndex(byte[] name) {
     int index = 0;
     for (int i = 2; i < name.length; i++) {
       int digit = name[i] - '0';
@@ -62,6 +85,6 @@ final class PackFields {
       }
       index = index * 10 + digit;
     }
-    return index < StoredPack.CHUNKS ? index : -1;
+    return index < StoredPack.LEGACY_CHUNKS ? index : -1;
   }
 }

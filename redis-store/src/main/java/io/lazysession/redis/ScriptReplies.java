@@ -132,6 +132,9 @@ final class ScriptReplies {
       if (name == null || value == null) {
         continue;
       }
+      if (name.length == 1 && pack.offer(name, value)) {
+        continue; // a chunk of the pack
+      }
       if (name.length == 0 || name[0] != '#') {
         String attribute = new String(name, UTF_8);
         byte[] opened = values.attribute(attribute, value);

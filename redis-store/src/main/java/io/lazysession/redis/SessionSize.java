@@ -74,7 +74,7 @@ public record SessionSize(String sessionId, int keyBytes, int metadataBytes, int
 
   /** Where an attribute's value lives in the session hash. */
   public enum Place {
-    /** In the pack: field {@code #s}, or its chunks {@code #s0}, {@code #s1}, ... */
+    /** In the pack: field {@code #s}, or its chunks (pack.lua). */
     PACK,
     /** In a field of its own, named after the attribute. */
     OWN_FIELD

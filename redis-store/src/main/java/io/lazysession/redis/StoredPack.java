@@ -19,12 +19,34 @@ import org.jspecify.annotations.Nullable;
  */
 record StoredPack(byte @Nullable [] bytes, @Nullable Map<String, byte[]> entries,
     @Nullable String unreadable, Set<String> shadowed) {
-  /** The hash field that holds the pack whole; its chunks are this name and 0 to 11 (pack.lua). */
+  /** The hash field that holds the pack whole. */
   static final String FIELD = "#s";
-  /** How many chunk fields a pack may have ({@code #s0} to {@code #s11}); pack.lua's count. */
-  static final int CHUNKS = 12;
+  /**
+   * How many chunk fields a pack may have, named by one byte each, {@code 0x80} to {@code 0x8E}: a
+   * lone byte of {@code 0x80} or more is never valid UTF-8, so never an attribute's name; pack.lua's
+   * count.
+   */
+  static final int CHUNKS = 15;
+  /** The first chunk's name byte. */
+  static final int FIRST_CHUNK = 0x80;
+  /** Chunk fields of earlier development builds, {@code #s0} to {@code #s11}: read, never written. */
+  static final int LEGACY_CHUNKS = 12;
   /** No pack. */
   static final StoredPack NONE = new StoredPack(null, Map.of(), null);
+
+  /** 0 to {@code CHUNKS - 1} when {@code name} is a chunk's field name; else -1. */
+  static int chunkIndex(byte[] name) {
+    if (name.length != 1) {
+      return -1;
+    }
+    int index = (name[0] & 0xFF) - FIRST_CHUNK;
+    return index >= 0 && index < CHUNKS ? index : -1;
+  }
+
+  /** The field name of chunk {@code index} (from 0). */
+  static byte[] chunkField(int index) {
+    return new byte[] {(byte) (FIRST_CHUNK + index)};
+  }
 
   /** A pack none of whose names a field of their own shadows. */
   StoredPack(byte @Nullable [] bytes, @Nullable Map<String, byte[]> entries,

@@ -16,10 +16,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The pack of a session whose hash Redis can keep compact (every value at most
- * hash-max-listpack-value) is stored in chunks of 63 bytes ({@code #s0}, {@code #s1}, ...; pack.lua),
- * and whole ({@code #s}) once the hash is a hashtable anyway or the pack is over 12 chunks: the layout,
- * the memory it saves, the move between the two forms, concurrent changes and id changes over
- * chunks, and chunks that are missing or stray.
+ * hash-max-listpack-value) is stored in chunks of 63 bytes, in fields named by one byte each
+ * (0x80, 0x81, ...; pack.lua; {@code <c0>}, {@code <c1>}... below), and whole ({@code #s}) once the
+ * hash is a hashtable anyway, or when a pack of more than 12 chunks would take the listpack past 1,024
+ * bytes: the layout, the memory it saves, the move between the two forms, concurrent changes and id
+ * changes over chunks, chunks that are missing or stray, and the chunks of earlier builds
+ * ({@code #s0}...).
  */
 class PackChunksIT {
   @RegisterExtension
@@ -32,9 +34,15 @@ class PackChunksIT {
     return nodes.sessionKey(id);
   }
 
+  /** The hash's field names, sorted; a chunk's as {@code <cN>}. */
   List<String> fields(String id) {
-    return nodes.raw().hkeys(key(id)).stream().map(f -> new String(f, UTF_8)).sorted()
+    return nodes.raw().hkeys(key(id)).stream().map(PackChunksIT::fieldName).sorted()
         .collect(Collectors.toList());
+  }
+
+  static String fieldName(byte[] name) {
+    int chunk = StoredPack.chunkIndex(name);
+    return chunk >= 0 ? "<c" + chunk + ">" : new String(name, UTF_8);
   }
 
   String encoding(String id) {
@@ -64,7 +72,7 @@ class PackChunksIT {
   static List<String> chunkFields(int count) {
     List<String> names = new ArrayList<>();
     for (int i = 0; i < count; i++) {
-      names.add("#s" + i);
+      names.add("<c" + i + ">");
     }
     return names;
   }
@@ -127,8 +135,38 @@ class PackChunksIT {
     assertThat(nodes.b().findById(id).<Integer>getAttribute("visits")).isEqualTo(43);
   }
 
+  /** A session whose pack is {@code bytes} of random data and a few bytes around them. */
+  String savedWithBlob(int bytes) {
+    byte[] blob = new byte[bytes];
+    new Random(bytes).nextBytes(blob); // does not compress: the pack is about as long
+    return saved(Map.of("blob", blob));
+  }
+
   @Test
-  void save_packOverTwelveChunks_storedWhole() {
+  void save_packOfThirteenToFifteenChunksWithinAKilobyte_inChunksAndSmallerThanWhole() {
+    String id = savedWithBlob(840);
+    RedisCommands<byte[], byte[]> raw = nodes.raw();
+
+    assertThat(TestRedis.pack(raw, key(id)).length).isBetween(12 * 63 + 1, 880);
+    assertChunked(id);
+    byte[] whole = (nodes.namespace() + ":whole").getBytes(UTF_8);
+    raw.hset(whole, "#".getBytes(UTF_8), raw.hget(key(id), "#".getBytes(UTF_8)));
+    raw.hset(whole, StoredPack.FIELD.getBytes(UTF_8), TestRedis.pack(raw, key(id)));
+    assertThat(raw.memoryUsage(key(id))).isLessThan(raw.memoryUsage(whole));
+    assertThat(nodes.b().findById(id).<byte[]>getAttribute("blob")).hasSize(840);
+  }
+
+  @Test
+  void save_packOfFifteenChunksPastAKilobyteOfListpack_storedWhole() {
+    String id = savedWithBlob(925);
+
+    assertThat(TestRedis.pack(nodes.raw(), key(id)).length).isBetween(925, 15 * 63);
+    assertThat(fields(id)).containsExactlyInAnyOrder("#", "#s");
+    assertThat(nodes.b().findById(id).<byte[]>getAttribute("blob")).hasSize(925);
+  }
+
+  @Test
+  void save_packOverFifteenChunks_storedWhole() {
     Map<String, Object> attributes = new LinkedHashMap<>();
     Random random = new Random(4);
     for (int i = 0; i < 10; i++) {
@@ -138,7 +176,7 @@ class PackChunksIT {
     }
     String id = saved(attributes);
 
-    assertThat(TestRedis.pack(nodes.raw(), key(id))).hasSizeGreaterThan(12 * 63);
+    assertThat(TestRedis.pack(nodes.raw(), key(id))).hasSizeGreaterThan(15 * 63);
     assertThat(fields(id)).containsExactlyInAnyOrder("#", "#s");
     assertThat(nodes.b().findById(id).<String>getAttribute("token7"))
         .isEqualTo(attributes.get("token7"));
@@ -205,7 +243,7 @@ class PackChunksIT {
   void findById_chunkMissing_packHiddenTheSessionWorksAndTheRestIsKept() {
     String id = saved(smallAttributes(8));
     RedisCommands<byte[], byte[]> raw = nodes.raw();
-    raw.hdel(key(id), "#s1".getBytes(UTF_8));
+    raw.hdel(key(id), StoredPack.chunkField(1));
     TestRedis.bumpVersion(raw, key(id));
     List<String> left = fields(id);
 
@@ -227,8 +265,8 @@ class PackChunksIT {
     String id = saved(attributes);
     RedisCommands<byte[], byte[]> raw = nodes.raw();
     assertThat(fields(id)).containsExactlyInAnyOrder("#", "#s", "document");
-    raw.hset(key(id), "#s0".getBytes(UTF_8), "stray".getBytes(UTF_8));
-    raw.hset(key(id), "#s1".getBytes(UTF_8), "chunks".getBytes(UTF_8));
+    raw.hset(key(id), StoredPack.chunkField(0), "stray".getBytes(UTF_8));
+    raw.hset(key(id), StoredPack.chunkField(1), "chunks".getBytes(UTF_8));
     TestRedis.bumpVersion(raw, key(id));
 
     LazySession loaded = nodes.b().findById(id);
@@ -238,6 +276,32 @@ class PackChunksIT {
 
     assertThat(fields(id)).containsExactlyInAnyOrder("#", "#s", "document");
     assertThat(nodes.a().findById(id).<Integer>getAttribute("visits")).isEqualTo(44);
+  }
+
+  @Test
+  void findById_chunksOfAnEarlierBuild_readAndReplacedByTheNextPack() {
+    Map<String, Object> attributes = smallAttributes(13);
+    String id = saved(attributes);
+    RedisCommands<byte[], byte[]> raw = nodes.raw();
+    byte[] pack = TestRedis.pack(raw, key(id));
+    int chunks = (pack.length + 62) / 63;
+    for (int i = 0; i < chunks; i++) { // as a development build before one-byte names wrote it
+      raw.hdel(key(id), StoredPack.chunkField(i));
+      raw.hset(key(id), ("#s" + i).getBytes(UTF_8), java.util.Arrays.copyOfRange(pack, i * 63,
+          Math.min(pack.length, (i + 1) * 63)));
+    }
+    TestRedis.bumpVersion(raw, key(id));
+
+    LazySession loaded = nodes.b().findById(id);
+    attributes.forEach((name, value) -> assertThat(loaded.<Object>getAttribute(name))
+        .isEqualTo(value));
+    loaded.setAttribute("visits", 45);
+    nodes.b().save(loaded);
+
+    assertChunked(id); // no #s0... left
+    LazySession after = nodes.a().findById(id);
+    assertThat(after.<Integer>getAttribute("visits")).isEqualTo(45);
+    assertThat(after.<Object>getAttribute("note4")).isEqualTo(attributes.get("note4"));
   }
 
   @Test

@@ -10,10 +10,13 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 class ScriptRepliesTest {
+  /** Each string in UTF-8, but {@code <cN>}: the field name of the pack's chunk N (one byte). */
   static List<byte @Nullable []> fields(String... namesAndValues) {
     List<byte @Nullable []> fields = new ArrayList<>();
     for (String text : namesAndValues) {
-      fields.add(text.getBytes(UTF_8));
+      fields.add(text.matches("<c\\d+>")
+          ? StoredPack.chunkField(Integer.parseInt(text.substring(2, text.length() - 1)))
+          : text.getBytes(UTF_8));
     }
     return fields;
   }
@@ -128,8 +131,8 @@ class ScriptRepliesTest {
 
   @Test
   void find_packInChunks_joinedInOrderWhateverTheFieldOrder() {
-    StoredSession stored = ScriptReplies.find(fields("#s2", "CC", "#", "1:2:3:4", "#s0", "AA",
-        "cart", "x", "#s1", "BB", "##s3", "y"), null);
+    StoredSession stored = ScriptReplies.find(fields("<c2>", "CC", "#", "1:2:3:4", "<c0>", "AA",
+        "cart", "x", "<c1>", "BB", "##s3", "y"), null);
 
     assertThat(new String(stored.pack().bytes(), UTF_8)).isEqualTo("AABBCC");
     assertThat(stored.attributes().keySet()).containsExactly("cart", "#s3");
@@ -137,25 +140,26 @@ class ScriptRepliesTest {
 
   @Test
   void find_packInChunksWithAGap_joinsUpToTheFirstMissingOne() {
-    StoredSession stored = ScriptReplies.find(fields("#", "1:2:3:4", "#s0", "AA", "#s1", "BB",
-        "#s3", "DD"), null);
+    StoredSession stored = ScriptReplies.find(fields("#", "1:2:3:4", "<c0>", "AA", "<c1>", "BB",
+        "<c3>", "DD"), null);
 
     assertThat(new String(stored.pack().bytes(), UTF_8)).isEqualTo("AABB");
   }
 
   @Test
   void find_wholePackBesideChunks_theWholeOneWins() {
-    StoredSession stored = ScriptReplies.find(fields("#s0", "AA", "#", "1:2:3:4", "#s", "WHOLE",
-        "#s1", "BB"), null);
+    StoredSession stored = ScriptReplies.find(fields("<c0>", "AA", "#", "1:2:3:4", "#s", "WHOLE",
+        "<c1>", "BB", "#s0", "OLD"), null);
 
     assertThat(new String(stored.pack().bytes(), UTF_8)).isEqualTo("WHOLE");
   }
 
   @Test
   void find_chunkNamesOutOfForm_areNoPack() {
-    // no #s0; a leading zero; past #s11; not digits: as pack.lua, which reads #s0 to #s11 only
+    // earlier builds' chunks: no #s0; a leading zero; past #s11; not digits: as pack.lua, which
+    // reads #s0 to #s11 only; and no first one-byte chunk
     StoredSession stored = ScriptReplies.find(fields("#", "1:2:3:4", "#s1", "BB", "#s00", "Z",
-        "#s12", "M", "#sx", "X"), null);
+        "#s12", "M", "#sx", "X", "<c1>", "Y"), null);
 
     assertThat(stored.pack().bytes()).isNull();
     assertThat(stored.attributes()).isEmpty();
@@ -164,7 +168,7 @@ class ScriptRepliesTest {
   @Test
   void find_chunkNamesOfTwoDigits_onlyTenAndElevenAreChunks() {
     List<String> answer = new ArrayList<>(List.of("#", "1:2:3:4", "#s01", "bad", "#s12", "bad"));
-    for (int i = 0; i < StoredPack.CHUNKS; i++) {
+    for (int i = 0; i < StoredPack.LEGACY_CHUNKS; i++) {
       answer.add("#s" + i);
       answer.add(i == 10 ? "T" : i == 11 ? "E" : "-");
     }
@@ -176,9 +180,9 @@ class ScriptRepliesTest {
 
   @Test
   void find_emptyValues_areKeptAsLuaKeepsThem() {
-    StoredSession emptyWhole = ScriptReplies.find(fields("#", "1:2:3:4", "#s", "", "#s0", "AA"),
+    StoredSession emptyWhole = ScriptReplies.find(fields("#", "1:2:3:4", "#s", "", "<c0>", "AA"),
         null);
-    StoredSession emptyChunk = ScriptReplies.find(fields("#", "1:2:3:4", "#s0", "", "#s1", "BB"),
+    StoredSession emptyChunk = ScriptReplies.find(fields("#", "1:2:3:4", "<c0>", "", "<c1>", "BB"),
         null);
 
     assertThat(emptyWhole.pack().bytes()).isEmpty();
@@ -186,11 +190,11 @@ class ScriptRepliesTest {
   }
 
   @Test
-  void find_twelveChunks_allJoined() {
+  void find_fifteenChunks_allJoined() {
     List<String> answer = new ArrayList<>(List.of("#", "1:2:3:4"));
     StringBuilder expected = new StringBuilder();
     for (int i = StoredPack.CHUNKS - 1; i >= 0; i--) {
-      answer.add("#s" + i);
+      answer.add("<c" + i + ">");
       answer.add(Integer.toString(i, 36));
     }
     for (int i = 0; i < StoredPack.CHUNKS; i++) {
@@ -203,10 +207,36 @@ class ScriptRepliesTest {
   }
 
   @Test
+  void find_chunksOfAnEarlierBuild_joinedWhenNothingElseHoldsThePack() {
+    StoredSession legacy = ScriptReplies.find(fields("#", "1:2:3:4", "#s1", "BB", "#s0", "AA"),
+        null);
+    StoredSession both = ScriptReplies.find(fields("#", "1:2:3:4", "#s0", "OLD", "<c0>", "NEW"),
+        null);
+
+    assertThat(new String(legacy.pack().bytes(), UTF_8)).isEqualTo("AABB");
+    assertThat(new String(both.pack().bytes(), UTF_8)).isEqualTo("NEW");
+    assertThat(legacy.attributes()).isEmpty();
+  }
+
+  @Test
+  void find_oneByteNamesOutsideTheChunks_areNotThePack() {
+    List<byte @Nullable []> answer = new ArrayList<>(fields("#", "1:2:3:4"));
+    answer.add(new byte[] {(byte) (StoredPack.FIRST_CHUNK + StoredPack.CHUNKS)});
+    answer.add("X".getBytes(UTF_8));
+    answer.add("a".getBytes(UTF_8)); // an attribute named by one (UTF-8) byte
+    answer.add("Y".getBytes(UTF_8));
+
+    StoredSession stored = ScriptReplies.find(answer, null);
+
+    assertThat(stored.pack().bytes()).isNull();
+    assertThat(stored.attributes()).containsKey("a");
+  }
+
+  @Test
   void deletedHash_packInChunks_joinedAndKeptApartFromAttributes() {
     List<byte @Nullable []> answer = new ArrayList<>(fields("1", "2", "3"));
     answer.add(null); // no principal
-    answer.addAll(fields("#", "1:2:3:4", "#s1", "BB", "cart", "x", "#s0", "AA"));
+    answer.addAll(fields("#", "1:2:3:4", "<c1>", "BB", "cart", "x", "<c0>", "AA"));
 
     ScriptReplies.DeletedHash deleted = ScriptReplies.deletedHash(answer);
 
@@ -257,7 +287,7 @@ class ScriptRepliesTest {
   void expire_expiredAskedForAll_carriesAttributesAndThePackJoined() {
     List<byte @Nullable []> answer = new ArrayList<>(fields("expired", "1000", "2000", "60"));
     answer.add(null); // no principal
-    answer.addAll(fields("#", "1000:2000:60:3", "#s0", "AA", "cart", "x", "#s1", "BB"));
+    answer.addAll(fields("#", "1000:2000:60:3", "<c0>", "AA", "cart", "x", "<c1>", "BB"));
 
     ScriptReplies.ExpireReply expired = ScriptReplies.expire(answer);
 

@@ -49,7 +49,11 @@ class SessionSizeIT {
   }
 
   long hstrlen(String id, String field) {
-    return nodes.raw().hstrlen(nodes.sessionKey(id), field.getBytes(UTF_8));
+    return hstrlen(id, field.getBytes(UTF_8));
+  }
+
+  long hstrlen(String id, byte[] field) {
+    return nodes.raw().hstrlen(nodes.sessionKey(id), field);
   }
 
   /** The key plus every field's name and value, as Redis holds them. */
@@ -62,12 +66,12 @@ class SessionSizeIT {
     return sum;
   }
 
-  List<String> packFields(String id) {
-    List<String> fields = new ArrayList<>();
+  /** The fields that hold the pack: {@code #s}, or its chunks (pack.lua: one byte each). */
+  List<byte[]> packFields(String id) {
+    List<byte[]> fields = new ArrayList<>();
     for (byte[] field : nodes.raw().hkeys(nodes.sessionKey(id))) {
-      String name = new String(field, UTF_8);
-      if (name.startsWith("#s")) {
-        fields.add(name);
+      if (StoredPack.chunkIndex(field) >= 0 || StoredPack.FIELD.equals(new String(field, UTF_8))) {
+        fields.add(field);
       }
     }
     return fields;
@@ -87,7 +91,7 @@ class SessionSizeIT {
 
     SessionSize size = nodes.a().measure(session, true);
 
-    assertThat(packFields(id)).containsExactly("#s");
+    assertThat(packFields(id)).extracting(f -> new String(f, UTF_8)).containsExactly("#s");
     SessionSize.AttributeSize upload = size.attribute("upload");
     assertThat(upload.place()).isEqualTo(SessionSize.Place.OWN_FIELD);
     assertThat(upload.envelopeBytes()).isEqualTo(hstrlen(id, "upload"));
@@ -119,10 +123,10 @@ class SessionSizeIT {
 
     SessionSize size = nodes.a().measure(session, true);
 
-    List<String> chunks = packFields(id);
-    assertThat(chunks).hasSizeGreaterThan(1).allMatch(f -> f.matches("#s\\d+"));
+    List<byte[]> chunks = packFields(id);
+    assertThat(chunks).hasSizeGreaterThan(1).allMatch(f -> StoredPack.chunkIndex(f) >= 0);
     long chunkValues = chunks.stream().mapToLong(chunk -> hstrlen(id, chunk)).sum();
-    long chunkNames = chunks.stream().mapToLong(String::length).sum();
+    long chunkNames = chunks.stream().mapToLong(chunk -> chunk.length).sum();
     assertThat(size.packFields()).isEqualTo(chunks.size());
     assertThat(size.packBytes()).isEqualTo(chunkValues);
     assertThat(packMembersStored(size)).isEqualTo(chunkValues + chunkNames);
@@ -150,10 +154,10 @@ class SessionSizeIT {
 
     SessionSize size = nodes.a().measure(session, true);
 
-    List<String> chunks = packFields(id);
-    assertThat(chunks).hasSizeGreaterThan(1).allMatch(f -> f.matches("#s\\d+"));
+    List<byte[]> chunks = packFields(id);
+    assertThat(chunks).hasSizeGreaterThan(1).allMatch(f -> StoredPack.chunkIndex(f) >= 0);
     long chunkValues = chunks.stream().mapToLong(chunk -> hstrlen(id, chunk)).sum();
-    long chunkNames = chunks.stream().mapToLong(String::length).sum();
+    long chunkNames = chunks.stream().mapToLong(chunk -> chunk.length).sum();
     assertThat(size.packBytes()).isEqualTo(chunkValues);
     assertThat(packMembersStored(size)).isEqualTo(chunkValues + chunkNames);
     assertThat(size.attributes()).hasSize(3)

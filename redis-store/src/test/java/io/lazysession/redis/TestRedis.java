@@ -66,7 +66,7 @@ final class TestRedis {
 
   /**
    * The pack of a session hash as the store reads it ({@link PackFields}): the field
-   * {@code #s}, or else its chunks {@code #s0}, {@code #s1}, ... joined; null when there is none.
+   * {@code #s}, or else its chunks joined; null when there is none.
    */
   static byte[] pack(RedisCommands<byte[], byte[]> raw, byte[] key) {
     PackFields pack = new PackFields();

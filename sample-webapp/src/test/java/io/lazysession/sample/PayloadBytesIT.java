@@ -63,7 +63,8 @@ class PayloadBytesIT {
         for (byte[] field : raw.hkeys(key)) {
           String name = new String(field, StandardCharsets.UTF_8);
           long bytes = field.length + raw.hstrlen(key, field);
-          if (name.matches("#s\\d*")) {
+          // the whole pack, or one of its chunks (fields named by one byte, 0x80 and up)
+          if (name.equals("#s") || (field.length == 1 && (field[0] & 0xFF) >= 0x80)) {
             packFields += bytes;
           }
           if (!name.equals("#") && !name.equals("#p")) {
@@ -95,7 +96,7 @@ class PayloadBytesIT {
     }
   }
 
-  /** The session's pack: the field {@code #s}, or its chunks {@code #s0}, {@code #s1}, ... joined. */
+  /** The session's pack: the field {@code #s}, or its chunks (fields 0x80, 0x81, ...) joined. */
   private static byte[] pack(RedisCommands<byte[], byte[]> raw, byte[] key) {
     byte[] whole = raw.hget(key, "#s".getBytes(StandardCharsets.UTF_8));
     if (whole != null) {
@@ -103,7 +104,7 @@ class PayloadBytesIT {
     }
     java.io.ByteArrayOutputStream joined = new java.io.ByteArrayOutputStream();
     for (int i = 0; ; i++) {
-      byte[] chunk = raw.hget(key, ("#s" + i).getBytes(StandardCharsets.UTF_8));
+      byte[] chunk = raw.hget(key, new byte[] {(byte) (0x80 + i)});
       if (chunk == null) {
         return i == 0 ? null : joined.toByteArray();
       }
