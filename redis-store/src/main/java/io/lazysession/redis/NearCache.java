@@ -251,6 +251,20 @@ final class NearCache {
     for (Map.Entry<String, byte[]> field : snapshot.attributes().entrySet()) {
       bytes += FIELD_OVERHEAD + 2L * field.getKey().length() + field.getValue().length;
     }
-    return (int) Math.min(Integer.MAX_VALUE, bytes);
+    return rounded(bytes);
+  }
+
+  /**
+   * {@code bytes} rounded up to one of eight steps between two powers of two (so by less than an
+   * eighth). A save that moves a copy's size a little leaves its weight as it was, and Caffeine then
+   * replaces the copy as cheaply as a read: only a change of weight costs its upkeep (the policy's
+   * bookkeeping, on the writing thread), which was most of what a save spent in the near cache.
+   */
+  static int rounded(long bytes) {
+    if (bytes <= 64) {
+      return (int) bytes;
+    }
+    long step = Long.highestOneBit(bytes) >>> 3;
+    return (int) Math.min(Integer.MAX_VALUE, (bytes + step - 1) & -step);
   }
 }

@@ -42,4 +42,19 @@ class NearCacheTest {
       release.countDown();
     }
   }
+
+  @Test
+  void rounded_aFewBytesMore_sameWeightAndNeverAnEighthOver() {
+    assertThat(NearCache.rounded(1_843)).isEqualTo(NearCache.rounded(1_850)).isEqualTo(1_920);
+    assertThat(NearCache.rounded(2_048)).isEqualTo(2_048);
+    assertThat(NearCache.rounded(40)).isEqualTo(40);
+    int previous = 0;
+    for (long bytes = 1; bytes < 1_000_000; bytes += 7) {
+      int weight = NearCache.rounded(bytes);
+      assertThat(weight).isGreaterThanOrEqualTo((int) bytes).isGreaterThanOrEqualTo(previous)
+          .isLessThanOrEqualTo((int) (bytes + bytes / 8));
+      previous = weight;
+    }
+    assertThat(NearCache.rounded(Long.MAX_VALUE / 2)).isEqualTo(Integer.MAX_VALUE);
+  }
 }
