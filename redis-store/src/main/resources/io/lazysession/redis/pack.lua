@@ -49,14 +49,14 @@ local function packCompact(key)
   return not encoding or encoding == 'listpack' or encoding == 'ziplist'
 end
 
--- The chunks present (as HMGET gives them, false when missing), then the whole field; without a first
--- chunk, stored.legacy holds the chunks of an earlier development build the same way (so that the
--- next write of the pack deletes them, even beside a whole one).
+-- The chunks present (as HMGET gives them, false when missing), then the whole field; when neither
+-- is there, stored.legacy holds the chunks of an earlier development build the same way (that build
+-- deleted its chunks whenever it wrote the pack whole, so they are never beside a whole pack).
 local function packStored(key)
   local fields = packChunkFields()
   fields[PACK_CHUNK_COUNT + 1] = '#s'
   local stored = redis.call('HMGET', key, unpack(fields))
-  if not stored[1] then
+  if not stored[1] and not stored[PACK_CHUNK_COUNT + 1] then
     stored.legacy = redis.call('HMGET', key, unpack(packLegacyFields()))
   end
   return stored
