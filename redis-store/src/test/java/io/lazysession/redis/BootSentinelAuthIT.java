@@ -2,14 +2,28 @@ package io.lazysession.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
+import io.lazysession.redis.bootapp.ShopApplication;
+import io.lazysession.redis.config.LazySessionConfigurationException;
 import io.lazysession.testing.RedisNode;
 import io.lazysession.testing.RedisServerExtension;
 import io.lettuce.core.AclSetuserArgs;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.context.ConfigurableApplicationContext;
 
-/** {@code spring.data.redis.sentinel.username/password} reach the Sentinels (no SSL). */
+/**
+ * {@code spring.data.redis.sentinel.username/password} reach the Sentinels (no SSL); Sentinels that
+ * refuse them stop the application from starting, even when one of them hangs up instead of
+ * answering; Sentinels that answer nothing at all let it start without Redis (the default
+ * {@code lazysession.require-redis-at-startup=false}).
+ */
 class BootSentinelAuthIT {
   @RegisterExtension
   static final RedisServerExtension redis = RedisServerExtension.sentinel();
@@ -19,8 +33,17 @@ class BootSentinelAuthIT {
         .map(node -> node.host() + ":" + node.port()).toList());
   }
 
-  /** Sentinels that accept only the user "sessions" (the data nodes stay open). */
-  static void requireSentinelAuth() {
+  private static boolean sentinelAuthRequired;
+
+  /**
+   * Sentinels that accept only the user "sessions" (the data nodes stay open); once per class, as
+   * the harness connects as the default user, which this turns off.
+   */
+  static synchronized void requireSentinelAuth() {
+    if (sentinelAuthRequired) {
+      return;
+    }
+    sentinelAuthRequired = true;
     for (RedisNode sentinel : redis.sentinels()) {
       redis.sync(sentinel, commands -> commands.aclSetuser("sessions",
           AclSetuserArgs.Builder.on().addPassword("s3cret").allCommands().allKeys()
@@ -30,39 +53,114 @@ class BootSentinelAuthIT {
     }
   }
 
+  static ConfigurableApplicationContext start(String nodes, String password) {
+    return BootConnectionDetailsIT.start(ShopApplication.class,
+        "spring.data.redis.sentinel.master=" + RedisServerExtension.SENTINEL_MASTER,
+        "spring.data.redis.sentinel.nodes=" + nodes,
+        "spring.data.redis.sentinel.username=sessions",
+        "spring.data.redis.sentinel.password=" + password);
+  }
+
   @Test
   void sentinelUsernameAndPassword_areSentToTheSentinels() {
     redis.assumeFaultInjection();
     requireSentinelAuth();
-    try (org.springframework.context.ConfigurableApplicationContext context = BootConnectionDetailsIT.start(io.lazysession.redis.bootapp.ShopApplication.class,
-        "spring.data.redis.sentinel.master=" + RedisServerExtension.SENTINEL_MASTER,
-        "spring.data.redis.sentinel.nodes=" + nodes(),
-        "spring.data.redis.sentinel.username=sessions",
-        "spring.data.redis.sentinel.password=s3cret")) {
+    try (ConfigurableApplicationContext context = start(nodes(), "s3cret")) {
       BootConnectionDetailsIT.assertRoundTrip(context);
     }
-    org.springframework.context.ConfigurableApplicationContext wrong;
-    try {
-      wrong = BootConnectionDetailsIT.start(io.lazysession.redis.bootapp.ShopApplication.class,
-          "spring.data.redis.sentinel.master=" + RedisServerExtension.SENTINEL_MASTER,
-          "spring.data.redis.sentinel.nodes=" + nodes(),
-          "spring.data.redis.sentinel.username=sessions",
-          "spring.data.redis.sentinel.password=wrong");
-    } catch (RuntimeException refused) {
-      assertThat(refused).as("the credentials are what let it in")
-          .hasStackTraceContaining("lazysession cannot connect to Redis");
-      return;
+  }
+
+  @Test
+  void startup_wrongSentinelPassword_isRefusedNamingTheConnectionSettings() {
+    redis.assumeFaultInjection();
+    requireSentinelAuth();
+
+    assertRefusedNamingTheConnectionSettings(catchThrowable(() -> start(nodes(), "wrong").close()));
+  }
+
+  @Test
+  void startup_wrongSentinelPasswordAndASentinelThatHangsUp_isRefused() throws IOException {
+    redis.assumeFaultInjection();
+    requireSentinelAuth();
+    try (HangingUp hangsUp = new HangingUp()) {
+      // Last in the list: Lettuce tries the Sentinels in order, and the failure it reports for the
+      // first connection is the last one's (Connection closed prematurely), not the others' WRONGPASS.
+      Throwable failure = catchThrowable(() -> start(nodes() + "," + hangsUp.node(), "wrong")
+          .close());
+
+      assertRefusedNamingTheConnectionSettings(failure);
+      assertThat(hangsUp.accepted()).as("the Sentinel that hangs up was asked").isPositive();
     }
-    // A Sentinel that closes the connection before it answers WRONGPASS makes the first attempt
-    // read as Redis being unreachable, not as a refusal: the application then starts without
-    // Redis, and the credentials still keep it out.
-    try (wrong) {
-      LazyRedisSessionRepository repository = wrong.getBean(LazyRedisSessionRepository.class);
-      for (int attempt = 0; attempt < 3; attempt++) {
-        assertThatThrownBy(() -> repository.findById("any"))
-            .as("the credentials are what let it in")
-            .isInstanceOf(SessionStoreUnavailableException.class);
+  }
+
+  @Test
+  void startup_noSentinelAnswers_startsWithoutRedis() throws IOException {
+    int nothingListening;
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      nothingListening = socket.getLocalPort();
+    }
+    try (HangingUp hangsUp = new HangingUp();
+        ConfigurableApplicationContext context =
+            start("127.0.0.1:" + nothingListening + "," + hangsUp.node(), "s3cret")) {
+      LazyRedisSessionRepository repository = context.getBean(LazyRedisSessionRepository.class);
+      assertThatThrownBy(() -> repository.findById("any"))
+          .as("started without Redis: every request fails as unavailable")
+          .isInstanceOf(SessionStoreUnavailableException.class);
+    }
+  }
+
+  private static void assertRefusedNamingTheConnectionSettings(Throwable failure) {
+    assertThat(failure).as("the application must not start").isNotNull();
+    Throwable cause = failure;
+    while (cause != null && !(cause instanceof LazySessionConfigurationException)) {
+      cause = cause.getCause();
+    }
+    assertThat(cause).as("a failure the startup report explains").isNotNull();
+    LazySessionConfigurationException refused = (LazySessionConfigurationException) cause;
+    assertThat(refused.setting()).isEqualTo("spring.data.redis.*");
+    assertThat(refused.reason()).contains("lazysession cannot connect to Redis")
+        .contains("Sentinel master '" + RedisServerExtension.SENTINEL_MASTER + "'")
+        .contains("(spring.data.redis.sentinel.*)");
+    assertThat(refused.action()).contains("connection settings").contains("sentinel.*")
+        .doesNotContain("require-redis-at-startup");
+  }
+
+  /**
+   * A "Sentinel" that accepts every connection and closes it at once, before any answer: what a
+   * Sentinel that drops a client looks like to Lettuce.
+   */
+  private static final class HangingUp implements AutoCloseable {
+    private final ServerSocket socket;
+    private final AtomicInteger accepted = new AtomicInteger();
+
+    HangingUp() throws IOException {
+      socket = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+      Thread thread = new Thread(this::acceptAndClose, "hanging-up-sentinel");
+      thread.setDaemon(true);
+      thread.start();
+    }
+
+    private void acceptAndClose() {
+      while (!socket.isClosed()) {
+        try (Socket client = socket.accept()) {
+          accepted.incrementAndGet();
+        } catch (IOException e) {
+          // closed: the test is over
+        }
       }
+    }
+
+    String node() {
+      return "127.0.0.1:" + socket.getLocalPort();
+    }
+
+    int accepted() {
+      return accepted.get();
+    }
+
+    @Override
+    public void close() throws IOException {
+      socket.close();
     }
   }
 }

@@ -1,13 +1,17 @@
 package io.lazysession.redis.config;
 
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.RedisCodec;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -19,6 +23,10 @@ import org.jspecify.annotations.Nullable;
  * share their event loops, timer and event bus; without them, resources of the client's own. Either
  * way the client shuts them down after itself. An application that wants another backoff defines its own client
  * bean. Stateless.
+ *
+ * <p>A {@link RedisClient} built here also makes its first failed connection through Sentinels say
+ * whether the Sentinels refuse it ({@link SentinelRefusals}): that is the session store's connection
+ * at startup, which refuses to start on a refusal and may start without Redis on an outage.
  */
 final class CappedReconnects {
   /** The longest wait between two reconnect attempts of the session store's own client. */
@@ -84,10 +92,32 @@ final class CappedReconnects {
    */
   private static final class OwningRedisClient extends RedisClient {
     private final ClientResources resources;
+    private final RedisURI uri;
+    private final AtomicBoolean tried = new AtomicBoolean();
 
     OwningRedisClient(ClientResources resources, RedisURI uri) {
       super(resources, uri);
       this.resources = resources;
+      this.uri = uri;
+    }
+
+    /**
+     * As {@link RedisClient#connect(RedisCodec)}; when the first call fails through Sentinels
+     * without an error answer, the Sentinels are asked directly ({@link SentinelRefusals}). Only
+     * the first: later attempts (every 500 ms while the store waits for Redis) would multiply the
+     * connections to the Sentinels during an outage.
+     */
+    @Override
+    public <K, V> StatefulRedisConnection<K, V> connect(RedisCodec<K, V> codec) {
+      boolean first = tried.compareAndSet(false, true);
+      try {
+        return super.connect(codec);
+      } catch (RedisException e) {
+        if (first) {
+          SentinelRefusals.addTo(e, this, uri);
+        }
+        throw e;
+      }
     }
 
     @Override

@@ -38,8 +38,12 @@ final class RepositoryFactory {
 
   private RepositoryFactory() {}
 
-  /** Whether Redis answered with an error (a refusal) rather than not answering. */
-  private static boolean isRefusal(Throwable failure) {
+  /**
+   * Whether Redis answered with an error (a refusal) rather than not answering. Through Sentinels,
+   * the first connection of the clients built here carries the Sentinels' own error answers
+   * ({@link SentinelRefusals}).
+   */
+  static boolean isRefusal(Throwable failure) {
     for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
       if (cause instanceof RedisCommandExecutionException) {
         return true;
