@@ -2,6 +2,7 @@ package io.lazysession.redis;
 
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisConnectionException;
+import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.cluster.api.reactive.RedisClusterReactiveCommands;
 import io.lettuce.core.cluster.api.sync.RedisAdvancedClusterCommands;
@@ -163,6 +164,21 @@ final class DeferredConnection implements SessionConnection {
   public RedisClusterCommands<byte[], byte[]> commands() {
     SessionConnection open = connection;
     return open == null ? refusing : open.commands();
+  }
+
+  @Override
+  public <T> T evalsha(String sha, ScriptOutputType type, byte[][] keys, byte[]... arguments) {
+    SessionConnection open = connection;
+    return open == null ? refusing.evalsha(sha, type, keys, arguments)
+        : open.evalsha(sha, type, keys, arguments);
+  }
+
+  @Override
+  public <T> T fcall(String function, ScriptOutputType type, byte[][] keys,
+      byte[]... arguments) {
+    SessionConnection open = connection;
+    return open == null ? refusing.fcall(function, type, keys, arguments)
+        : open.fcall(function, type, keys, arguments);
   }
 
   @Override

@@ -146,7 +146,7 @@ final class RedisSessionStore {
     if (findByFunction && script == RedisScript.FIND) {
       metrics.roundTrips.increment();
       try {
-        return commands.fcall(FindFunction.NAME, ScriptOutputType.MULTI, scriptKeys, arguments);
+        return connection.fcall(FindFunction.NAME, ScriptOutputType.MULTI, scriptKeys, arguments);
       } catch (RedisCommandExecutionException e) {
         if (!isFunctionMissing(e)) {
           throw e;
@@ -408,7 +408,10 @@ final class RedisSessionStore {
       ScriptOutputType type, byte[][] scriptKeys, byte[]... arguments) {
     metrics.roundTrips.increment();
     try {
-      return (T) commands.evalsha(script.sha(), type, scriptKeys, arguments);
+      // The store's own connection by its faster path; a dedicated one (a durable save) as given.
+      return (T) (commands == connection.commands()
+          ? connection.evalsha(script.sha(), type, scriptKeys, arguments)
+          : commands.evalsha(script.sha(), type, scriptKeys, arguments));
     } catch (RedisNoScriptException e) {
       metrics.scriptReloads.increment();
       metrics.roundTrips.increment();
