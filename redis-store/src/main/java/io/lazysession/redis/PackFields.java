@@ -43,6 +43,15 @@ final class PackFields {
     return true;
   }
 
+  /**
+   * Whether {@code name} is one byte of {@code 0x80} or more: the pack's chunks, and names a later
+   * version may give more of them. Never valid UTF-8, so never an attribute's field: a name this
+   * version does not use is ignored, never read as an attribute (it would decode as U+FFFD).
+   */
+  static boolean reserved(byte[] name) {
+    return name.length == 1 && (name[0] & 0x80) != 0;
+  }
+
   /** The pack, or null when the fields held none. */
   byte @Nullable [] pack() {
     if (whole != null) {

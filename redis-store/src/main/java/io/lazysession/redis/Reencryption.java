@@ -102,7 +102,7 @@ final class Reencryption {
     for (Map.Entry<byte[], byte[]> entry : hash.entrySet()) {
       String field = new String(entry.getKey(), UTF_8);
       byte[] value = entry.getValue();
-      if (packFields.offer(entry.getKey(), value)
+      if (packFields.offer(entry.getKey(), value) || PackFields.reserved(entry.getKey())
           || (!field.equals(SessionKeys.PRINCIPAL) && SessionKeys.attributeName(field) == null)
           || protection.current(value)) {
         continue; // the pack (below), metadata, or already current

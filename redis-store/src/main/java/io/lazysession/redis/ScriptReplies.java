@@ -78,7 +78,7 @@ final class ScriptReplies {
     for (int i = from + 4; i + 1 < answer.size(); i += 2) {
       byte[] name = answer.get(i);
       byte[] value = answer.get(i + 1);
-      if (name == null || value == null || pack.offer(name, value)) {
+      if (name == null || value == null || pack.offer(name, value) || PackFields.reserved(name)) {
         continue;
       }
       String attribute = SessionKeys.attributeName(new String(name, UTF_8));
@@ -132,8 +132,9 @@ final class ScriptReplies {
       if (name == null || value == null) {
         continue;
       }
-      if (name.length == 1 && pack.offer(name, value)) {
-        continue; // a chunk of the pack
+      if (PackFields.reserved(name)) {
+        pack.offer(name, value); // a chunk of the pack, or a name of a later version: ignored
+        continue;
       }
       if (name.length == 0 || name[0] != '#') {
         String attribute = new String(name, UTF_8);

@@ -64,7 +64,8 @@ final class SessionSizes {
         packFields++;
         continue;
       }
-      String attribute = SessionKeys.attributeName(new String(name, UTF_8));
+      String attribute = PackFields.reserved(name) ? null
+          : SessionKeys.attributeName(new String(name, UTF_8));
       if (attribute == null) {
         metadataBytes += name.length + value.length;
       } else {

@@ -97,20 +97,25 @@ local function packEntryBytes(length)
 end
 
 -- Whether the hash, with its pack in count chunks instead of the pack fields it has, stays a listpack
--- of at most PACK_LISTPACK_BYTES (its 6-byte header and end byte included).
+-- of at most PACK_LISTPACK_BYTES (its 6-byte header and end byte included; a ziplist, before Redis
+-- 7, has 4 bytes more of header). Checked when the pack is written: a later save that adds a field
+-- or a principal and leaves the pack may take the listpack past it until the pack is written again.
 local function packFits(key, pack, count)
+  local last = #pack - (count - 1) * PACK_CHUNK_BYTES
+  local bytes = 7 + count * packEntryBytes(1) + (count - 1) * packEntryBytes(PACK_CHUNK_BYTES)
+    + packEntryBytes(last)
   local hash = redis.call('HGETALL', key)
-  local bytes = 7
   for i = 1, #hash, 2 do
     local name = hash[i]
-    local chunk = #name == 1 and string.byte(name) >= 0x80 and string.byte(name) < 0x80 + PACK_CHUNK_COUNT
+    local byte = #name == 1 and string.byte(name)
+    local chunk = byte and byte >= 0x80 and byte < 0x80 + PACK_CHUNK_COUNT
     if not chunk and name ~= '#s' and not string.match(name, '^#s%d%d?$') then
       bytes = bytes + packEntryBytes(#name) + packEntryBytes(#hash[i + 1])
+      if bytes > PACK_LISTPACK_BYTES then
+        return false
+      end
     end
   end
-  local last = #pack - (count - 1) * PACK_CHUNK_BYTES
-  bytes = bytes + count * packEntryBytes(1) + (count - 1) * packEntryBytes(PACK_CHUNK_BYTES)
-    + packEntryBytes(last)
   return bytes <= PACK_LISTPACK_BYTES
 end
 

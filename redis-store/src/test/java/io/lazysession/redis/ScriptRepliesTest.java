@@ -229,7 +229,21 @@ class ScriptRepliesTest {
     StoredSession stored = ScriptReplies.find(answer, null);
 
     assertThat(stored.pack().bytes()).isNull();
-    assertThat(stored.attributes()).containsKey("a");
+    assertThat(stored.attributes()).containsOnlyKeys("a"); // 0x8F: neither the pack nor "\uFFFD"
+  }
+
+  @Test
+  void deletedHash_oneByteNamePastTheChunks_isNotCarriedAsAnAttribute() {
+    List<byte @Nullable []> answer = new ArrayList<>(fields("1", "2", "3"));
+    answer.add(null); // no principal
+    answer.addAll(fields("#", "1:2:3:4", "<c0>", "AA", "cart", "x"));
+    answer.add(new byte[] {(byte) (StoredPack.FIRST_CHUNK + StoredPack.CHUNKS)});
+    answer.add("BB".getBytes(UTF_8));
+
+    ScriptReplies.DeletedHash deleted = ScriptReplies.deletedHash(answer);
+
+    assertThat(deleted.attributes()).containsOnlyKeys("cart");
+    assertThat(new String(deleted.pack(), UTF_8)).isEqualTo("AA");
   }
 
   @Test

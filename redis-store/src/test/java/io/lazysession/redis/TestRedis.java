@@ -51,7 +51,7 @@ final class TestRedis {
     java.util.Map<String, byte[]> own = new java.util.LinkedHashMap<>();
     for (java.util.Map.Entry<byte[], byte[]> field : raw.hgetall(key).entrySet()) {
       String name = new String(field.getKey(), java.nio.charset.StandardCharsets.UTF_8);
-      if (SessionKeys.attributeName(name) != null) {
+      if (!PackFields.reserved(field.getKey()) && SessionKeys.attributeName(name) != null) {
         own.put(SessionKeys.attributeName(name), field.getValue());
       }
     }
