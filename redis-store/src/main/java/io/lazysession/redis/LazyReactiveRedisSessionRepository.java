@@ -315,7 +315,13 @@ public final class LazyReactiveRedisSessionRepository
           })
           .flatMap(loaded -> {
             metrics.loads.increment();
-            return Mono.just(Optional.ofNullable(session(id, loaded.stored(), loaded.epoch())));
+            Mono<Optional<LazySession>> built = Mono.fromSupplier(
+                () -> Optional.ofNullable(session(id, loaded.stored(), loaded.epoch())));
+            // A pack to read (decompressed, opened with encryption keys: up to the value limit)
+            // is read on Reactor's parallel threads, never on Lettuce's event loop, which serves
+            // every connection; a confirmed near-cache copy has its pack read already.
+            return loaded.stored().pack().entries() == null
+                ? built.subscribeOn(Schedulers.parallel()) : built;
           })
           .switchIfEmpty(Mono.defer(() -> {
             metrics.loads.increment();

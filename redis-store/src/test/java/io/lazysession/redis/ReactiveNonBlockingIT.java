@@ -167,6 +167,23 @@ class ReactiveNonBlockingIT {
   }
 
   /**
+   * A reactive load of a session this node has no copy of: its pack is read (decompressed) on a
+   * parallel thread, not on the event loop that delivered the answer.
+   */
+  @Test
+  void findById_packInTheAnswer_expandsOffLettucesEventLoop() {
+    LazyReactiveRedisSessionRepository b = LazyReactiveRedisSessionRepository.of(nodes.b());
+    String id = packedSession();
+    packWork.clear();
+
+    LazySession loaded = onNonBlockingThread(b.findById(id));
+
+    assertThat(packWorkThreads("expand")).isNotEmpty()
+        .noneMatch(ReactiveNonBlockingIT::lettuceEventLoop);
+    assertThat((Object) loaded.getAttribute("theme")).isEqualTo("dark");
+  }
+
+  /**
    * A reactive save of a new id: the old hash, taken by the claim, has its pack read on a parallel
    * thread before the session is written whole under the new id.
    */
