@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.lazysession.testing.RedisServerExtension;
 import java.io.File;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -249,6 +250,71 @@ class BrowserIT {
       wait.until(ExpectedConditions.presenceOfElementLocated(By.id("cart-empty")));
       assertThat(driver.findElement(By.id("signed-in-as")).getText()).isEqualTo("Ada");
       screenshot("12-oidc-signed-in");
+    }
+  }
+
+  /**
+   * The sign-in flow with encryption keys: signed in through the form on one node, the cart filled
+   * and read on the other, signed out everywhere; meanwhile Redis holds neither the session id nor the
+   * user's name in clear, in a key, a field or a value.
+   */
+  @Test
+  void signInCartAndSignOut_withEncryptionKeys_workAcrossNodesAndRedisHoldsNoClearIdOrName()
+      throws IOException {
+    byte[] secret = new byte[32];
+    new java.security.SecureRandom().nextBytes(secret);
+    RoundRobinBalancer balancer = balanceNewNodes("lazysession.encryption.keys=k1:"
+        + java.util.Base64.getEncoder().encodeToString(secret));
+    String shop = balancer.uri();
+    WebDriverWait wait = new WebDriverWait(driver, Duration.ofSeconds(15));
+
+    signInThroughForm(shop, "margaret", wait);
+    assertThat(driver.findElement(By.id("signed-in-as")).getText()).isEqualTo("Margaret");
+    driver.get(shop + "/");
+    wait.until(ExpectedConditions.presenceOfElementLocated(By.id("catalog-title")));
+    driver.findElements(By.cssSelector("button.add-to-cart")).get(0).click();
+    wait.until(ExpectedConditions.presenceOfElementLocated(By.id("cart-table")));
+    assertThat(balancer.last("GET", "/cart").nodePort())
+        .isNotEqualTo(balancer.last("POST", "/cart").nodePort());
+    driver.get(shop + "/cart");
+    wait.until(ExpectedConditions.presenceOfElementLocated(By.id("cart-table")));
+    assertThat(driver.findElements(By.cssSelector("tr.cart-line"))).hasSize(1);
+    assertThat(driver.findElement(By.id("signed-in-as")).getText()).isEqualTo("Margaret");
+    String id = new String(java.util.Base64.getDecoder().decode(
+        driver.manage().getCookieNamed("SESSION").getValue()), StandardCharsets.UTF_8);
+
+    String stored = redisDump();
+    assertThat(stored).contains("lazysession:s:{").doesNotContain(id).doesNotContain("margaret");
+
+    driver.findElement(By.id("signout")).click();
+    wait.until(ExpectedConditions.presenceOfElementLocated(By.id("nav-signin")));
+    driver.get(shop + "/cart");
+    wait.until(ExpectedConditions.presenceOfElementLocated(By.id("signin-form")));
+  }
+
+  /** Every key of the test Redis, with its fields, values and members, as ISO-8859-1 text. */
+  private String redisDump() {
+    io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create(redis.url());
+    try (io.lettuce.core.api.StatefulRedisConnection<byte[], byte[]> connection =
+        client.connect(io.lettuce.core.codec.ByteArrayCodec.INSTANCE)) {
+      io.lettuce.core.api.sync.RedisCommands<byte[], byte[]> raw = connection.sync();
+      StringBuilder dump = new StringBuilder();
+      for (byte[] key : raw.keys("*")) {
+        dump.append(new String(key, StandardCharsets.ISO_8859_1)).append('\n');
+        switch (raw.type(key)) {
+          case "hash" -> raw.hgetall(key).forEach((field, value) -> dump.append(
+              new String(field, StandardCharsets.ISO_8859_1)).append('=')
+              .append(new String(value, StandardCharsets.ISO_8859_1)).append('\n'));
+          case "set" -> raw.smembers(key).forEach(member ->
+              dump.append(new String(member, StandardCharsets.ISO_8859_1)).append('\n'));
+          case "zset" -> raw.zrange(key, 0, -1).forEach(member ->
+              dump.append(new String(member, StandardCharsets.ISO_8859_1)).append('\n'));
+          default -> { }
+        }
+      }
+      return dump.toString();
+    } finally {
+      client.shutdown();
     }
   }
 
