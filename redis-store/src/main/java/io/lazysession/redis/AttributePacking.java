@@ -60,7 +60,7 @@ final class AttributePacking {
   /** The loaded session with its pack read: pack members join the attributes, own fields win. */
   static StoredSession expand(AttributeSerializer serializer, ValueProtection protection,
       String id, StoredSession stored) {
-    if (stored.pack().entries() != null) {
+    if (stored.pack().read()) {
       return stored;
     }
     Expanded expanded =

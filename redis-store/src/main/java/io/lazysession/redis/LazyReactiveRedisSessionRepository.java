@@ -320,8 +320,8 @@ public final class LazyReactiveRedisSessionRepository
             // A pack to read (decompressed, opened with encryption keys: up to the value limit)
             // is read on Reactor's parallel threads, never on Lettuce's event loop, which serves
             // every connection; a confirmed near-cache copy has its pack read already.
-            return loaded.stored().pack().entries() == null
-                ? built.subscribeOn(Schedulers.parallel()) : built;
+            return loaded.stored().pack().read() ? built
+                : built.subscribeOn(Schedulers.parallel());
           })
           .switchIfEmpty(Mono.defer(() -> {
             metrics.loads.increment();

@@ -61,7 +61,12 @@ record StoredPack(byte @Nullable [] bytes, @Nullable Map<String, byte[]> entries
 
   /** Whether this node can rewrite it: there is none, or it was read. */
   boolean writable() {
-    return unreadable == null && entries != null;
+    return unreadable == null && read();
+  }
+
+  /** Whether it was read (readable or not), or there is none: nothing left to decompress. */
+  boolean read() {
+    return entries != null;
   }
 
   /** The attributes whose value lives in the pack (empty when unread or unreadable). */

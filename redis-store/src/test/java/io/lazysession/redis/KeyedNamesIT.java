@@ -5,10 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lazysession.serializer.AttributeSerializer;
 import io.lazysession.serializer.compress.Compression;
+import io.lazysession.testing.RedisDump;
 import io.lazysession.testing.RedisServerExtension;
-import io.lettuce.core.KeyScanArgs;
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.ScanIterator;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -388,21 +387,7 @@ class KeyedNamesIT {
 
   /** Every key matching {@code pattern}, its members and values, as ISO-8859-1 text. */
   static String dump(RedisCommands<byte[], byte[]> raw, String pattern) {
-    StringBuilder dump = new StringBuilder();
-    ScanIterator<byte[]> keys = ScanIterator.scan(raw, KeyScanArgs.Builder.matches(pattern));
-    while (keys.hasNext()) {
-      byte[] key = keys.next();
-      dump.append(new String(key, ISO_8859_1)).append('\n');
-      switch (raw.type(key)) {
-        case "hash" -> raw.hgetall(key).forEach((field, value) -> dump.append(
-            new String(field, ISO_8859_1)).append('=').append(new String(value, ISO_8859_1)));
-        case "set" -> raw.smembers(key).forEach(m -> dump.append(new String(m, ISO_8859_1)));
-        case "zset" -> raw.zrange(key, 0, -1).forEach(m -> dump.append(new String(m, ISO_8859_1)));
-        default -> dump.append(new String(raw.dump(key), ISO_8859_1));
-      }
-      dump.append('\n');
-    }
-    return dump.toString();
+    return RedisDump.of(raw, pattern);
   }
 
   /** A raw connection in MONITOR mode, collecting every command Redis receives. */

@@ -2,6 +2,7 @@ package io.lazysession.sample;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lazysession.testing.RedisDump;
 import io.lazysession.testing.RedisServerExtension;
 import java.io.File;
 import java.io.IOException;
@@ -297,22 +298,7 @@ class BrowserIT {
     io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create(redis.url());
     try (io.lettuce.core.api.StatefulRedisConnection<byte[], byte[]> connection =
         client.connect(io.lettuce.core.codec.ByteArrayCodec.INSTANCE)) {
-      io.lettuce.core.api.sync.RedisCommands<byte[], byte[]> raw = connection.sync();
-      StringBuilder dump = new StringBuilder();
-      for (byte[] key : raw.keys("*")) {
-        dump.append(new String(key, StandardCharsets.ISO_8859_1)).append('\n');
-        switch (raw.type(key)) {
-          case "hash" -> raw.hgetall(key).forEach((field, value) -> dump.append(
-              new String(field, StandardCharsets.ISO_8859_1)).append('=')
-              .append(new String(value, StandardCharsets.ISO_8859_1)).append('\n'));
-          case "set" -> raw.smembers(key).forEach(member ->
-              dump.append(new String(member, StandardCharsets.ISO_8859_1)).append('\n'));
-          case "zset" -> raw.zrange(key, 0, -1).forEach(member ->
-              dump.append(new String(member, StandardCharsets.ISO_8859_1)).append('\n'));
-          default -> { }
-        }
-      }
-      return dump.toString();
+      return RedisDump.of(connection.sync(), "*");
     } finally {
       client.shutdown();
     }
