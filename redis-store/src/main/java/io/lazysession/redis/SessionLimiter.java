@@ -56,7 +56,7 @@ final class SessionLimiter {
   private final MetricsRecorder metrics;
   private final Clock clock;
   private final SessionPolicies policies;
-  /** Test hook: runs once, after the next admission (of a sign-in: before its write). */
+  /** Test hook: runs once, after the next admission (of a sign-in or a renewal: before its write). */
   private final AtomicReference<@Nullable Runnable> onAdmitted = new AtomicReference<>();
   /** Test hook: runs once, between a first attempt's check of the ids and the second attempt. */
   private final AtomicReference<@Nullable Runnable> onChecked = new AtomicReference<>();
@@ -211,6 +211,7 @@ final class SessionLimiter {
   void move(String principal, String id, String replaced, Duration maxInactive) {
     if (limit != null) {
       run(principal, id, replaced, maxInactive, MOVE, null);
+      runOnce(onAdmitted);
     }
   }
 
@@ -271,7 +272,7 @@ final class SessionLimiter {
       arguments.addAll(checked.notFound());
     }
     byte[] set = keys().principal(principal, id);
-    byte[][] keys = {set, orderKey(set)};
+    byte[][] keys = {set, orderKey(set), admissionsKey(set)};
     List<Object> reply = store.eval(connection.commands(), RedisScript.PRINCIPAL_LIMIT,
         ScriptOutputType.MULTI, keys, arguments.toArray(new byte[0][]));
     return reply == null ? List.of() : reply;
@@ -289,28 +290,41 @@ final class SessionLimiter {
     return store.keys();
   }
 
-  /**
-   * The key of a principal's sign-in order: in the slot of its set {@code set}, which has no hash
-   * tag of its own unless the principal name has one: {@code {<set>}:order} when that is the same
-   * slot, {@code <set>:order} when the set has a tag, else a tag found to hash alike.
-   */
+  /** The key of a principal's sign-in order, beside its set {@code set} ({@link #besideSet}). */
   static byte[] orderKey(byte[] set) {
+    return besideSet(set, "order");
+  }
+
+  /**
+   * The key of a principal's recent admissions (ids admitted less than {@link #IN_FLIGHT} ago),
+   * beside its set {@code set} ({@link #besideSet}).
+   */
+  static byte[] admissionsKey(byte[] set) {
+    return besideSet(set, "admitted");
+  }
+
+  /**
+   * A key named {@code suffix} in the slot of the principal set {@code set}, which has no hash tag
+   * of its own unless the principal name has one: {@code {<set>}:<suffix>} when that is the same
+   * slot, {@code <set>:<suffix>} when the set has a tag, else a tag found to hash alike.
+   */
+  private static byte[] besideSet(byte[] set, String suffix) {
     int slot = SlotHash.getSlot(set);
     String name = new String(set, UTF_8);
-    for (String candidate : List.of("{" + name + "}:order", name + ":order")) {
+    for (String candidate : List.of("{" + name + "}:" + suffix, name + ":" + suffix)) {
       if (SlotHash.getSlot(utf8(candidate)) == slot) {
         return utf8(candidate);
       }
     }
     for (int tag = 0; ; tag++) {
-      byte[] candidate = utf8("{" + tag + "}:order:" + name);
+      byte[] candidate = utf8("{" + tag + "}:" + suffix + ":" + name);
       if (SlotHash.getSlot(candidate) == slot) {
         return candidate;
       }
     }
   }
 
-  /** Test hook: {@code hook} runs once, on the next sign-in, after its admission. */
+  /** Test hook: {@code hook} runs once, on the next sign-in or renewal, after its admission. */
   void onAdmitted(Runnable hook) {
     onAdmitted.set(hook);
   }

@@ -2,7 +2,9 @@
 -- the decision of lazysession.max-sessions-per-principal (docs/session-policies.md). Two keys of
 -- one Cluster slot: the principal's set (what findByPrincipalName reads) and its sign-in order, a
 -- sorted set of the admitted ids by the time they signed in (this server's TIME, milliseconds).
--- KEYS[1]: the principal set; KEYS[2]: the sign-in order
+-- KEYS[1]: the principal set; KEYS[2]: the sign-in order; KEYS[3]: the recent admissions, a sorted
+-- set of the ids admitted less than ARGV[8] ago by the time of their admission (an id change or a
+-- renewal keeps its old sign-in time in the order, and is still in flight all the same)
 -- ARGV[1]: the session id to admit, as it stands in a member (sealed under keyed names)
 -- ARGV[2]: the id it replaces (the same session before an id change), or ''; as ARGV[1]
 -- ARGV[3]: the limit (1 or more)
@@ -16,8 +18,8 @@
 -- ARGV[8]: how long an admitted id whose session the caller did not find counts as live anyway
 --          (a sign-in still being written), milliseconds
 -- ARGV[9]: the number N of ids the caller found dead (expired); then those N ids; then the ids it
---          did not find live (no hash, or another principal), removed only when admitted longer
---          than ARGV[8] ago
+--          did not find live (no hash, or another principal), removed only when they signed in and
+--          were admitted longer than ARGV[8] ago
 -- Ids in the order but not in the set were deleted, expired or signed out: they leave the order.
 -- Ids in the set but not in the order (signed in before the limit was on, or the order expired)
 -- join it as the oldest, at 0; an admission never writes 0 (at least 1), so that a sign-in evicted
@@ -28,13 +30,19 @@
 -- refused, {2, id, ...} admitted after evicting those ids.
 -- #include keep-alive.lua
 redis.replicate_commands()
-local set, order = KEYS[1], KEYS[2]
+local set, order, admissions = KEYS[1], KEYS[2], KEYS[3]
 local id, replaced, limit = ARGV[1], ARGV[2], tonumber(ARGV[3])
+local grace = tonumber(ARGV[8])
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local setFresh = redis.call('EXISTS', set) == 0
 local orderFresh = redis.call('EXISTS', order) == 0
 local move = ARGV[7] == 'm'
+
+redis.call('ZREMRANGEBYSCORE', admissions, '-inf', now - grace)
+local function inFlight(member)
+  return redis.call('ZSCORE', admissions, member) ~= false
+end
 
 for _, member in ipairs(redis.call('ZRANGE', order, 0, -1)) do
   if redis.call('SISMEMBER', set, member) == 0 then
@@ -50,17 +58,17 @@ end
 local function remove(member)
   redis.call('ZREM', order, member)
   redis.call('SREM', set, member)
+  redis.call('ZREM', admissions, member)
 end
 
 if ARGV[7] == '2' then
   local dead = tonumber(ARGV[9])
-  local grace = tonumber(ARGV[8])
   for i = 10, #ARGV do
     if i < 10 + dead then
       remove(ARGV[i])
     else
       local score = redis.call('ZSCORE', order, ARGV[i])
-      if score and tonumber(score) + grace <= now then
+      if score and tonumber(score) + grace <= now and not inFlight(ARGV[i]) then
         remove(ARGV[i])
       end
     end
@@ -74,9 +82,15 @@ local function keepBothAlive()
   keepAlive(order, tonumber(ARGV[6]), orderFresh)
 end
 
+local function admitted()
+  redis.call('ZADD', admissions, now, id)
+  redis.call('PEXPIRE', admissions, 2 * grace)
+end
+
 local function admit(signedIn)
   redis.call('ZADD', order, math.max(tonumber(signedIn), 1), id)
   redis.call('SADD', set, id)
+  admitted()
   if replaced ~= '' then
     redis.call('ZREM', order, replaced)
   end
@@ -94,6 +108,7 @@ end
 if move then
   redis.call('ZADD', order, redis.call('ZSCORE', order, replaced) or now, id)
   redis.call('SADD', set, id)
+  admitted()
   keepBothAlive()
   return {1}
 end

@@ -6,6 +6,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.lazysession.testing.RedisServerExtension;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -102,5 +107,59 @@ class RenewalSessionLimitIT {
     assertThat(nodes.a().findByPrincipalName("wes")).containsOnlyKeys(renewed, third);
     assertThat(nodes.a().findById(first)).isNull();
     assertThat(deleted()).containsExactly(first);
+  }
+
+  /**
+   * A renewal of a session that signed in long ago moves it to its new id with its old sign-in
+   * time, before the copy under that id is written. Another sign-in at the limit in between must
+   * count the new id as in flight (admitted a moment ago): else it takes the new id out of the
+   * order, which its writer's index entry joins again as the oldest sign-in, first to be evicted.
+   */
+  @ParameterizedTest(name = "keys {0}")
+  @ValueSource(booleans = {false, true})
+  void refuseNew1_signInWhileALongSignedInSessionIsRenewed_isRefusedAndTheRenewedKeepsItsPlace(
+      boolean keys) throws Exception {
+    configure(keys, SessionLimit.refuseNew(1));
+    LazySession session = signIn(nodes.a(), "yul");
+    SessionKeys sessionKeys = nodes.a().shared().store().keys();
+    byte[] order = SessionLimiter.orderKey(sessionKeys.principal("yul", session.getId()));
+    byte[] member = sessionKeys.member(session.getId());
+    Double signedIn = nodes.raw().zscore(order, member);
+    assertThat(signedIn).as("sign-in time").isNotNull();
+    nodes.raw().zadd(order, signedIn - 120_000, member); // as a sign-in two minutes ago
+    nodes.clock().advance(INTERVAL);
+    CountDownLatch admitted = new CountDownLatch(1);
+    CountDownLatch write = new CountDownLatch(1);
+    nodes.b().shared().limiter().onAdmitted(() -> {
+      admitted.countDown();
+      try {
+        assertThat(write.await(30, TimeUnit.SECONDS)).isTrue();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    });
+    ExecutorService thread = Executors.newSingleThreadExecutor();
+    try {
+      Future<String> renewed = thread.submit(() -> nodes.b().findById(session.getId()).getId());
+      assertThat(admitted.await(30, TimeUnit.SECONDS)).isTrue();
+      LazySession second = nodes.a().createSession();
+      second.setAttribute(PRINCIPAL, "yul");
+      try {
+        assertThatThrownBy(() -> nodes.a().save(second))
+            .isInstanceOf(SessionLimitExceededException.class);
+      } finally {
+        write.countDown();
+      }
+      String newId = renewed.get(30, TimeUnit.SECONDS);
+
+      assertThat(newId).isNotEqualTo(session.getId());
+      assertThat(nodes.a().findByPrincipalName("yul")).containsOnlyKeys(newId);
+      assertThat(nodes.raw().zscore(order, sessionKeys.member(newId)))
+          .as("sign-in time kept (else it joins the order again as the oldest)")
+          .isEqualTo(signedIn - 120_000);
+      assertThat(deleted()).isEmpty();
+    } finally {
+      thread.shutdownNow();
+    }
   }
 }

@@ -76,12 +76,15 @@ class SessionLimitClusterIT {
   }
 
   @Test
-  void orderKey_principalNameWithBraces_isInTheSlotOfTheSet() {
+  void orderAndAdmissionKeys_principalNameWithBraces_areInTheSlotOfTheSet() {
     SessionKeys keys = new SessionKeys("ns");
     for (String name : List.of("ann", "{tag}x", "a}b", "}{", "x{}y", "{", "ünï{cödé}")) {
       byte[] set = keys.principal(name);
+      int slot = io.lettuce.core.cluster.SlotHash.getSlot(set);
       assertThat(io.lettuce.core.cluster.SlotHash.getSlot(SessionLimiter.orderKey(set)))
-          .as(name).isEqualTo(io.lettuce.core.cluster.SlotHash.getSlot(set));
+          .as(name).isEqualTo(slot);
+      assertThat(io.lettuce.core.cluster.SlotHash.getSlot(SessionLimiter.admissionsKey(set)))
+          .as(name).isEqualTo(slot);
     }
   }
 }

@@ -20,6 +20,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.session.FindByIndexNameSessionRepository;
 import org.springframework.session.events.SessionDeletedEvent;
 
@@ -134,6 +135,62 @@ class SessionLimitIT {
       assertThat(live).as("live sessions of the user").containsExactly(sessions.get(2).getId());
       assertThat(events.ofType(SessionDeletedEvent.class)).map(SessionDeletedEvent::getSessionId)
           .containsExactlyInAnyOrder(first.getId(), sessions.get(1).getId());
+    } finally {
+      thread.shutdownNow();
+    }
+  }
+
+  /**
+   * An id change of a session that signed in long ago keeps its sign-in time in the order; while
+   * it is written, its new id has no hash yet. Another sign-in of the same user that finds the user
+   * at the limit then must count it as in flight (admitted a moment ago), not as a session gone for
+   * long: else it drops the new id from the order, which the writer's index entry joins again later
+   * as the oldest sign-in, the first one evict-oldest takes.
+   */
+  @ParameterizedTest(name = "expiry events {0}")
+  @ValueSource(booleans = {true, false})
+  void save_idChangeInFlightOfASessionSignedInLongAgo_stillCountsAgainstTheLimit(
+      boolean expiryEvents) throws Exception {
+    SessionLimit limit = SessionLimit.refuseNew(1);
+    String namespace = TestRedis.uniqueNamespace("limit-id-change");
+    RecordingEventPublisher events = new RecordingEventPublisher();
+    ExecutorService thread = Executors.newSingleThreadExecutor();
+    try (LazyRedisSessionRepository a = expiryEvents ? node(clients.a(), namespace, limit, events)
+            : withoutExpiryEvents(clients.a(), namespace, limit, events);
+        LazyRedisSessionRepository b = expiryEvents ? node(clients.b(), namespace, limit, events)
+            : withoutExpiryEvents(clients.b(), namespace, limit, events)) {
+      LazySession session = a.createSession();
+      session.setAttribute(PRINCIPAL, "fay");
+      a.save(session);
+      SessionKeys keys = a.shared().store().keys();
+      byte[] order = SessionLimiter.orderKey(keys.principal("fay", session.getId()));
+      byte[] member = keys.member(session.getId());
+      Double signedIn = clients.raw().zscore(order, member);
+      assertThat(signedIn).as("sign-in time").isNotNull();
+      clients.raw().zadd(order, signedIn - 120_000, member); // as a sign-in two minutes ago
+      LazySession loaded = a.findById(session.getId());
+      String newId = loaded.changeSessionId();
+      CountDownLatch admitted = new CountDownLatch(1);
+      CountDownLatch write = new CountDownLatch(1);
+      a.shared().limiter().onAdmitted(() -> {
+        admitted.countDown();
+        awaitQuietly(write);
+      });
+      Future<?> changed = thread.submit(() -> a.save(loaded));
+      assertThat(admitted.await(30, TimeUnit.SECONDS)).isTrue();
+      LazySession other = b.createSession();
+      other.setAttribute(PRINCIPAL, "fay");
+      try {
+        assertThatThrownBy(() -> b.save(other)).isInstanceOf(SessionLimitExceededException.class);
+      } finally {
+        write.countDown();
+      }
+      changed.get(30, TimeUnit.SECONDS);
+
+      assertThat(b.findById(newId)).isNotNull();
+      assertThat(b.findByPrincipalName("fay").keySet()).containsExactly(newId);
+      assertThat(clients.raw().zscore(order, keys.member(newId))).as("sign-in time kept")
+          .isEqualTo(signedIn - 120_000);
     } finally {
       thread.shutdownNow();
     }
