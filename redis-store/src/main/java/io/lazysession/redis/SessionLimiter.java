@@ -306,7 +306,9 @@ final class SessionLimiter {
   /**
    * A key named {@code suffix} in the slot of the principal set {@code set}, which has no hash tag
    * of its own unless the principal name has one: {@code {<set>}:<suffix>} when that is the same
-   * slot, {@code <set>:<suffix>} when the set has a tag, else a tag found to hash alike.
+   * slot, {@code <set>:<suffix>} when the set has a tag, else {@code <set>:<suffix>:{<n>}} with the
+   * first {@code n} that hashes alike. Each form starts with the namespace or {@code {} and the
+   * namespace, which is what an ACL's key patterns name (docs/security.md).
    */
   private static byte[] besideSet(byte[] set, String suffix) {
     int slot = SlotHash.getSlot(set);
@@ -317,7 +319,7 @@ final class SessionLimiter {
       }
     }
     for (int tag = 0; ; tag++) {
-      byte[] candidate = utf8("{" + tag + "}:" + suffix + ":" + name);
+      byte[] candidate = utf8(name + ":" + suffix + ":{" + tag + "}");
       if (SlotHash.getSlot(candidate) == slot) {
         return candidate;
       }

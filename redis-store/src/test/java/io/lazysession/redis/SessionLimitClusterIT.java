@@ -76,7 +76,7 @@ class SessionLimitClusterIT {
   }
 
   @Test
-  void orderAndAdmissionKeys_principalNameWithBraces_areInTheSlotOfTheSet() {
+  void orderAndAdmissionKeys_principalNameWithBraces_areInTheSlotOfTheSetUnderTheNamespace() {
     SessionKeys keys = new SessionKeys("ns");
     for (String name : List.of("ann", "{tag}x", "a}b", "}{", "x{}y", "{", "ünï{cödé}")) {
       byte[] set = keys.principal(name);
@@ -85,6 +85,10 @@ class SessionLimitClusterIT {
           .as(name).isEqualTo(slot);
       assertThat(io.lettuce.core.cluster.SlotHash.getSlot(SessionLimiter.admissionsKey(set)))
           .as(name).isEqualTo(slot);
+      for (byte[] key : List.of(SessionLimiter.orderKey(set), SessionLimiter.admissionsKey(set))) {
+        assertThat(new String(key, java.nio.charset.StandardCharsets.UTF_8)).as(name)
+            .matches("\\{?ns:principal:.*"); // what an ACL key pattern names
+      }
     }
   }
 }

@@ -1,0 +1,178 @@
+package io.lazysession.redis;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lazysession.testing.RedisServerExtension;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.output.StatusOutput;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.session.FindByIndexNameSessionRepository;
+import org.springframework.session.events.SessionDeletedEvent;
+import org.springframework.session.events.SessionExpiredEvent;
+
+/**
+ * The Redis ACL user that docs/security.md gives ("only what lazysession needs"), read from that
+ * page, with the namespace and the user name replaced: every feature of the store runs under it, so
+ * that a command or key the code uses and the page leaves out fails here (Redis 7 checks the
+ * commands scripts run too) rather than in production.
+ */
+class DocumentedAclIT {
+  @RegisterExtension
+  static final RedisServerExtension redis = RedisServerExtension.standalone();
+
+  private static final String PRINCIPAL = FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME;
+  private static final String PASSWORD = UUID.randomUUID().toString();
+
+  private static RedisClient admin;
+  private static StatefulRedisConnection<String, String> adminConnection;
+  private static RedisClient restricted;
+  private static String user;
+
+  @BeforeAll
+  static void createUser() throws IOException {
+    admin = RedisClient.create(redis.uri());
+    adminConnection = admin.connect();
+    user = "acl-" + UUID.randomUUID();
+    restricted = RedisClient.create(RedisURI.builder(redis.uri())
+        .withAuthentication(user, PASSWORD.toCharArray()).build());
+  }
+
+  @AfterAll
+  static void deleteUser() {
+    restricted.shutdown();
+    adminConnection.sync().aclDeluser(user);
+    adminConnection.close();
+    admin.shutdown();
+  }
+
+  /** The documented ACL SETUSER command, for namespace {@code namespace} instead of the default. */
+  static List<String> documentedAcl(String namespace) throws IOException {
+    List<String> lines = Files.readAllLines(Path.of("..", "docs", "security.md"), UTF_8);
+    StringBuilder command = new StringBuilder();
+    for (String line : lines) {
+      String trimmed = line.trim();
+      if (command.isEmpty() && trimmed.startsWith("ACL SETUSER lazysession ")) {
+        command.append(trimmed);
+      } else if (!command.isEmpty()) {
+        if (trimmed.startsWith("```")) {
+          break;
+        }
+        command.append(' ').append(trimmed);
+      }
+    }
+    assertThat(command).as("the ACL SETUSER command in docs/security.md").isNotEmpty();
+    List<String> words = new ArrayList<>(List.of(command.toString().split("\\s+")));
+    assertThat(words.subList(0, 3)).containsExactly("ACL", "SETUSER", "lazysession");
+    List<String> rules = new ArrayList<>();
+    for (String word : words.subList(3, words.size())) {
+      rules.add(word.equals(">CHANGE-ME") ? ">" + PASSWORD
+          : word.replace("~lazysession:", "~" + namespace + ":")
+              .replace("~{lazysession:", "~{" + namespace + ":"));
+    }
+    assertThat(rules).as("key patterns").anyMatch(rule -> rule.startsWith("~" + namespace + ":"));
+    return rules;
+  }
+
+  private static String acl(String subcommand, String... arguments) {
+    CommandArgs<String, String> args = new CommandArgs<>(StringCodec.UTF8).add(subcommand);
+    for (String argument : arguments) {
+      args.add(argument);
+    }
+    return adminConnection.sync().dispatch(CommandType.ACL, new StatusOutput<>(StringCodec.UTF8),
+        args);
+  }
+
+  private static LazyRedisSessionRepository repository(String namespace, MutableClock clock,
+      RecordingEventPublisher events, UnaryOperator<LazyRedisSessionRepositoryBuilder> config)
+      throws IOException {
+    List<String> rules = documentedAcl(namespace);
+    List<String> arguments = new ArrayList<>(List.of(user, "reset"));
+    arguments.addAll(rules);
+    acl("SETUSER", arguments.toArray(new String[0]));
+    return config.apply(LazyRedisSessionRepository.builder(restricted)
+        .serializer(TestRedis.serializer()).namespace(namespace).clock(clock)
+        .eventPublisher(events).cleanupInterval(Duration.ZERO)).build();
+  }
+
+  private static LazySession signIn(LazyRedisSessionRepository node, String name) {
+    LazySession session = node.createSession();
+    session.setAttribute(PRINCIPAL, name);
+    session.setAttribute("cart", new ArrayList<>(List.of("tea")));
+    node.save(session);
+    return session;
+  }
+
+  @Test
+  void everyFeature_underTheDocumentedUser_runsWithoutAPermissionError() throws IOException {
+    String namespace = TestRedis.uniqueNamespace("acl");
+    MutableClock clock = MutableClock.startingNow();
+    RecordingEventPublisher events = new RecordingEventPublisher();
+    try (LazyRedisSessionRepository node = repository(namespace, clock, events, builder -> builder
+        .sessionLimit(SessionLimit.evictOldest(1)).nearCacheTracking(Duration.ofSeconds(1))
+        .idRenewal(Duration.ofMinutes(10), Duration.ofSeconds(10))
+        .encryption(KeyedNamesIT.k1(false, false)))) {
+      LazySession first = signIn(node, "ann");
+      LazySession loaded = node.findById(first.getId());
+      loaded.<List<String>>getAttribute("cart").add("milk"); // changed in place
+      node.save(loaded);
+      String changed = loaded.changeSessionId();
+      node.save(loaded);
+      assertThat(node.findByPrincipalName("ann")).containsOnlyKeys(changed);
+
+      LazySession second = signIn(node, "ann"); // evicts the first
+      assertThat(node.findById(changed)).isNull();
+      clock.advance(Duration.ofMinutes(10));
+      String renewed = node.findById(second.getId()).getId();
+      assertThat(renewed).isNotEqualTo(second.getId());
+      assertThat(node.measure(node.findById(renewed), true)).isNotNull();
+      assertThat(node.reencrypt()).isNotNull();
+
+      LazySession idle = signIn(node, "bob");
+      clock.advance(Duration.ofMinutes(31));
+      assertThat(node.cleanUpExpiredSessions()).isGreaterThanOrEqualTo(1);
+      node.deleteById(renewed);
+
+      assertThat(events.ofType(SessionExpiredEvent.class)).extracting(e -> e.getSessionId())
+          .contains(idle.getId());
+      assertThat(events.ofType(SessionDeletedEvent.class)).extracting(e -> e.getSessionId())
+          .contains(changed);
+    }
+  }
+
+  @Test
+  void withoutExpiryEvents_underTheDocumentedUser_runsWithoutAPermissionError()
+      throws IOException {
+    String namespace = TestRedis.uniqueNamespace("acl-no-events");
+    MutableClock clock = MutableClock.startingNow();
+    try (LazyRedisSessionRepository node = repository(namespace, clock,
+        new RecordingEventPublisher(), builder -> builder.expiryEvents(false)
+            .sessionLimit(SessionLimit.refuseNew(2)))) {
+      LazySession first = signIn(node, "cy");
+      LazySession loaded = node.findById(first.getId());
+      loaded.setAttribute("step", 2);
+      node.save(loaded);
+      String changed = loaded.changeSessionId();
+      node.save(loaded);
+      assertThat(node.findByPrincipalName("cy")).containsOnlyKeys(changed);
+      node.deleteById(changed);
+      assertThat(node.findByPrincipalName("cy")).isEmpty();
+    }
+  }
+}
