@@ -205,7 +205,7 @@ public final class LazyReactiveRedisSessionRepository
             return Mono.just(entry);
           }
           Mono<Boolean> keep = entry.session() != null ? Mono.just(false)
-              : beingWritten(entry.id());
+              : beingWritten(indexValue, entry.id());
           return keep.flatMap(kept -> kept ? Mono.<Entry>empty()
               : removeStale(indexValue, entry.id()).then(Mono.<Entry>empty()));
         })
@@ -359,9 +359,11 @@ public final class LazyReactiveRedisSessionRepository
   }
 
   /** As {@code PrincipalIndex.beingWritten}: a create or id change in flight keeps its entry. */
-  private Mono<Boolean> beingWritten(String id) {
+  private Mono<Boolean> beingWritten(String principal, String id) {
     return store.scheduledExpiry(id).map(due -> due > context.now().toEpochMilli())
-        .defaultIfEmpty(false);
+        .defaultIfEmpty(false)
+        .flatMap(scheduled -> scheduled || limiter.limit() == null ? Mono.just(scheduled)
+            : store.recentlyAdmitted(principal, id));
   }
 
   /** As {@code PrincipalIndex.removeStale}: a save that set this principal meanwhile keeps it. */

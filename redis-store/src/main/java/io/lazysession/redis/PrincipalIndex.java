@@ -37,6 +37,8 @@ final class PrincipalIndex {
   /** Whether the sets get a TTL: the repository publishes no expiry events. */
   private final boolean expiringSets;
   private final Duration expiryGrace;
+  /** Whether there is a limit of sessions per principal (its recent admissions are in flight). */
+  private final boolean limited;
   private static final String PRINCIPAL_NAME =
       FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME;
   private final PrincipalNameIndexResolver<LazySession> resolver =
@@ -44,11 +46,13 @@ final class PrincipalIndex {
   private final PrincipalNameIndexResolver<LazySession> reactiveResolver =
       new PrincipalNameIndexResolver<>(LazySession.REACTIVE_PRINCIPAL_NAME);
 
-  PrincipalIndex(RedisSessionStore store, Clock clock, boolean expiringSets, Duration expiryGrace) {
+  PrincipalIndex(RedisSessionStore store, Clock clock, boolean expiringSets, Duration expiryGrace,
+      boolean limited) {
     this.store = store;
     this.clock = clock;
     this.expiringSets = expiringSets;
     this.expiryGrace = expiryGrace;
+    this.limited = limited;
   }
 
   /** How long Redis keeps a hash after its session expired. */
@@ -175,7 +179,7 @@ final class PrincipalIndex {
       LazySession session = loader.apply(id);
       if (session != null && principal.equals(session.storedPrincipal())) {
         sessions.put(id, session);
-      } else if (session != null || !beingWritten(id)) {
+      } else if (session != null || !beingWritten(principal, id)) {
         removeStale(principal, id);
       }
     }
@@ -188,11 +192,14 @@ final class PrincipalIndex {
    * script, and every delete takes it off the schedule first. A repository without expiry events
    * schedules nothing; its full writes add the entry again after the script instead, which undoes
    * a removal that raced with them (so a node with expiry events off still asks the schedule, for
-   * the writes of nodes with them on during a rolling deploy).
+   * the writes of nodes with them on during a rolling deploy). That entry comes too late for the
+   * limit of sessions per principal, whose next run takes an id out of the sign-in order once it
+   * is out of the set: so an id the limit admitted a moment ago is being written as well.
    */
-  private boolean beingWritten(String id) {
+  private boolean beingWritten(String principal, String id) {
     Long due = store.indexes().scheduledExpiry(id);
-    return due != null && due > clock.millis();
+    return (due != null && due > clock.millis())
+        || (limited && store.indexes().recentlyAdmitted(principal, id));
   }
 
   /**

@@ -137,6 +137,15 @@ final class ReactiveRedisSessionStore {
     });
   }
 
+  /** As {@link SessionIndexes#recentlyAdmitted}. */
+  Mono<Boolean> recentlyAdmitted(String principalName, String id) {
+    return Mono.defer(() -> {
+      metrics.roundTrips.increment();
+      return commands.zscore(SessionLimiter.admissionsKey(keys.principal(principalName, id)),
+          keys.member(id)).map(score -> true).defaultIfEmpty(false);
+    });
+  }
+
   /** As {@link RedisSessionStore#unscheduleExpiry}: true for exactly one caller when several race. */
   Mono<Boolean> unscheduleExpiry(String id) {
     return Mono.defer(() -> {

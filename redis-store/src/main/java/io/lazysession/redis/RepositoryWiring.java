@@ -141,7 +141,8 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
     SessionEvents events = new SessionEvents(repository, builder.eventPublisher,
         DestroyedSession.context(serializer, protection, builder.clock, metrics));
     PrincipalIndex principals =
-        new PrincipalIndex(store, builder.clock, !builder.expiryEvents, builder.expiryGrace);
+        new PrincipalIndex(store, builder.clock, !builder.expiryEvents, builder.expiryGrace,
+            builder.sessionLimit != null);
     SpringSessionDataRedisMigration migration = builder.migrateFrom == null ? null
         : new SpringSessionDataRedisMigration(builder.migrateFrom, connection, store, metrics,
             serializer);

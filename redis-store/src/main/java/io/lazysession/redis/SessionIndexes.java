@@ -93,6 +93,18 @@ final class SessionIndexes {
     connection.commands().srem(keys.principal(principalName, id), keys.member(id));
   }
 
+  /**
+   * Whether {@code id} is among the recent admissions of the limit of sessions per principal
+   * ({@link SessionLimiter#admissionsKey}): a sign-in, id change or renewal admitted less than
+   * {@link SessionLimiter#IN_FLIGHT} ago (two at most: the script prunes older ones when it runs,
+   * and the key expires two of them after the last admission). False without a limit.
+   */
+  boolean recentlyAdmitted(String principalName, String id) {
+    metrics.roundTrips.increment();
+    return connection.commands().zscore(
+        SessionLimiter.admissionsKey(keys.principal(principalName, id)), keys.member(id)) != null;
+  }
+
   Set<String> principalSessions(String principalName) {
     Set<String> ids = new LinkedHashSet<>();
     for (byte[] key : keys.principals(principalName)) { // two sets during a rollout

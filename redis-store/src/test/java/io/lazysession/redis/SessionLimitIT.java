@@ -112,14 +112,8 @@ class SessionLimitIT {
         sessions.add(session);
       }
       LazySession first = sessions.get(0);
-      CountDownLatch admitted = new CountDownLatch(1);
       CountDownLatch write = new CountDownLatch(1);
-      a.shared().limiter().onAdmitted(() -> {
-        admitted.countDown();
-        awaitQuietly(write);
-      });
-      Future<?> firstSaved = thread.submit(() -> a.save(first));
-      assertThat(admitted.await(30, TimeUnit.SECONDS)).isTrue();
+      Future<?> firstSaved = savedUntilAdmitted(a, first, thread, write);
       b.save(sessions.get(1)); // evicts first: no hash yet, nothing to delete
       // What first's writer does next, before its script: the index entry (an add after the eviction)
       a.shared().principals().add("gus", first.getId(), first.getMaxInactiveInterval());
@@ -170,14 +164,8 @@ class SessionLimitIT {
       clients.raw().zadd(order, signedIn - 120_000, member); // as a sign-in two minutes ago
       LazySession loaded = a.findById(session.getId());
       String newId = loaded.changeSessionId();
-      CountDownLatch admitted = new CountDownLatch(1);
       CountDownLatch write = new CountDownLatch(1);
-      a.shared().limiter().onAdmitted(() -> {
-        admitted.countDown();
-        awaitQuietly(write);
-      });
-      Future<?> changed = thread.submit(() -> a.save(loaded));
-      assertThat(admitted.await(30, TimeUnit.SECONDS)).isTrue();
+      Future<?> changed = savedUntilAdmitted(a, loaded, thread, write);
       LazySession other = b.createSession();
       other.setAttribute(PRINCIPAL, "fay");
       try {
@@ -194,6 +182,66 @@ class SessionLimitIT {
     } finally {
       thread.shutdownNow();
     }
+  }
+
+  /**
+   * Without expiry events nothing marks a sign-in in flight on the schedule: a lookup of the user's
+   * sessions (an admin page, a "sign out everywhere") that meets its id before its hash exists
+   * must still keep the entry, for the limit's next run takes an id out of the sign-in order once
+   * it is out of the set, and the sign-in, out of the order after its write, would delete itself
+   * although the user is within the limit.
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("faces")
+  void findByPrincipalName_duringASignInWithoutExpiryEvents_keepsItAdmitted(
+      Function<LazyRedisSessionRepository, Face> faceOf) throws Exception {
+    SessionLimit limit = SessionLimit.evictOldest(2);
+    String namespace = TestRedis.uniqueNamespace("limit-lookup");
+    RecordingEventPublisher events = new RecordingEventPublisher();
+    ExecutorService thread = Executors.newSingleThreadExecutor();
+    try (LazyRedisSessionRepository a = withoutExpiryEvents(clients.a(), namespace, limit, events);
+        LazyRedisSessionRepository b = withoutExpiryEvents(clients.b(), namespace, limit, events)) {
+      LazySession first = a.createSession();
+      first.setAttribute(PRINCIPAL, "gil");
+      CountDownLatch write = new CountDownLatch(1);
+      Future<?> firstSaved = savedUntilAdmitted(a, first, thread, write);
+      try {
+        assertThat(faceOf.apply(b).findByPrincipalName("gil")).isEmpty(); // no hash yet
+        LazySession second = b.createSession();
+        second.setAttribute(PRINCIPAL, "gil");
+        b.save(second); // within the limit of two
+      } finally {
+        write.countDown();
+      }
+      firstSaved.get(30, TimeUnit.SECONDS);
+
+      assertThat(b.findById(first.getId())).as("the first sign-in").isNotNull();
+      assertThat(faceOf.apply(b).findByPrincipalName("gil")).hasSize(2);
+      assertThat(events.ofType(SessionDeletedEvent.class)).isEmpty();
+    } finally {
+      thread.shutdownNow();
+    }
+  }
+
+  static Stream<Function<LazyRedisSessionRepository, Face>> faces() {
+    return Stream.of(Face::servlet, Face::reactive);
+  }
+
+  /**
+   * Starts {@code node.save(session)} on {@code thread} and returns once the limit admitted it,
+   * before anything of it is written; the save goes on when {@code write} counts down.
+   */
+  private static Future<?> savedUntilAdmitted(LazyRedisSessionRepository node,
+      LazySession session, ExecutorService thread, CountDownLatch write)
+      throws InterruptedException {
+    CountDownLatch admitted = new CountDownLatch(1);
+    node.shared().limiter().onAdmitted(() -> {
+      admitted.countDown();
+      awaitQuietly(write);
+    });
+    Future<?> saved = thread.submit(() -> node.save(session));
+    assertThat(admitted.await(30, TimeUnit.SECONDS)).isTrue();
+    return saved;
   }
 
   private static void awaitQuietly(CountDownLatch latch) {
