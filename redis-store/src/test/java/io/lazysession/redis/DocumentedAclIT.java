@@ -23,7 +23,12 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.RedisTemplate;
+import org.springframework.data.redis.serializer.RedisSerializer;
 import org.springframework.session.FindByIndexNameSessionRepository;
+import org.springframework.session.data.redis.RedisIndexedSessionRepository;
 import org.springframework.session.events.SessionDeletedEvent;
 import org.springframework.session.events.SessionExpiredEvent;
 
@@ -100,11 +105,12 @@ class DocumentedAclIT {
   }
 
   private static LazyRedisSessionRepository repository(String namespace, MutableClock clock,
-      RecordingEventPublisher events, UnaryOperator<LazyRedisSessionRepositoryBuilder> config)
-      throws IOException {
+      RecordingEventPublisher events, UnaryOperator<LazyRedisSessionRepositoryBuilder> config,
+      String... moreRules) throws IOException {
     List<String> rules = documentedAcl(namespace);
     List<String> arguments = new ArrayList<>(List.of(user, "reset"));
     arguments.addAll(rules);
+    arguments.addAll(List.of(moreRules));
     acl("SETUSER", arguments.toArray(new String[0]));
     return config.apply(LazyRedisSessionRepository.builder(restricted)
         .serializer(TestRedis.serializer()).namespace(namespace).clock(clock)
@@ -173,6 +179,55 @@ class DocumentedAclIT {
       assertThat(node.findByPrincipalName("cy")).containsOnlyKeys(changed);
       node.deleteById(changed);
       assertThat(node.findByPrincipalName("cy")).isEmpty();
+    }
+  }
+
+  /**
+   * The take-over of Spring Session Data Redis's sessions (indexed layout) with the one rule the
+   * page says to add, {@code ~spring:session:*} (here for the test's own namespace).
+   */
+  @Test
+  void takeOverFromSpringSessionDataRedis_underTheDocumentedUser_runsWithoutAPermissionError()
+      throws IOException {
+    String namespace = TestRedis.uniqueNamespace("acl-take-over");
+    String ssdrNamespace = namespace + "-ssdr";
+    LettuceConnectionFactory factory = new LettuceConnectionFactory(
+        new RedisStandaloneConfiguration(redis.uri().getHost(), redis.uri().getPort()));
+    factory.afterPropertiesSet();
+    factory.start();
+    RedisTemplate<String, Object> template = new RedisTemplate<>();
+    template.setKeySerializer(RedisSerializer.string());
+    template.setHashKeySerializer(RedisSerializer.string());
+    template.setConnectionFactory(factory);
+    template.afterPropertiesSet();
+    RedisIndexedSessionRepository ssdr = new RedisIndexedSessionRepository(template);
+    ssdr.setRedisKeyNamespace(ssdrNamespace);
+    ssdr.setCleanupCron("-");
+    ssdr.afterPropertiesSet();
+    try {
+      RedisIndexedSessionRepository.RedisSession stored = ssdr.createSession();
+      stored.setAttribute(PRINCIPAL, "dot");
+      stored.setAttribute("greeting", "hello");
+      ssdr.save(stored);
+      try (LazyRedisSessionRepository node = repository(namespace, MutableClock.startingNow(),
+          new RecordingEventPublisher(), builder -> builder
+              .serializer(SpringSessionDataRedisMigrationIT.serializer())
+              .migrateFrom(SpringSessionDataRedis.namespace(ssdrNamespace)),
+          "~" + ssdrNamespace + ":*")) {
+        assertThat(node.countSessionsWaitingForMigration()).isEqualTo(1);
+        LazySession found = node.findById(stored.getId());
+        assertThat(found.<String>getAttribute("greeting")).isEqualTo("hello");
+        found.setAttribute("greeting", "hello again");
+        node.save(found); // takes it over
+
+        assertThat(node.countSessionsWaitingForMigration()).isZero();
+        assertThat(node.findById(stored.getId()).<String>getAttribute("greeting"))
+            .isEqualTo("hello again");
+        assertThat(node.findByPrincipalName("dot")).containsOnlyKeys(stored.getId());
+      }
+    } finally {
+      ssdr.destroy();
+      factory.destroy();
     }
   }
 }
