@@ -362,7 +362,7 @@ public final class LazyReactiveRedisSessionRepository
   private Mono<Boolean> beingWritten(String principal, String id) {
     return store.scheduledExpiry(id).map(due -> due > context.now().toEpochMilli())
         .defaultIfEmpty(false)
-        .flatMap(scheduled -> scheduled || limiter.limit() == null ? Mono.just(scheduled)
+        .flatMap(scheduled -> scheduled ? Mono.just(true)
             : store.recentlyAdmitted(principal, id));
   }
 

@@ -37,8 +37,6 @@ final class PrincipalIndex {
   /** Whether the sets get a TTL: the repository publishes no expiry events. */
   private final boolean expiringSets;
   private final Duration expiryGrace;
-  /** Whether there is a limit of sessions per principal (its recent admissions are in flight). */
-  private final boolean limited;
   private static final String PRINCIPAL_NAME =
       FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME;
   private final PrincipalNameIndexResolver<LazySession> resolver =
@@ -46,13 +44,11 @@ final class PrincipalIndex {
   private final PrincipalNameIndexResolver<LazySession> reactiveResolver =
       new PrincipalNameIndexResolver<>(LazySession.REACTIVE_PRINCIPAL_NAME);
 
-  PrincipalIndex(RedisSessionStore store, Clock clock, boolean expiringSets, Duration expiryGrace,
-      boolean limited) {
+  PrincipalIndex(RedisSessionStore store, Clock clock, boolean expiringSets, Duration expiryGrace) {
     this.store = store;
     this.clock = clock;
     this.expiringSets = expiringSets;
     this.expiryGrace = expiryGrace;
-    this.limited = limited;
   }
 
   /** How long Redis keeps a hash after its session expired. */
@@ -199,7 +195,7 @@ final class PrincipalIndex {
   private boolean beingWritten(String principal, String id) {
     Long due = store.indexes().scheduledExpiry(id);
     return (due != null && due > clock.millis())
-        || (limited && store.indexes().recentlyAdmitted(principal, id));
+        || store.indexes().recentlyAdmitted(principal, id);
   }
 
   /**

@@ -141,8 +141,8 @@ final class ReactiveRedisSessionStore {
   Mono<Boolean> recentlyAdmitted(String principalName, String id) {
     return Mono.defer(() -> {
       metrics.roundTrips.increment();
-      return commands.zscore(SessionLimiter.admissionsKey(keys.principal(principalName, id)),
-          keys.member(id)).map(score -> true).defaultIfEmpty(false);
+      return commands.hexists(SessionLimiter.admissionsKey(keys.principal(principalName, id)),
+          keys.member(id)).defaultIfEmpty(false);
     });
   }
 

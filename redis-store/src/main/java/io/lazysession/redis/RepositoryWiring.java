@@ -141,8 +141,7 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
     SessionEvents events = new SessionEvents(repository, builder.eventPublisher,
         DestroyedSession.context(serializer, protection, builder.clock, metrics));
     PrincipalIndex principals =
-        new PrincipalIndex(store, builder.clock, !builder.expiryEvents, builder.expiryGrace,
-            builder.sessionLimit != null);
+        new PrincipalIndex(store, builder.clock, !builder.expiryEvents, builder.expiryGrace);
     SpringSessionDataRedisMigration migration = builder.migrateFrom == null ? null
         : new SpringSessionDataRedisMigration(builder.migrateFrom, connection, store, metrics,
             serializer);

@@ -101,8 +101,8 @@ final class SessionIndexes {
    */
   boolean recentlyAdmitted(String principalName, String id) {
     metrics.roundTrips.increment();
-    return connection.commands().zscore(
-        SessionLimiter.admissionsKey(keys.principal(principalName, id)), keys.member(id)) != null;
+    return Boolean.TRUE.equals(connection.commands().hexists(
+        SessionLimiter.admissionsKey(keys.principal(principalName, id)), keys.member(id)));
   }
 
   Set<String> principalSessions(String principalName) {

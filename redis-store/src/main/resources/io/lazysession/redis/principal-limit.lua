@@ -1,10 +1,15 @@
 -- Admits a session among the live sessions of one principal, at most a limit of them, atomically:
--- the decision of lazysession.max-sessions-per-principal (docs/session-policies.md). Two keys of
--- one Cluster slot: the principal's set (what findByPrincipalName reads) and its sign-in order, a
--- sorted set of the admitted ids by the time they signed in (this server's TIME, milliseconds).
--- KEYS[1]: the principal set; KEYS[2]: the sign-in order; KEYS[3]: the recent admissions, a sorted
--- set of the ids admitted less than ARGV[8] ago by the time of their admission (an id change or a
--- renewal keeps its old sign-in time in the order, and is still in flight all the same)
+-- the decision of lazysession.max-sessions-per-principal (docs/session-policies.md). Three keys of
+-- one Cluster slot: the principal's set (what findByPrincipalName reads), its sign-in order, a
+-- sorted set of the admitted ids by the time they signed in (this server's TIME, milliseconds),
+-- and its recent admissions.
+-- KEYS[1]: the principal set; KEYS[2]: the sign-in order; KEYS[3]: the recent admissions, a hash of
+-- the ids admitted less than ARGV[8] ago: id -> '<admission time>', or '<time> <replaced id>' for
+-- an id change or renewal (which keeps its old sign-in time in the order, and is still in flight
+-- all the same). While a new id is in flight, it and the id it replaces are one session (also
+-- through several new ids: two renewals at once, or a renewal and an id change): counted once, by
+-- the oldest id it is known by, never against the caller's own session, and evicted under all of
+-- its ids; the old id does not join the order from the set while a new one is in the set.
 -- ARGV[1]: the session id to admit, as it stands in a member (sealed under keyed names)
 -- ARGV[2]: the id it replaces (the same session before an id change), or ''; as ARGV[1]
 -- ARGV[3]: the limit (1 or more)
@@ -39,9 +44,40 @@ local setFresh = redis.call('EXISTS', set) == 0
 local orderFresh = redis.call('EXISTS', order) == 0
 local move = ARGV[7] == 'm'
 
-redis.call('ZREMRANGEBYSCORE', admissions, '-inf', now - grace)
+local recent, replacing, replacedBy = {}, {}, {}
+local entries = redis.call('HGETALL', admissions)
+for i = 1, #entries, 2 do
+  local at, old = string.match(entries[i + 1], '^(%d+) ?(.*)$')
+  if not at or tonumber(at) + grace <= now then
+    redis.call('HDEL', admissions, entries[i])
+  else
+    recent[entries[i]] = true
+    if old ~= '' then
+      replacing[entries[i]] = old
+      replacedBy[old] = replacedBy[old] or {}
+      table.insert(replacedBy[old], entries[i])
+    end
+  end
+end
 local function inFlight(member)
-  return redis.call('ZSCORE', admissions, member) ~= false
+  return recent[member] == true
+end
+-- One session, whatever ids it is being moved through: the oldest id it is known by.
+local function root(member)
+  local steps = 0
+  while replacing[member] and steps < 16 do
+    member, steps = replacing[member], steps + 1
+  end
+  return member
+end
+-- Whether an id that an id in flight replaces is still in the set, through that new id.
+local function movedOn(member)
+  for _, new in ipairs(replacedBy[member] or {}) do
+    if redis.call('SISMEMBER', set, new) == 1 then
+      return true
+    end
+  end
+  return false
 end
 
 for _, member in ipairs(redis.call('ZRANGE', order, 0, -1)) do
@@ -50,7 +86,8 @@ for _, member in ipairs(redis.call('ZRANGE', order, 0, -1)) do
   end
 end
 for _, member in ipairs(redis.call('SMEMBERS', set)) do
-  if member ~= id and (move or member ~= replaced) and not redis.call('ZSCORE', order, member) then
+  if member ~= id and (move or member ~= replaced) and not movedOn(member)
+      and not redis.call('ZSCORE', order, member) then
     redis.call('ZADD', order, 0, member)
   end
 end
@@ -58,7 +95,41 @@ end
 local function remove(member)
   redis.call('ZREM', order, member)
   redis.call('SREM', set, member)
-  redis.call('ZREM', admissions, member)
+  redis.call('HDEL', admissions, member)
+end
+
+-- The sessions of the order other than the caller's own (by root: one session being moved
+-- through several ids counts once), oldest first.
+local mine = {[root(id)] = true}
+if replaced ~= '' then
+  mine[root(replaced)] = true
+end
+local function otherSessions()
+  local seen, sessions = {}, {}
+  for _, member in ipairs(redis.call('ZRANGE', order, 0, -1)) do
+    local session = root(member)
+    if not mine[session] and not seen[session] then
+      seen[session] = true
+      table.insert(sessions, session)
+    end
+  end
+  return sessions
+end
+
+-- Removes a session under every id it is known by (its root and the ids in flight from it).
+local function removeSession(session, evicted)
+  local ids, done = {session}, {}
+  while #ids > 0 do
+    local member = table.remove(ids)
+    if not done[member] then
+      done[member] = true
+      remove(member)
+      table.insert(evicted, member)
+      for _, new in ipairs(replacedBy[member] or {}) do
+        table.insert(ids, new)
+      end
+    end
+  end
 end
 
 if ARGV[7] == '2' then
@@ -83,7 +154,7 @@ local function keepBothAlive()
 end
 
 local function admitted()
-  redis.call('ZADD', admissions, now, id)
+  redis.call('HSET', admissions, id, replaced == '' and tostring(now) or (now .. ' ' .. replaced))
   redis.call('PEXPIRE', admissions, 2 * grace)
 end
 
@@ -102,6 +173,7 @@ if own then
   if tonumber(own) < 1 then
     redis.call('ZADD', order, 1, id) -- joined from the set: admitted now, still the oldest
   end
+  admitted()
   keepBothAlive()
   return {1}
 end
@@ -113,7 +185,8 @@ if move then
   return {1}
 end
 local inherited = replaced ~= '' and redis.call('ZSCORE', order, replaced)
-local others = redis.call('ZCARD', order) - (inherited and 1 or 0)
+local sessions = otherSessions()
+local others = #sessions
 if others < limit then
   admit(inherited or now)
   return {1}
@@ -129,15 +202,12 @@ if ARGV[4] == 'r' then
   return {-1}
 end
 local evicted = {2}
-for _, member in ipairs(redis.call('ZRANGE', order, 0, -1)) do
+for _, session in ipairs(sessions) do
   if others < limit then
     break
   end
-  if member ~= replaced then
-    remove(member)
-    table.insert(evicted, member)
-    others = others - 1
-  end
+  removeSession(session, evicted)
+  others = others - 1
 end
 admit(inherited or now)
 return evicted

@@ -17,10 +17,13 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
@@ -57,6 +60,22 @@ class DocumentedAclIT {
     user = "acl-" + UUID.randomUUID();
     restricted = RedisClient.create(RedisURI.builder(redis.uri())
         .withAuthentication(user, PASSWORD.toCharArray()).build());
+  }
+
+  @BeforeEach
+  void emptyLog() {
+    adminConnection.sync().aclLogReset();
+  }
+
+  /**
+   * Redis logs each command and key it refused the user, also those the store swallows (a refused
+   * {@code ROLE} or {@code INFO} only costs a warning there): none may be logged.
+   */
+  @AfterEach
+  void nothingRefused() {
+    List<Map<String, Object>> refusals = adminConnection.sync().aclLog().stream()
+        .filter(entry -> user.equals(String.valueOf(entry.get("username")))).toList();
+    assertThat(refusals).as("ACL LOG entries of the documented user").isEmpty();
   }
 
   @AfterAll
@@ -179,6 +198,34 @@ class DocumentedAclIT {
       assertThat(node.findByPrincipalName("cy")).containsOnlyKeys(changed);
       node.deleteById(changed);
       assertThat(node.findByPrincipalName("cy")).isEmpty();
+    }
+  }
+
+  @Test
+  void reactiveFace_underTheDocumentedUser_runsWithoutAPermissionError() throws IOException {
+    String namespace = TestRedis.uniqueNamespace("acl-reactive");
+    MutableClock clock = MutableClock.startingNow();
+    RecordingEventPublisher events = new RecordingEventPublisher();
+    try (LazyRedisSessionRepository node = repository(namespace, clock, events, builder -> builder
+        .sessionLimit(SessionLimit.evictOldest(1)).encryption(KeyedNamesIT.k1(false, false)))) {
+      LazyReactiveRedisSessionRepository reactive = LazyReactiveRedisSessionRepository.of(node);
+      LazySession session = reactive.createSession().block();
+      session.setAttribute(PRINCIPAL, "eve");
+      session.setAttribute("cart", new ArrayList<>(List.of("tea")));
+      reactive.save(session).block();
+      LazySession loaded = reactive.findById(session.getId()).block();
+      loaded.<List<String>>getAttribute("cart").add("milk");
+      String changed = loaded.changeSessionId();
+      reactive.save(loaded).block();
+      assertThat(reactive.findByPrincipalName("eve").block()).containsOnlyKeys(changed);
+      LazySession second = reactive.createSession().block();
+      second.setAttribute(PRINCIPAL, "eve");
+      reactive.save(second).block(); // evicts the first
+      assertThat(reactive.findById(changed).block()).isNull();
+      reactive.deleteById(second.getId()).block();
+
+      assertThat(events.ofType(SessionDeletedEvent.class)).extracting(e -> e.getSessionId())
+          .containsExactlyInAnyOrder(changed, second.getId());
     }
   }
 

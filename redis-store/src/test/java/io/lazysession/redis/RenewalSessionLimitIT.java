@@ -128,20 +128,10 @@ class RenewalSessionLimitIT {
     assertThat(signedIn).as("sign-in time").isNotNull();
     nodes.raw().zadd(order, signedIn - 120_000, member); // as a sign-in two minutes ago
     nodes.clock().advance(INTERVAL);
-    CountDownLatch admitted = new CountDownLatch(1);
     CountDownLatch write = new CountDownLatch(1);
-    nodes.b().shared().limiter().onAdmitted(() -> {
-      admitted.countDown();
-      try {
-        assertThat(write.await(30, TimeUnit.SECONDS)).isTrue();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    });
     ExecutorService thread = Executors.newSingleThreadExecutor();
     try {
-      Future<String> renewed = thread.submit(() -> nodes.b().findById(session.getId()).getId());
-      assertThat(admitted.await(30, TimeUnit.SECONDS)).isTrue();
+      Future<String> renewed = renewedOnBUntilAdmitted(session.getId(), thread, write);
       LazySession second = nodes.a().createSession();
       second.setAttribute(PRINCIPAL, "yul");
       try {
@@ -161,5 +151,55 @@ class RenewalSessionLimitIT {
     } finally {
       thread.shutdownNow();
     }
+  }
+
+  /**
+   * While a session is renewed, its old and new ids are both in the sign-in order (the copy under
+   * the new id is not written yet): another sign-in counts them as one session.
+   */
+  @ParameterizedTest(name = "keys {0}")
+  @ValueSource(booleans = {false, true})
+  void refuseNew2_signInWhileTheOtherSessionIsRenewed_isAdmitted(boolean keys) throws Exception {
+    configure(keys, SessionLimit.refuseNew(2));
+    LazySession session = signIn(nodes.a(), "zed");
+    nodes.clock().advance(INTERVAL);
+    CountDownLatch write = new CountDownLatch(1);
+    ExecutorService thread = Executors.newSingleThreadExecutor();
+    try {
+      Future<String> renewed = renewedOnBUntilAdmitted(session.getId(), thread, write);
+      String second;
+      try {
+        second = signIn(nodes.a(), "zed").getId();
+      } finally {
+        write.countDown();
+      }
+      String newId = renewed.get(30, TimeUnit.SECONDS);
+
+      assertThat(nodes.a().findByPrincipalName("zed")).containsOnlyKeys(newId, second);
+      assertThat(deleted()).isEmpty();
+    } finally {
+      thread.shutdownNow();
+    }
+  }
+
+  /**
+   * Starts a find of {@code id} on B, due for renewal, on {@code thread}, and returns once the limit
+   * admitted its new id, before the copy under it is written; the renewal goes on when {@code
+   * write} counts down. The future answers the new id.
+   */
+  private static Future<String> renewedOnBUntilAdmitted(String id, ExecutorService thread,
+      CountDownLatch write) throws InterruptedException {
+    CountDownLatch admitted = new CountDownLatch(1);
+    nodes.b().shared().limiter().onAdmitted(() -> {
+      admitted.countDown();
+      try {
+        assertThat(write.await(30, TimeUnit.SECONDS)).isTrue();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    });
+    Future<String> renewed = thread.submit(() -> nodes.b().findById(id).getId());
+    assertThat(admitted.await(30, TimeUnit.SECONDS)).isTrue();
+    return renewed;
   }
 }

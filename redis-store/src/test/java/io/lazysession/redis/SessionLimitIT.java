@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lazysession.testing.RedisServerExtension;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -182,6 +183,128 @@ class SessionLimitIT {
     } finally {
       thread.shutdownNow();
     }
+  }
+
+  /**
+   * While a signed-in session moves to a new id, its old id (still in the set, with its hash) and
+   * its new one (admitted, no hash yet) are one session: another sign-in of the same user counts it
+   * once, so a sign-in within the limit is admitted and evicts nobody.
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("withinTheLimit")
+  void save_signInWhileAnotherSessionChangesItsId_countsThatSessionOnce(SessionLimit limit,
+      int othersBefore) throws Exception {
+    String namespace = TestRedis.uniqueNamespace("limit-pair");
+    RecordingEventPublisher events = new RecordingEventPublisher();
+    ExecutorService thread = Executors.newSingleThreadExecutor();
+    try (LazyRedisSessionRepository a = node(clients.a(), namespace, limit, events);
+        LazyRedisSessionRepository b = node(clients.b(), namespace, limit, events)) {
+      List<String> live = new ArrayList<>();
+      for (int i = 0; i < othersBefore; i++) {
+        LazySession other = b.createSession();
+        other.setAttribute(PRINCIPAL, "hal");
+        b.save(other);
+        live.add(other.getId());
+      }
+      LazySession session = a.createSession();
+      session.setAttribute(PRINCIPAL, "hal");
+      a.save(session);
+      LazySession loaded = a.findById(session.getId());
+      String newId = loaded.changeSessionId();
+      CountDownLatch write = new CountDownLatch(1);
+      Future<?> changed = savedUntilAdmitted(a, loaded, thread, write);
+      LazySession signIn = b.createSession();
+      signIn.setAttribute(PRINCIPAL, "hal");
+      try {
+        b.save(signIn);
+      } finally {
+        write.countDown();
+      }
+      changed.get(30, TimeUnit.SECONDS);
+      live.add(newId);
+      live.add(signIn.getId());
+
+      assertThat(b.findByPrincipalName("hal").keySet()).containsExactlyInAnyOrderElementsOf(live);
+      assertThat(events.ofType(SessionDeletedEvent.class)).isEmpty();
+    } finally {
+      thread.shutdownNow();
+    }
+  }
+
+  /**
+   * Two requests of one user at once: one renews the session (its new id admitted, its copy not yet
+   * written), the other changes the session's id. That is the session moving on, not a sign-in
+   * beyond the limit, whichever of its ids the order holds meanwhile.
+   */
+  @Test
+  void admit_idChangeWhileTheSameSessionIsRenewed_isNotCountedAgainstItself() {
+    try (LazyRedisSessionRepository a = node(clients.a(), TestRedis.uniqueNamespace("limit-own"),
+        SessionLimit.refuseNew(2), new RecordingEventPublisher())) {
+      signedIn(a, "ivy");
+      String session = signedIn(a, "ivy");
+      SessionLimiter limiter = a.shared().limiter();
+      Duration timeout = a.defaultMaxInactiveInterval();
+      limiter.move("ivy", a.createSession().getId(), session, timeout); // the renewal
+
+      assertThat(limiter.admit("ivy", a.createSession().getId(), session, timeout))
+          .as("evicted by the id change").isEmpty();
+    }
+  }
+
+  /** Two renewals of one session at once (two nodes): another sign-in counts that session once. */
+  @Test
+  void admit_signInWhileAnotherSessionIsRenewedTwiceAtOnce_countsItOnce() {
+    try (LazyRedisSessionRepository a = node(clients.a(), TestRedis.uniqueNamespace("limit-2x"),
+        SessionLimit.refuseNew(2), new RecordingEventPublisher())) {
+      String session = signedIn(a, "kim");
+      SessionLimiter limiter = a.shared().limiter();
+      Duration timeout = a.defaultMaxInactiveInterval();
+      limiter.move("kim", a.createSession().getId(), session, timeout);
+      limiter.move("kim", a.createSession().getId(), session, timeout);
+
+      assertThat(limiter.admit("kim", a.createSession().getId(), null, timeout)).isEmpty();
+    }
+  }
+
+  /**
+   * Two renewals of one session at once (two nodes): evicting that session takes it under every id
+   * it is known by, the old one and both new ones.
+   */
+  @Test
+  void admit_evictingASessionRenewedTwiceAtOnce_removesAllOfItsIds() {
+    try (LazyRedisSessionRepository a = node(clients.a(), TestRedis.uniqueNamespace("limit-twice"),
+        SessionLimit.evictOldest(1), new RecordingEventPublisher())) {
+      String session = signedIn(a, "jo");
+      SessionLimiter limiter = a.shared().limiter();
+      Duration timeout = a.defaultMaxInactiveInterval();
+      String renewed = a.createSession().getId();
+      String renewedElsewhere = a.createSession().getId();
+      limiter.move("jo", renewed, session, timeout);
+      limiter.move("jo", renewedElsewhere, session, timeout);
+      String signIn = a.createSession().getId();
+
+      assertThat(limiter.admit("jo", signIn, null, timeout))
+          .containsExactlyInAnyOrder(session, renewed, renewedElsewhere);
+      SessionKeys keys = a.shared().store().keys();
+      byte[] set = keys.principal("jo", signIn);
+      assertThat(clients.raw().smembers(set)).containsExactly(keys.member(signIn));
+      assertThat(clients.raw().zrange(SessionLimiter.orderKey(set), 0, -1))
+          .containsExactly(keys.member(signIn));
+    }
+  }
+
+  private static String signedIn(LazyRedisSessionRepository node, String principal) {
+    LazySession session = node.createSession();
+    session.setAttribute(PRINCIPAL, principal);
+    node.save(session);
+    return session.getId();
+  }
+
+  /** A limit, and how many other sessions the user has, so that one more sign-in fits. */
+  static Stream<Arguments> withinTheLimit() {
+    return Stream.of(Arguments.of(SessionLimit.refuseNew(2), 0),
+        Arguments.of(SessionLimit.evictOldest(2), 0), Arguments.of(SessionLimit.evictOldest(3), 1),
+        Arguments.of(SessionLimit.refuseNew(3), 1));
   }
 
   /**
