@@ -43,6 +43,10 @@ local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local setFresh = redis.call('EXISTS', set) == 0
 local orderFresh = redis.call('EXISTS', order) == 0
 local move = ARGV[7] == 'm'
+-- Whether the replaced id is one of this principal's sessions (not an anonymous session signing
+-- in, nor another principal's): only then is the new id the same session of this principal.
+local linked = replaced ~= '' and (redis.call('SISMEMBER', set, replaced) == 1
+    or redis.call('ZSCORE', order, replaced) ~= false)
 
 local recent, replacing, replacedBy = {}, {}, {}
 local entries = redis.call('HGETALL', admissions)
@@ -64,9 +68,10 @@ local function inFlight(member)
 end
 -- One session, whatever ids it is being moved through: the oldest id it is known by.
 local function root(member)
-  local steps = 0
-  while replacing[member] and steps < 16 do
-    member, steps = replacing[member], steps + 1
+  local seen = {}
+  while replacing[member] and not seen[replacing[member]] do
+    seen[member] = true
+    member = replacing[member]
   end
   return member
 end
@@ -121,7 +126,7 @@ local function removeSession(session, evicted)
   local ids, done = {session}, {}
   while #ids > 0 do
     local member = table.remove(ids)
-    if not done[member] then
+    if not done[member] and member ~= id and member ~= replaced and not mine[root(member)] then
       done[member] = true
       remove(member)
       table.insert(evicted, member)
@@ -154,17 +159,14 @@ local function keepBothAlive()
 end
 
 local function admitted()
-  redis.call('HSET', admissions, id, replaced == '' and tostring(now) or (now .. ' ' .. replaced))
+  redis.call('HSET', admissions, id, linked and (now .. ' ' .. replaced) or tostring(now))
   redis.call('PEXPIRE', admissions, 2 * grace)
 end
 
 local function admit(signedIn)
   redis.call('ZADD', order, math.max(tonumber(signedIn), 1), id)
   redis.call('SADD', set, id)
-  admitted()
-  if replaced ~= '' then
-    redis.call('ZREM', order, replaced)
-  end
+  admitted() -- the replaced id stays in the order, one session with this one, until it leaves the set
   keepBothAlive()
 end
 

@@ -293,6 +293,29 @@ class SessionLimitIT {
     }
   }
 
+  /**
+   * An anonymous session signing in with an id change whose save never happens (refused, or Redis
+   * failed): the anonymous session lives on as it was, and is not the signed-in session that a later
+   * sign-in evicts.
+   */
+  @Test
+  void admit_evictingASignInWhoseIdChangeWasNeverWritten_leavesTheAnonymousSession() {
+    try (LazyRedisSessionRepository a = node(clients.a(), TestRedis.uniqueNamespace("limit-anon"),
+        SessionLimit.evictOldest(1), new RecordingEventPublisher())) {
+      LazySession anonymous = a.createSession();
+      anonymous.setAttribute("cart", "tea");
+      a.save(anonymous);
+      SessionLimiter limiter = a.shared().limiter();
+      Duration timeout = a.defaultMaxInactiveInterval();
+      String neverWritten = a.createSession().getId();
+      limiter.admit("lee", neverWritten, anonymous.getId(), timeout); // its save then failed
+
+      assertThat(limiter.admit("lee", a.createSession().getId(), null, timeout))
+          .containsExactly(neverWritten);
+      assertThat(a.findById(anonymous.getId())).as("the anonymous session").isNotNull();
+    }
+  }
+
   private static String signedIn(LazyRedisSessionRepository node, String principal) {
     LazySession session = node.createSession();
     session.setAttribute(PRINCIPAL, principal);
