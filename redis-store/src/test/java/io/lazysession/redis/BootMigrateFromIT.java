@@ -14,8 +14,6 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.RedisTemplate;
-import org.springframework.data.redis.serializer.RedisSerializer;
 import org.springframework.session.Session;
 import org.springframework.session.SessionRepository;
 import org.springframework.session.data.redis.RedisSessionRepository;
@@ -47,12 +45,8 @@ class BootMigrateFromIT {
 
   @SuppressWarnings({"unchecked", "rawtypes"})
   static SessionRepository<Session> springSessionDataRedis(String namespace) {
-    RedisTemplate<String, Object> template = new RedisTemplate<>();
-    template.setKeySerializer(RedisSerializer.string());
-    template.setHashKeySerializer(RedisSerializer.string());
-    template.setConnectionFactory(connectionFactory);
-    template.afterPropertiesSet();
-    RedisSessionRepository repository = new RedisSessionRepository(template);
+    RedisSessionRepository repository = new RedisSessionRepository(
+        SpringSessionDataRedisMigrationIT.ssdrTemplate(connectionFactory));
     repository.setRedisKeyNamespace(namespace);
     return (SessionRepository) repository;
   }

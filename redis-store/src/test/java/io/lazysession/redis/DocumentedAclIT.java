@@ -28,8 +28,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.RedisTemplate;
-import org.springframework.data.redis.serializer.RedisSerializer;
 import org.springframework.session.FindByIndexNameSessionRepository;
 import org.springframework.session.data.redis.RedisIndexedSessionRepository;
 import org.springframework.session.events.SessionDeletedEvent;
@@ -242,12 +240,8 @@ class DocumentedAclIT {
         new RedisStandaloneConfiguration(redis.uri().getHost(), redis.uri().getPort()));
     factory.afterPropertiesSet();
     factory.start();
-    RedisTemplate<String, Object> template = new RedisTemplate<>();
-    template.setKeySerializer(RedisSerializer.string());
-    template.setHashKeySerializer(RedisSerializer.string());
-    template.setConnectionFactory(factory);
-    template.afterPropertiesSet();
-    RedisIndexedSessionRepository ssdr = new RedisIndexedSessionRepository(template);
+    RedisIndexedSessionRepository ssdr = new RedisIndexedSessionRepository(
+        SpringSessionDataRedisMigrationIT.ssdrTemplate(factory));
     ssdr.setRedisKeyNamespace(ssdrNamespace);
     ssdr.setCleanupCron("-");
     ssdr.afterPropertiesSet();

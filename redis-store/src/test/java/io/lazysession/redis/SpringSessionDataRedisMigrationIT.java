@@ -36,6 +36,7 @@ import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.RedisTemplate;
@@ -115,14 +116,23 @@ class SpringSessionDataRedisMigrationIT {
     }
   }
 
-  /** A Spring Session Data Redis repository as its configuration builds it, default serializer. */
-  @SuppressWarnings({"unchecked", "rawtypes"})
-  SessionRepository<Session> springSessionDataRedis() {
+  /**
+   * The template Spring Session Data Redis's configuration gives its repositories: string keys and
+   * hash keys, the default (JDK) serializer for values.
+   */
+  static RedisTemplate<String, Object> ssdrTemplate(RedisConnectionFactory factory) {
     RedisTemplate<String, Object> template = new RedisTemplate<>();
     template.setKeySerializer(RedisSerializer.string());
     template.setHashKeySerializer(RedisSerializer.string());
-    template.setConnectionFactory(connectionFactory);
+    template.setConnectionFactory(factory);
     template.afterPropertiesSet();
+    return template;
+  }
+
+  /** A Spring Session Data Redis repository as its configuration builds it, default serializer. */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  SessionRepository<Session> springSessionDataRedis() {
+    RedisTemplate<String, Object> template = ssdrTemplate(connectionFactory);
     if (kind == Ssdr.REDIS_SESSION_REPOSITORY) {
       RedisSessionRepository repository = new RedisSessionRepository(template);
       repository.setRedisKeyNamespace(ssdrNamespace);
