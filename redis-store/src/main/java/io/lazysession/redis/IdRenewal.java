@@ -89,7 +89,7 @@ final class IdRenewal {
   /**
    * {@code loaded} under a new id when it is due (see the class comment); else {@code loaded}
    * itself. The session returned may be another instance (loaded again after a lost race), or null
-   * when it expired meanwhile.
+   * when it expired meanwhile or the limit of sessions evicted it.
    *
    * @throws io.lettuce.core.RedisException as the store does
    */
@@ -103,8 +103,10 @@ final class IdRenewal {
     Duration maxInactive = loaded.getMaxInactiveInterval();
     loaded.renewTo(context.newSessionId(), false);
     String newId = loaded.getId();
-    if (principal != null) {
-      limiter.move(principal, newId, oldId, maxInactive); // keeps its place in the limit's order
+    // Keeps its place in the limit's order; a session evicted meanwhile is gone, not renewed.
+    if (principal != null && !limiter.move(principal, newId, oldId, maxInactive)) {
+      log.debug("session {} was evicted by the limit of sessions while it was renewed", oldId);
+      return null;
     }
     try {
       writer.writeMoved(loaded);

@@ -16,6 +16,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiConsumer;
 import java.util.function.BiFunction;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
@@ -32,7 +34,9 @@ import reactor.core.scheduler.Schedulers;
  * one {@code SessionDeletedEvent}) before the save that evicted it returns. A sign-in still being
  * written when another one evicts it is not there to delete yet: its own save, once written, finds
  * itself out of the order and deletes itself ({@link #save}). The script runs before anything of
- * the save is written, so a refusal writes nothing.
+ * the save is written, so a refusal writes nothing. An id change or renewal that was on its way
+ * when its session was evicted is not a sign-in: the script keeps a tombstone of what it evicts for
+ * as long as a sign-in counts as in flight, and such a move is answered as gone and writes nothing.
  */
 final class SessionLimiter {
   /**
@@ -46,6 +50,10 @@ final class SessionLimiter {
   private static final String FIRST = "1";
   private static final String CHECKED = "2";
   private static final String MOVE = "m";
+  /** principal-limit.lua's answer when the id a move replaces was evicted a moment ago. */
+  private static final long GONE = -2;
+
+  private static final Logger log = LoggerFactory.getLogger(SessionLimiter.class);
 
   /** Null: no limit; every save is written as it is. */
   private final @Nullable SessionLimit limit;
@@ -98,9 +106,11 @@ final class SessionLimiter {
       write.accept(session, principal);
       return;
     }
-    admitAndEvict(name, session.getId(), replaced(session), session.getMaxInactiveInterval());
-    write.accept(session, principal);
-    afterWrite(name, session.getId());
+    if (admitAndEvict(name, session.getId(), replaced(session),
+        session.getMaxInactiveInterval())) {
+      write.accept(session, principal);
+      afterWrite(name, session.getId());
+    }
   }
 
   /** As {@link #save}, for the reactive face: the limit's commands run on a worker thread. */
@@ -111,26 +121,35 @@ final class SessionLimiter {
       return write.apply(session, principal);
     }
     String id = session.getId();
-    return Mono.fromRunnable(() -> admitAndEvict(name, id, replaced(session),
+    return Mono.fromCallable(() -> admitAndEvict(name, id, replaced(session),
             session.getMaxInactiveInterval()))
         .subscribeOn(Schedulers.boundedElastic())
-        .then(Mono.defer(() -> write.apply(session, principal)))
-        .then(Mono.<Void>fromRunnable(() -> afterWrite(name, id))
-            .subscribeOn(Schedulers.boundedElastic()));
+        .flatMap(admitted -> admitted ? write.apply(session, principal)
+            .then(Mono.<Void>fromRunnable(() -> afterWrite(name, id))
+                .subscribeOn(Schedulers.boundedElastic())) : Mono.empty());
   }
 
   /**
    * Admits session {@code id} among the sessions of {@code principal} (a sign-in about to be
    * saved) and deletes the sessions it evicts.
    *
+   * @return false when {@code id} replaces an id that was evicted (or found dead) a moment ago:
+   *     the session is gone, and its save must write nothing
    * @throws SessionLimitExceededException when the limit refuses it
    */
-  void admitAndEvict(String principal, String id, @Nullable String replaced,
+  boolean admitAndEvict(String principal, String id, @Nullable String replaced,
       Duration maxInactive) {
-    for (String evicted : admit(principal, id, replaced, maxInactive)) {
-      expiry.evict(evicted);
+    List<String> evicted = admit(principal, id, replaced, maxInactive);
+    if (evicted == null) {
+      log.debug("session {} of {} was evicted while its id changed; its save writes nothing",
+          replaced, principal);
+      return false;
+    }
+    for (String session : evicted) {
+      expiry.evict(session);
     }
     runOnce(onAdmitted);
+    return true;
   }
 
   /**
@@ -174,11 +193,13 @@ final class SessionLimiter {
 
   /**
    * Runs principal-limit.lua: once, and when the principal is at its limit, again with the ids it
-   * holds that are dead. Returns the evicted ids.
+   * holds that are dead. Returns the evicted ids; null, with nothing admitted, when {@code
+   * replaced} was evicted or found dead less than {@link #IN_FLIGHT} ago (a move from it that was
+   * on its way when it went: not a sign-in, a session that is gone).
    *
    * @throws SessionLimitExceededException when the limit refuses the sign-in
    */
-  List<String> admit(String principal, String id, @Nullable String replaced,
+  @Nullable List<String> admit(String principal, String id, @Nullable String replaced,
       Duration maxInactive) {
     List<Object> reply = run(principal, id, replaced, maxInactive, FIRST, null);
     if (code(reply) == 0) {
@@ -187,6 +208,9 @@ final class SessionLimiter {
       reply = run(principal, id, replaced, maxInactive, CHECKED, checked);
     }
     long code = code(reply);
+    if (code == GONE) {
+      return null;
+    }
     if (code == -1) {
       throw new SessionLimitExceededException(principal, required().maxSessions());
     }
@@ -207,12 +231,19 @@ final class SessionLimiter {
    * id {@code id} takes the sign-in time of {@code replaced} in the order (both stay there until
    * the set has only one of them). Never evicts nor refuses: a renewal is no sign-in. Nothing
    * without a limit.
+   *
+   * @return false when {@code replaced} was evicted (or found dead) a moment ago: the session is
+   *     gone, nothing was moved, and the renewal must write nothing
    */
-  void move(String principal, String id, String replaced, Duration maxInactive) {
-    if (limit != null) {
-      run(principal, id, replaced, maxInactive, MOVE, null);
-      runOnce(onAdmitted);
+  boolean move(String principal, String id, String replaced, Duration maxInactive) {
+    if (limit == null) {
+      return true;
     }
+    if (code(run(principal, id, replaced, maxInactive, MOVE, null)) == GONE) {
+      return false;
+    }
+    runOnce(onAdmitted);
+    return true;
   }
 
   /**

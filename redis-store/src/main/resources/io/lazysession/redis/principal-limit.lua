@@ -6,10 +6,12 @@
 -- KEYS[1]: the principal set; KEYS[2]: the sign-in order; KEYS[3]: the recent admissions, a hash of
 -- the ids admitted less than ARGV[8] ago: id -> '<admission time>', or '<time> <replaced id>' for
 -- an id change or renewal (which keeps its old sign-in time in the order, and is still in flight
--- all the same). While a new id is in flight, it and the id it replaces are one session (also
--- through several new ids: two renewals at once, or a renewal and an id change): counted once, by
--- the oldest id it is known by, never against the caller's own session, and evicted under all of
--- its ids; the old id does not join the order from the set while a new one is in the set.
+-- all the same); or '<time>!' for an id this script evicted or found dead (a tombstone): a move
+-- from it, already on its way when it was evicted, is not a sign-in but a session that is gone.
+-- While a new id is in flight, it and the id it replaces are one session (also through several new
+-- ids: two renewals at once, or a renewal and an id change): counted once, by the oldest id it is
+-- known by, never against the caller's own session, and evicted under all of its ids; the old id
+-- does not join the order from the set while a new one is in the set.
 -- ARGV[1]: the session id to admit, as it stands in a member (sealed under keyed names)
 -- ARGV[2]: the id it replaces (the same session before an id change), or ''; as ARGV[1]
 -- ARGV[3]: the limit (1 or more)
@@ -32,7 +34,8 @@
 -- still sees after its write that it was not admitted (SessionLimiter.afterWrite).
 -- Returns {1} admitted (or already was), {0, id, score, ...} over the limit on a first attempt
 -- (nothing written but the two clean-ups: the caller checks those ids and calls again), {-1}
--- refused, {2, id, ...} admitted after evicting those ids.
+-- refused, {2, id, ...} admitted after evicting those ids, {-2} the id it replaces was evicted
+-- (or found dead) less than ARGV[8] ago: nothing admitted, the caller writes nothing.
 -- #include keep-alive.lua
 redis.replicate_commands()
 local set, order, admissions = KEYS[1], KEYS[2], KEYS[3]
@@ -48,12 +51,15 @@ local move = ARGV[7] == 'm'
 local linked = replaced ~= '' and (redis.call('SISMEMBER', set, replaced) == 1
     or redis.call('ZSCORE', order, replaced) ~= false)
 
-local recent, replacing, replacedBy = {}, {}, {}
+local recent, replacing, replacedBy, gone = {}, {}, {}, {}
 local entries = redis.call('HGETALL', admissions)
 for i = 1, #entries, 2 do
   local at, old = string.match(entries[i + 1], '^(%d+) ?(.*)$')
+  local removed = string.match(entries[i + 1], '^(%d+)!$')
   if not at or tonumber(at) + grace <= now then
     redis.call('HDEL', admissions, entries[i])
+  elseif removed then
+    gone[entries[i]] = true
   else
     recent[entries[i]] = true
     if old ~= '' then
@@ -97,10 +103,12 @@ for _, member in ipairs(redis.call('SMEMBERS', set)) do
   end
 end
 
+-- Takes an id out; leaves its tombstone for a move from it that is already on its way.
 local function remove(member)
   redis.call('ZREM', order, member)
   redis.call('SREM', set, member)
-  redis.call('HDEL', admissions, member)
+  redis.call('HSET', admissions, member, now .. '!')
+  redis.call('PEXPIRE', admissions, 2 * grace)
 end
 
 -- The sessions of the order other than the caller's own (by root: one session being moved
@@ -170,6 +178,9 @@ local function admit(signedIn)
   keepBothAlive()
 end
 
+if replaced ~= '' and gone[replaced] then
+  return {-2}
+end
 local own = redis.call('ZSCORE', order, id)
 if own then
   if tonumber(own) < 1 then

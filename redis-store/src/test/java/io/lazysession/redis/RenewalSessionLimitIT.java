@@ -183,6 +183,31 @@ class RenewalSessionLimitIT {
   }
 
   /**
+   * A sign-in evicts a session just as another node renews it (the renewal loaded it before the
+   * eviction and moves it after the admission, before the evicted hash is deleted): the renewal
+   * must not carry the session on under a new id, the newest in the order, one over the limit.
+   */
+  @ParameterizedTest(name = "keys {0}")
+  @ValueSource(booleans = {false, true})
+  void evictOldest1_renewalOfASessionEvictedMeanwhile_writesNothing(boolean keys) {
+    configure(keys, SessionLimit.evictOldest(1));
+    String evicted = signIn(nodes.a(), "abe").getId();
+    nodes.clock().advance(INTERVAL);
+    LazySession signIn = nodes.a().createSession();
+    signIn.setAttribute(PRINCIPAL, "abe");
+    assertThat(nodes.a().shared().limiter().admit("abe", signIn.getId(), null,
+        Duration.ofHours(1))).as("the sign-in's admission, before it deletes what it evicts")
+        .containsExactly(evicted);
+
+    assertThat(nodes.b().findById(evicted)).as("renewed while evicted").isNull();
+
+    nodes.a().shared().expiry().evict(evicted); // the rest of the sign-in's save
+    nodes.a().save(signIn);
+    assertThat(nodes.b().findByPrincipalName("abe")).containsOnlyKeys(signIn.getId());
+    assertThat(deleted()).containsExactly(evicted);
+  }
+
+  /**
    * Starts a find of {@code id} on B, due for renewal, on {@code thread}, and returns once the limit
    * admitted its new id, before the copy under it is written; the renewal goes on when {@code
    * write} counts down. The future answers the new id.

@@ -316,6 +316,49 @@ class SessionLimitIT {
     }
   }
 
+  /**
+   * A sign-in on A evicts a session while B is changing that session's id (B loaded it before the
+   * eviction; its save comes after the admission, before A deletes the evicted hash). B's admission
+   * must not count the new id as one more sign-in: it would evict the session that just signed in
+   * (evict-oldest) to make room for a session that is gone, whose id change then renames the hash
+   * A is about to delete. The move from an evicted id is answered as gone: B writes nothing.
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("faces")
+  void save_idChangeOfASessionEvictedMeanwhile_writesNothingAndEvictsNobody(
+      Function<LazyRedisSessionRepository, Face> faceOf) {
+    RecordingEventPublisher events = new RecordingEventPublisher();
+    String namespace = TestRedis.uniqueNamespace("limit-gone");
+    try (LazyRedisSessionRepository a = node(clients.a(), namespace, SessionLimit.evictOldest(1),
+            events);
+        LazyRedisSessionRepository b = node(clients.b(), namespace, SessionLimit.evictOldest(1),
+            new RecordingEventPublisher())) {
+      Face onB = faceOf.apply(b);
+      String evicted = signedIn(a, "max");
+      LazySession loaded = onB.find(evicted);
+      LazySession signIn = a.createSession();
+      signIn.setAttribute(PRINCIPAL, "max");
+      Duration timeout = a.defaultMaxInactiveInterval();
+      assertThat(a.shared().limiter().admit("max", signIn.getId(), null, timeout))
+          .as("the sign-in's admission, before it deletes what it evicts").containsExactly(evicted);
+
+      String newId = loaded.changeSessionId();
+      onB.save(loaded);
+
+      assertThat(a.findById(newId)).as("the evicted session under its new id").isNull();
+      SessionKeys keys = a.shared().store().keys();
+      byte[] set = keys.principal("max", signIn.getId());
+      assertThat(clients.raw().smembers(set)).containsExactly(keys.member(signIn.getId()));
+      assertThat(clients.raw().zrange(SessionLimiter.orderKey(set), 0, -1))
+          .containsExactly(keys.member(signIn.getId()));
+      a.shared().expiry().evict(evicted); // the rest of the sign-in's save
+      a.save(signIn);
+      assertThat(a.findByPrincipalName("max").keySet()).containsExactly(signIn.getId());
+      assertThat(events.ofType(SessionDeletedEvent.class)).extracting(e -> e.getSessionId())
+          .containsExactly(evicted);
+    }
+  }
+
   private static String signedIn(LazyRedisSessionRepository node, String principal) {
     LazySession session = node.createSession();
     session.setAttribute(PRINCIPAL, principal);
