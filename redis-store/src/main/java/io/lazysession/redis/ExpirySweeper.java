@@ -135,7 +135,26 @@ final class ExpirySweeper implements AutoCloseable {
    * @return true when a live session was deleted
    */
   boolean delete(String id) {
-    return deleteLive(id, false);
+    String current = id;
+    for (int hops = 0; ; hops++) {
+      if (deleteLive(current, false)) {
+        return true;
+      }
+      current = hops < SessionReader.ALIAS_HOPS ? renewedTo(current) : null;
+      if (current == null) {
+        return false;
+      }
+    }
+  }
+
+  /**
+   * The id an id renewal moved {@code id} to, while the alias it left lasts; null when ids are not
+   * renewed or {@code id} is no such alias. A request that loaded a session just before another
+   * request renewed it still holds the old id: its delete (a sign-out) and its id change (a sign-in)
+   * act on the session where it is now, as its saves do.
+   */
+  @Nullable String renewedTo(String id) {
+    return policies.idRenewalInterval() == null ? null : store.aliasOf(id, clock.millis());
   }
 
   /**
@@ -207,11 +226,30 @@ final class ExpirySweeper implements AutoCloseable {
 
   /**
    * As {@link #claimAndDelete}, returning the whole deleted hash (changeSessionId carries it over to
-   * the new id); null when there was nothing live.
+   * the new id), taken where the session is now ({@link #renewedTo}); null when there was nothing
+   * live.
    */
-  ScriptReplies.@Nullable DeletedHash claimAndTake(String id) {
-    return claimThenDelete(id, now -> store.delete(id, now, true)).deleted();
+  @Nullable Taken claimAndTake(String id) {
+    String current = id;
+    for (int hops = 0; ; hops++) {
+      String at = current;
+      ScriptReplies.DeletedHash hash = claimThenDelete(at, now -> store.delete(at, now, true))
+          .deleted();
+      if (hash != null) {
+        return new Taken(current, hash);
+      }
+      current = hops < SessionReader.ALIAS_HOPS ? renewedTo(current) : null;
+      if (current == null) {
+        return null;
+      }
+    }
   }
+
+  /**
+   * A hash {@link #claimAndTake} took: {@code id} is where it was, the id asked for or, when that
+   * was renewed meanwhile, the id the renewal moved it to ({@link #renewedTo}).
+   */
+  record Taken(String id, ScriptReplies.DeletedHash hash) {}
 
   /**
    * Claims {@code id}, then runs {@code step} (an id renewal's renew.lua): null from it means the

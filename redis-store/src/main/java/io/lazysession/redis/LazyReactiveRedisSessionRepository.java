@@ -326,7 +326,7 @@ public final class LazyReactiveRedisSessionRepository
           .switchIfEmpty(Mono.defer(() -> {
             metrics.loads.increment();
             nearCache.invalidate(id); // missing, or a hash without complete metadata
-            return context.policies().idRenewalInterval() == null || hops >= 3 ? Mono.empty()
+            return context.policies().idRenewalInterval() == null || hops >= SessionReader.ALIAS_HOPS ? Mono.empty()
                 : store.aliasOf(id, context.now().toEpochMilli())
                     .flatMap(renewedTo -> find(renewedTo, hops + 1)).map(Optional::of);
           }))

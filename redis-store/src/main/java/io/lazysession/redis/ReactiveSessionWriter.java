@@ -7,6 +7,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.LongFunction;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -178,24 +179,51 @@ final class ReactiveSessionWriter {
             session.allAttributes(), List.of()));
       }
       nearCache.invalidate(oldId);
-      return claimThenDelete(oldId, now -> store.delete(oldId, now, true))
+      return take(oldId, 0)
           // Unpacking decompresses: off Lettuce's event loop, which serves every connection.
           .publishOn(Schedulers.parallel())
-          .flatMap(claim -> {
-            ScriptReplies.DeletedHash stored = claim.deleted();
-            if (stored == null) {
+          .flatMap(found -> {
+            ExpirySweeper.Taken taken = found.orElse(null);
+            if (taken == null) {
               log.debug("session {} was deleted or expired before its id changed; not saved",
                   oldId);
               metrics.savesSkipped.increment();
               return Mono.empty();
             }
+            ScriptReplies.DeletedHash stored = taken.hash();
             AttributePacking.Expanded expanded = AttributePacking.expand(session.serializer(),
-                session.protection(), oldId, stored.attributes(), stored.pack());
+                session.protection(), taken.id(), stored.attributes(), stored.pack());
             session.mergeStored(expanded.attributes(), stored.metadata());
             session.storedPack(expanded.pack());
-            return writeFull(session, true, principal);
+            String principalOf = stored.metadata().principal();
+            Mono<Void> unindex = taken.id().equals(oldId) || principalOf == null ? Mono.empty()
+                : store.removeFromPrincipal(principalOf, taken.id());
+            return writeFull(session, true, principal).then(unindex);
           });
     });
+  }
+
+  /**
+   * As {@link ExpirySweeper#claimAndTake}: the hash of {@code id} claimed and taken, where the
+   * session is now (an id renewal may have moved it since it was loaded); empty inside when there
+   * was nothing live.
+   */
+  private Mono<Optional<ExpirySweeper.Taken>> take(String id, int hops) {
+    return claimThenDelete(id, now -> store.delete(id, now, true)).flatMap(claim -> {
+      if (claim.deleted() != null) {
+        return Mono.just(Optional.of(new ExpirySweeper.Taken(id, claim.deleted())));
+      }
+      return renewedTo(id, hops).flatMap(next -> {
+        nearCache.invalidate(next);
+        return take(next, hops + 1);
+      }).defaultIfEmpty(Optional.empty());
+    });
+  }
+
+  /** As {@link ExpirySweeper#renewedTo}, until {@code hops} aliases were followed. */
+  private Mono<String> renewedTo(String id, int hops) {
+    return context.policies().idRenewalInterval() == null || hops >= SessionReader.ALIAS_HOPS
+        ? Mono.empty() : store.aliasOf(id, context.now().toEpochMilli());
   }
 
   /**
@@ -203,11 +231,19 @@ final class ReactiveSessionWriter {
    * sweep claimed it first. Emits whether a live session was deleted.
    */
   Mono<Boolean> delete(String id) {
+    return delete(id, 0);
+  }
+
+  /** {@link #delete}, where the session is now ({@link ExpirySweeper#renewedTo}). */
+  private Mono<Boolean> delete(String id, int hops) {
     // With a publisher, the same script call returns the attributes the event carries.
     return claimThenDelete(id, now -> store.delete(id, now, events.publishing())).flatMap(claim -> {
       ScriptReplies.DeletedHash hash = claim.deleted();
       if (hash == null) {
-        return Mono.just(false);
+        return renewedTo(id, hops).flatMap(next -> {
+          nearCache.invalidate(next);
+          return delete(next, hops + 1);
+        }).defaultIfEmpty(false);
       }
       SessionMetadata metadata = hash.metadata();
       ExpirySweeper.Deleted deleted = expiry.deleted(metadata, claim.claimed());

@@ -28,7 +28,7 @@ final class SessionReader {
   }
 
   /** How many aliases of renewed ids one load follows (a session renewed twice within the grace). */
-  private static final int ALIAS_HOPS = 3;
+  static final int ALIAS_HOPS = 3;
 
   /**
    * The live session {@code id}, or null when it does not exist, has expired, or is incomplete in

@@ -202,18 +202,24 @@ final class SessionWriter {
     }
     // Claimed as deleteById does, so that no sweep reports the old id as expired once its hash is
     // gone: the session lives on under the new id.
-    ScriptReplies.DeletedHash stored = expiry.claimAndTake(oldId);
-    if (stored == null) {
+    // Renewed since this request loaded it: taken under the id it has now.
+    ExpirySweeper.Taken taken = expiry.claimAndTake(oldId);
+    if (taken == null) {
       log.debug("session {} was deleted or expired before its id changed; not saved", oldId);
       metrics.savesSkipped.increment();
       return;
     }
+    ScriptReplies.DeletedHash stored = taken.hash();
     // Other requests may have saved the old id since this one loaded it: their changes move too.
-    AttributePacking.Expanded expanded =
-        AttributePacking.expand(session.serializer(), session.protection(), oldId, stored.attributes(), stored.pack());
+    AttributePacking.Expanded expanded = AttributePacking.expand(session.serializer(),
+        session.protection(), taken.id(), stored.attributes(), stored.pack());
     session.mergeStored(expanded.attributes(), stored.metadata());
     session.storedPack(expanded.pack());
     writeFull(session, true, principal);
+    if (!taken.id().equals(oldId)) {
+      nearCache.invalidate(taken.id());
+      principals.remove(stored.metadata().principal(), taken.id());
+    }
   }
 
   // ---- migration from Spring Session Data Redis -------------------------------------------------

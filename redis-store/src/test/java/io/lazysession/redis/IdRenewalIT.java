@@ -26,6 +26,7 @@ import org.springframework.mock.web.MockHttpServletRequest;
 import org.springframework.mock.web.MockHttpServletResponse;
 import org.springframework.mock.web.server.MockServerWebExchange;
 import org.springframework.session.FindByIndexNameSessionRepository;
+import org.springframework.session.events.SessionDeletedEvent;
 import org.springframework.session.web.http.SessionRepositoryFilter;
 import org.springframework.session.web.server.session.SpringSessionWebSessionStore;
 import org.springframework.web.server.WebSession;
@@ -136,6 +137,64 @@ class IdRenewalIT {
     assertThat((String) current.getAttribute("late")).isEqualTo("kept too");
     assertThat((String) current.getAttribute("cart")).isEqualTo("3 books");
     assertThat(a.findByPrincipalName("bob")).containsOnlyKeys(newId);
+  }
+
+  /**
+   * A sign-out in a request that loaded the session before another request renewed it: the
+   * request still holds the old id, whose key is now the alias. The session is deleted where it
+   * is now; else the user stays signed in under the new id.
+   */
+  @ParameterizedTest
+  @MethodSource("faces")
+  void deleteById_ofTheOldIdWithinTheGrace_deletesTheRenewedSession(
+      Function<LazyRedisSessionRepository, Face> faceOf) {
+    Face a = faceOf.apply(nodes.a());
+    Face b = faceOf.apply(nodes.b());
+    String oldId = signedIn(a, "dora").getId();
+    LazySession inFlight = b.find(oldId);
+    nodes.clock().advance(INTERVAL);
+    String newId = a.find(oldId).getId();
+    assertThat(newId).isNotEqualTo(oldId);
+
+    b.delete(inFlight.getId());
+
+    assertThat(a.find(newId)).as("the renewed session after the sign-out").isNull();
+    assertThat(a.find(oldId)).as("through the alias").isNull();
+    assertThat(a.findByPrincipalName("dora")).isEmpty();
+    assertThat(nodes.destroyed()).singleElement().satisfies(event -> {
+      assertThat(event).isInstanceOf(SessionDeletedEvent.class);
+      assertThat(event.getSessionId()).isEqualTo(newId);
+    });
+  }
+
+  /**
+   * An id change (a sign-in, a step-up) in a request that loaded the session before another
+   * request renewed it: the session moves from where it is now to the id of the change, with the
+   * request's changes and what the renewal carried; neither earlier id reaches it afterwards.
+   */
+  @ParameterizedTest
+  @MethodSource("faces")
+  void changeSessionId_ofTheOldIdWithinTheGrace_movesTheRenewedSessionWithTheChanges(
+      Function<LazyRedisSessionRepository, Face> faceOf) {
+    Face a = faceOf.apply(nodes.a());
+    Face b = faceOf.apply(nodes.b());
+    String oldId = signedIn(a, "emil").getId();
+    LazySession inFlight = b.find(oldId);
+    nodes.clock().advance(INTERVAL);
+    String renewedId = a.find(oldId).getId();
+
+    String signInId = inFlight.changeSessionId();
+    inFlight.setAttribute("role", "admin");
+    b.save(inFlight);
+
+    LazySession moved = a.find(signInId);
+    assertThat(moved).as("under the id the sign-in hands out").isNotNull();
+    assertThat((String) moved.getAttribute("role")).isEqualTo("admin");
+    assertThat((String) moved.getAttribute("cart")).isEqualTo("3 books");
+    assertThat(a.find(renewedId)).as("the renewed id").isNull();
+    assertThat(a.find(oldId)).as("the old id, through the alias").isNull();
+    assertThat(a.findByPrincipalName("emil")).containsOnlyKeys(signInId);
+    assertThat(nodes.destroyed()).isEmpty();
   }
 
   @ParameterizedTest
