@@ -134,8 +134,20 @@ final class AttributePacking {
           + "attributes in it are hidden here and kept in Redis as they are: {}", id,
           bytes.length, e.getMessage());
       return new StoredPack(bytes, Map.of(), e.getMessage() == null ? e.toString()
-          : e.getMessage());
+          : e.getMessage(), Set.of(), plain == bytes ? null : plain);
     }
+  }
+
+  /**
+   * An unreadable pack written as it is by a full write ({@code values}: of the id written), its
+   * seal made again for that id when this node could open it ({@link StoredPack#opened}).
+   */
+  private static PackWrite carried(StoredPack loaded, ValueProtection.SessionValues values) {
+    byte[] opened = loaded.opened();
+    StoredPack after = opened == null ? loaded : new StoredPack(
+        values.seal(StoredPack.FIELD, opened), loaded.entries(), loaded.unreadable(),
+        loaded.shadowed(), opened);
+    return new PackWrite(null, Map.of(), Set.of(), after.bytes(), Map.of(), after);
   }
 
   /**
@@ -150,9 +162,7 @@ final class AttributePacking {
     StoredPack loaded = session.storedPack();
     if (!loaded.writable()) {
       // Never rewritten: small attributes go to fields of their own meanwhile.
-      PackWrite carried = full
-          ? new PackWrite(null, Map.of(), Set.of(), loaded.bytes(), Map.of(), loaded) : null;
-      return new Placement(writes, removes, carried);
+      return new Placement(writes, removes, full ? carried(loaded, values) : null);
     }
     StoredPack from = full ? StoredPack.NONE : loaded;
     Map<String, byte[]> members = from.members();

@@ -16,9 +16,13 @@ import org.jspecify.annotations.Nullable;
  * @param shadowed names the pack holds that a field of their own shadows: left out of {@code
  *     entries}, dropped from the pack whenever it is rewritten, and taken out of it when the
  *     attribute is removed (else the stale entry would come back once the own field is gone)
+ * @param opened an unreadable pack with its seal opened (encryption keys: this node holds the key,
+ *     but not the format or the dictionary of what is inside); null otherwise. A full write under
+ *     another id (an id change or renewal) seals it again for that id, since the seal binds the
+ *     session id: carried sealed as it is, no node could open it there.
  */
 record StoredPack(byte @Nullable [] bytes, @Nullable Map<String, byte[]> entries,
-    @Nullable String unreadable, Set<String> shadowed) {
+    @Nullable String unreadable, Set<String> shadowed, byte @Nullable [] opened) {
   /** The hash field that holds the pack whole. */
   static final String FIELD = "#s";
   /**
@@ -51,7 +55,13 @@ record StoredPack(byte @Nullable [] bytes, @Nullable Map<String, byte[]> entries
   /** A pack none of whose names a field of their own shadows. */
   StoredPack(byte @Nullable [] bytes, @Nullable Map<String, byte[]> entries,
       @Nullable String unreadable) {
-    this(bytes, entries, unreadable, Set.of());
+    this(bytes, entries, unreadable, Set.of(), null);
+  }
+
+  /** A pack whose seal, if any, stays as it is. */
+  StoredPack(byte @Nullable [] bytes, @Nullable Map<String, byte[]> entries,
+      @Nullable String unreadable, Set<String> shadowed) {
+    this(bytes, entries, unreadable, shadowed, null);
   }
 
   /** A pack as a find or delete answer carried it, not read yet. */

@@ -23,6 +23,7 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -448,5 +449,38 @@ class EncryptionIT {
     for (String user : users) {
       assertThat(dumped).doesNotContain(user);
     }
+  }
+
+  /**
+   * A node that holds the key but cannot read the pack inside the seal (a later format, during a
+   * rolling deploy) carries the pack on an id change. The seal binds the session id: carried
+   * sealed as it is, no node could open it under the new id, and the next write of a pack would
+   * replace it, losing every attribute in it. It is sealed again for the new id.
+   */
+  @Test
+  void changeSessionId_packThisNodeCannotRead_staysReadableUnderTheNewId() {
+    String namespace = TestRedis.uniqueNamespace("enc-carry");
+    LazyRedisSessionRepository node = node(Config.BUILDER, namespace, Keys.strict(K1));
+    LazySession written = node.createSession();
+    written.setAttribute("report", MARKER.repeat(100)); // a field of its own
+    node.save(written);
+    String id = written.getId();
+    ValueProtection protection = new ValueProtection(namespace,
+        SessionEncryption.builder().keys(K1).build(), new MetricsRecorder());
+    byte[] newerFormat = AttributePackIT.unreadablePack("newer-version");
+    byte[] key = key(namespace, id);
+    raw.hset(key, StoredPack.FIELD.getBytes(UTF_8), protection.seal(id, StoredPack.FIELD,
+        newerFormat));
+    TestRedis.bumpVersion(raw, key);
+
+    LazySession loaded = node.findById(id);
+    String newId = loaded.changeSessionId();
+    node.save(loaded);
+
+    byte[] moved = TestRedis.pack(raw, key(namespace, newId));
+    assertThat(moved).as("the pack under the new id").isNotNull();
+    assertThat(protection.open(newId, StoredPack.FIELD, moved)).as("opened under the new id")
+        .isEqualTo(newerFormat);
+    assertThat((String) node.findById(newId).getAttribute("report")).startsWith(MARKER);
   }
 }
