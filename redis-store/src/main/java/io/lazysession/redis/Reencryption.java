@@ -89,8 +89,7 @@ final class Reencryption {
     if (!renaming.misplaced(id)) {
       return new long[] {resealed[0], resealed[1], 0};
     }
-    boolean moved = renaming.rename(id, metadata.get(SessionKeys.METADATA),
-        metadata.get(SessionKeys.PRINCIPAL));
+    boolean moved = renaming.rename(id);
     return new long[] {resealed[0], resealed[1] + (moved ? 0 : 1), moved ? 1 : 0};
   }
 

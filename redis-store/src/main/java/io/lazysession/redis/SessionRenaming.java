@@ -6,6 +6,7 @@ import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RestoreArgs;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
+import java.util.List;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
@@ -31,6 +32,14 @@ final class SessionRenaming {
   /** Deletes KEYS[1] only if its metadata field is ARGV[1]. */
   private static final String DELETE_IF_UNCHANGED = "if redis.call('hget', KEYS[1], '"
       + SessionKeys.METADATA + "') == ARGV[1] then return redis.call('del', KEYS[1]) end return 0";
+  /**
+   * The hash's DUMP, its metadata field, its TTL and its principal, read at one moment: the old hash
+   * is deleted only while its metadata is what was copied, so the copy and that comparison must
+   * see the same version (a save between a separate read and the DUMP would leave both hashes).
+   */
+  private static final String SNAPSHOT = "return {redis.call('dump', KEYS[1]), redis.call('hget', "
+      + "KEYS[1], '" + SessionKeys.METADATA + "'), redis.call('pttl', KEYS[1]), redis.call('hget', "
+      + "KEYS[1], '" + SessionKeys.PRINCIPAL + "')}";
   private static final byte[] ID_FIELD = SessionKeys.ID.getBytes(UTF_8);
 
   private final SessionConnection connection;
@@ -38,6 +47,8 @@ final class SessionRenaming {
   private final MetricsRecorder metrics;
   /** Test hook: runs between the copy and the compare-and-delete of the old hash. */
   private Runnable afterCopy = () -> { };
+  /** Test hook: runs before the old hash is read to be copied. */
+  private Runnable beforeCopy = () -> { };
 
   SessionRenaming(SessionConnection connection, RedisSessionStore store, MetricsRecorder metrics) {
     this.connection = connection;
@@ -96,6 +107,11 @@ final class SessionRenaming {
     this.afterCopy = hook;
   }
 
+  /** Test hook: {@code hook} runs before each rename reads the hash it copies. */
+  void beforeCopy(Runnable hook) {
+    this.beforeCopy = hook;
+  }
+
   /** Whether session {@code id}, located where it was found, is not where this node writes. */
   boolean misplaced(String id) {
     SessionKeys keys = store.keys();
@@ -103,18 +119,21 @@ final class SessionRenaming {
   }
 
   /**
-   * Moves session {@code id} (located where it was found, {@code metadata} its metadata field as
-   * read, {@code storedPrincipal} its {@code #p}) under the name this node writes; false when it
-   * changed or went meanwhile (then it is where it was).
+   * Moves session {@code id} (located where it was found) under the name this node writes; false
+   * when it changed or went meanwhile (then it is where it was).
    */
-  boolean rename(String id, byte @Nullable [] metadata, byte @Nullable [] storedPrincipal) {
+  boolean rename(String id) {
     SessionKeys keys = store.keys();
     RedisClusterCommands<byte[], byte[]> commands = connection.commands();
     boolean from = keys.keyed(id);
     byte[] fromKey = keys.session(id);
-    metrics.roundTrips.add(2);
-    byte[] dump = commands.dump(fromKey);
-    Long ttl = commands.pttl(fromKey);
+    beforeCopy.run();
+    metrics.roundTrips.increment();
+    List<Object> snapshot = commands.eval(SNAPSHOT, ScriptOutputType.MULTI, fromKey);
+    byte[] dump = snapshot.get(0) instanceof byte[] bytes ? bytes : null;
+    byte[] metadata = snapshot.get(1) instanceof byte[] bytes ? bytes : null;
+    Long ttl = snapshot.get(2) instanceof Long millis ? millis : null;
+    byte[] storedPrincipal = snapshot.get(3) instanceof byte[] bytes ? bytes : null;
     if (metadata == null || dump == null || ttl == null || ttl == -2) {
       return false;
     }

@@ -287,6 +287,32 @@ class KeyedNamesIT {
     }
   }
 
+  /**
+   * The same save after reencrypt() read the hash to re-seal it, before it copies it to the new
+   * name: the copy and the compare-and-delete of the clear hash see one version, so the session is
+   * moved with the change, and is never left under both names (each read by other nodes).
+   */
+  @Test
+  void save_afterReencryptReadTheSessionBeforeItsCopy_movesItWithTheChange() {
+    String namespace = TestRedis.uniqueNamespace("keyed-race-before");
+    String id = clearSession(namespace);
+    LazyRedisSessionRepository n = node(namespace, k1(true, false));
+    LazyRedisSessionRepository r = node(namespace, k1(true, false));
+    LazySession loaded = n.findById(id);
+    loaded.setAttribute("cart", "early apples");
+    Reencryption run = new Reencryption(r.shared().connection(), r.shared().store(),
+        r.shared().metrics());
+    run.renaming().beforeCopy(() -> n.save(loaded));
+
+    assertThat(run.run().renamed()).isEqualTo(1);
+
+    assertThat(raw.keys(namespace + ":s:*")).hasSize(1);
+    for (LazyRedisSessionRepository node : List.of(r, n, node(namespace, k1(false, false)))) {
+      assertThat(node.findById(id).<String>getAttribute("cart")).isEqualTo("early apples");
+      assertThat(node.findByPrincipalName("carol-race")).containsOnlyKeys(id);
+    }
+  }
+
   /** Text no compression shortens: a value of that length is stored in a field of its own. */
   static String incompressible(int length) {
     Random random = new Random(length);
