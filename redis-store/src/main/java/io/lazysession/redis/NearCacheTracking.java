@@ -33,6 +33,13 @@ final class NearCacheTracking {
   /** The stamp of a copy that must never be trusted (stored while tracking is off, or by a save). */
   static final long UNTRUSTED = Long.MIN_VALUE;
   static final int STRIPES = 4096;
+  /**
+   * Each stripe counts from its own base, {@code stripe << 40}: a stamp is then never the current
+   * stamp of another stripe (a trillion bumps apart), so a copy whose id is named by another token
+   * since it was stamped (keyed names during a rollout: a session located under its other name) is
+   * not trusted by the counter of a stripe that saw none of its invalidations.
+   */
+  private static final int STRIPE_BASE_SHIFT = 40;
   private static final long NO_LEASE = Long.MIN_VALUE;
 
   private final AtomicLongArray stripes = new AtomicLongArray(STRIPES);
@@ -66,6 +73,9 @@ final class NearCacheTracking {
     }
     this.maxStalenessNanos = maxStalenessNanos;
     this.nanoTime = nanoTime;
+    for (int i = 0; i < STRIPES; i++) {
+      stripes.set(i, (long) i << STRIPE_BASE_SHIFT);
+    }
   }
 
   /**
