@@ -94,7 +94,8 @@ final class ReactiveSessionWriter {
               return Mono.empty();
             }
             String oldPrincipal = session.storedPrincipal();
-            boolean exact = version == session.version() + 1 && session.nearCacheEpoch() == epoch
+            boolean exact = version == sent.request().nextVersion(session.version())
+                && session.nearCacheEpoch() == epoch
                 && sent.attempt() == 1;
             commit(session, version, writes, removes, false, principal.applyTo(oldPrincipal),
                 epoch, exact, sent.request().packAfter(session.storedPack()));

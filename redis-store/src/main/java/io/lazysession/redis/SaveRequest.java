@@ -2,6 +2,7 @@ package io.lazysession.redis;
 
 import java.util.Collection;
 import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -13,11 +14,18 @@ import org.jspecify.annotations.Nullable;
  * @param removes attribute names whose own fields are deleted
  * @param pack the new pack and the one it was made from; null leaves the pack as it is
  * @param absoluteMillis the absolute timeout (SessionPolicies), milliseconds; 0: none
+ * @param versionStep what an update adds to the stored version: random, from 1 to {@link
+ *     #MAX_VERSION_STEP}, so that two writes made on one version by two nodes (one of them lost
+ *     in a failover: a primary that lost it serves the version it had) give two versions, and a
+ *     near-cached copy of the lost write never matches the write that took its place
  */
 record SaveRequest(SaveMode mode, long nowMillis, long creationMillis, long lastAccessMillis,
     @Nullable Long maxInactiveSeconds, long graceMillis, PrincipalChange principal,
     Map<String, byte[]> writes, Collection<String> removes,
-    AttributePacking.@Nullable PackWrite pack, long absoluteMillis) {
+    AttributePacking.@Nullable PackWrite pack, long absoluteMillis, long versionStep) {
+  /** The largest version step: 2^20, about a million; 2^53 / 2^20 updates fit a Lua number. */
+  static final long MAX_VERSION_STEP = 1 << 20;
+
   /**
    * The request that saves {@code session} at {@code nowMillis}. The max inactive interval is sent
    * only when {@code withTimeout} (created, or changed by this request): otherwise the script keeps
@@ -35,7 +43,8 @@ record SaveRequest(SaveMode mode, long nowMillis, long creationMillis, long last
     return new SaveRequest(mode, nowMillis, session.getCreationTime().toEpochMilli(),
         session.getLastAccessedTime().toEpochMilli(), withTimeout ? maxInactive : null,
         graceMillis, principal, placement.fieldWrites(), placement.fieldRemoves(),
-        placement.pack(), session.policies().absoluteMillis());
+        placement.pack(), session.policies().absoluteMillis(),
+        ThreadLocalRandom.current().nextLong(1, MAX_VERSION_STEP + 1));
   }
 
   /** Where this request writes, as {@link AttributePacking} placed it. */
@@ -47,7 +56,12 @@ record SaveRequest(SaveMode mode, long nowMillis, long creationMillis, long last
   SaveRequest with(AttributePacking.Placement placement) {
     return new SaveRequest(mode, nowMillis, creationMillis, lastAccessMillis, maxInactiveSeconds,
         graceMillis, principal, placement.fieldWrites(), placement.fieldRemoves(),
-        placement.pack(), absoluteMillis);
+        placement.pack(), absoluteMillis, versionStep);
+  }
+
+  /** The version an update makes of {@code loaded} when nobody wrote since it was loaded. */
+  long nextVersion(long loaded) {
+    return mode.creates() ? 1 : loaded + versionStep;
   }
 
   /** The pack the hash holds once this request is applied, given the one it was loaded with. */
@@ -119,7 +133,7 @@ record SaveRequest(SaveMode mode, long nowMillis, long creationMillis, long last
    */
   byte[][] arguments(ValueProtection.SessionValues values, byte @Nullable [] idField) {
     boolean withId = idField != null && mode.creates();
-    int size = 10 + (writes().size() + (withId ? 1 : 0)) * 2 + removes().size();
+    int size = 11 + (writes().size() + (withId ? 1 : 0)) * 2 + removes().size();
     byte[][] arguments = new byte[size][];
     int i = 0;
     arguments[i++] = mode.argument;
@@ -132,6 +146,7 @@ record SaveRequest(SaveMode mode, long nowMillis, long creationMillis, long last
     arguments[i++] = pack == null ? EMPTY : pack.expected() == null ? NO_PACK_LOADED
         : RedisScript.prefixedSha1Hex((byte) '=', pack.expected());
     arguments[i++] = pack == null ? EMPTY : pack.bytes();
+    arguments[i++] = decimal(versionStep);
     arguments[i++] = decimal(writes().size() + (withId ? 1 : 0));
     if (withId) {
       arguments[i++] = ID_FIELD;

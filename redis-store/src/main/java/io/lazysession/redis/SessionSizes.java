@@ -182,7 +182,7 @@ final class SessionSizes {
     own.keySet().removeAll(request.removes());
     own.putAll(request.writes());
     return sizes(session, keyBytes, request.principal().applyTo(session.storedPrincipal()),
-        session.version() + 1, own, request.packAfter(session.storedPack()));
+        request.nextVersion(session.version()), own, request.packAfter(session.storedPack()));
   }
 
   /** The attributes the session loaded from fields of their own (not from the pack). */

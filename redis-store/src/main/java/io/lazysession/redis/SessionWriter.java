@@ -103,8 +103,10 @@ final class SessionWriter {
       return;
     }
     String oldPrincipal = session.storedPrincipal();
-    // Nobody wrote in between (the version moved by exactly one): this copy is what Redis holds.
-    boolean exact = result.version() == session.version() + 1 && session.nearCacheEpoch() == epoch
+    // Nobody wrote in between (the version moved by this request's step): this copy is what Redis
+    // holds.
+    boolean exact = result.version() == sent.request().nextVersion(session.version())
+        && session.nearCacheEpoch() == epoch
         && !sent.retried();
     commit(session, result, writes, removes, false, principal.applyTo(oldPrincipal), epoch, exact,
         sent.request(), start);

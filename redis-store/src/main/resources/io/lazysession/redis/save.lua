@@ -10,7 +10,7 @@
 -- ARGV[3]: creation time, epoch milliseconds (used when creating)
 -- ARGV[4]: last access time, epoch milliseconds (the stored one only ever moves forward)
 -- The metadata field '#' holds 'creation:lastAccess:maxInactive:version' (ASCII decimal numbers);
--- every call that writes bumps the version.
+-- every call that writes bumps the version (an update by the step ARGV[10]).
 -- ARGV[5]: max inactive interval, seconds; negative means never expires; '' (update only) keeps the
 --          stored one, so a request that did not change it never undoes another node's change
 -- ARGV[6]: grace, milliseconds, kept on top of the inactive interval before Redis drops the hash;
@@ -21,7 +21,9 @@
 --          leaves it as it is; else '=' followed by the SHA-1 (hex) of the pack this request loaded
 --          ('=' alone: none). An update writes only when the hash still holds exactly that pack
 -- ARGV[9]: the new pack ('' deletes it), when ARGV[8] is not ''
--- ARGV[10]: number N of fields to set; then N field/value pairs; then the fields to delete
+-- ARGV[10]: what an update adds to the stored version (1 or more, random: two writes made on one
+--           version by two nodes, one of them lost in a failover, give two versions)
+-- ARGV[11]: number N of fields to set; then N field/value pairs; then the fields to delete
 -- Returns the new version; 0 when an update finds the session missing, partial or expired (nothing
 -- is written, so a session deleted meanwhile is not resurrected); {-3, id} when an update finds the
 -- alias an id renewal left within its grace ('#>': the new id, '#t': the grace's end, see renew.lua):
@@ -69,7 +71,7 @@ if ARGV[1] == 'u' then
     lastAccessText = a
   end
   creationText = c
-  version = tonumber(v) + 1
+  version = tonumber(v) + tonumber(ARGV[10])
   if maxInactiveText == '' then
     maxInactiveText = m
   end
@@ -110,8 +112,8 @@ end
 -- session may hold thousands of attributes. A chunk is an even number of arguments, so the field /
 -- value pairs stay together.
 local chunk = 1000
-local setEnd = 10 + tonumber(ARGV[10]) * 2
-local i = 11
+local setEnd = 11 + tonumber(ARGV[11]) * 2
+local i = 12
 while i <= setEnd do
   local last = math.min(i + chunk - 1, setEnd)
   redis.call('HSET', key, unpack(ARGV, i, last))
@@ -132,7 +134,7 @@ end
 -- chunks are then joined.
 if ARGV[8] ~= '' then
   packWrite(key, ARGV[9], packBefore)
-elseif ARGV[1] == 'u' and (ARGV[10] ~= '0' or string.sub(principal, 1, 1) == '=') then
+elseif ARGV[1] == 'u' and (ARGV[11] ~= '0' or string.sub(principal, 1, 1) == '=') then
   packSettle(key)
 end
 local deadline = absolute and tonumber(creationText) + absolute

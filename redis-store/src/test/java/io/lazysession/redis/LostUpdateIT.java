@@ -66,7 +66,8 @@ class LostUpdateIT {
           assertThat(result.<Integer>getAttribute("t" + t + "-r" + request)).isEqualTo(request);
         }
       }
-      assertThat(result.version()).isEqualTo(THREADS * REQUESTS_PER_THREAD + 1);
+      // Every update adds a step of at least one to the version (save.lua).
+      assertThat(result.version()).isGreaterThanOrEqualTo(THREADS * REQUESTS_PER_THREAD + 1);
     } finally {
       pool.shutdownNow();
     }
