@@ -4,6 +4,7 @@ import io.lettuce.core.RedisException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -45,6 +46,8 @@ final class ExpirySweeper implements AutoCloseable {
   private final boolean scheduling;
   /** The absolute timeout brings a session's due time forward (never stored: see SessionPolicies). */
   private final SessionPolicies policies;
+  /** With replicas: a delete ({@link #delete}) waits for them, as a save does. */
+  private final Durability durability;
   private final @Nullable ScheduledExecutorService thread;
 
   /**
@@ -53,8 +56,9 @@ final class ExpirySweeper implements AutoCloseable {
    */
   ExpirySweeper(RedisSessionStore store, NearCache nearCache, PrincipalIndex principals,
       SessionEvents events, MetricsRecorder metrics, Clock clock, Duration interval,
-      boolean scheduling, SessionPolicies policies) {
+      boolean scheduling, SessionPolicies policies, Durability durability) {
     this.policies = policies;
+    this.durability = durability;
     this.store = store;
     this.nearCache = nearCache;
     this.principals = principals;
@@ -170,11 +174,25 @@ final class ExpirySweeper implements AutoCloseable {
     return deleteLive(id, true);
   }
 
-  /** {@link #delete}; {@code evicted}: reported whenever this call deleted it ({@link #evict}). */
+  /**
+   * {@link #delete}; {@code evicted}: reported whenever this call deleted it ({@link #evict}). A
+   * delete (not an eviction, which is part of a sign-in's save) waits for the replicas durability
+   * asks for, once everything else is done, so that a sign-out does not come back with a failover.
+   *
+   * @throws SessionNotReplicatedException when fewer replicas had the delete within the timeout
+   */
   private boolean deleteLive(String id, boolean evicted) {
+    boolean durable = !evicted && durability.on();
+    List<ReplicaWait.Waited<ScriptReplies.@Nullable DeletedHash>> waited = new ArrayList<>(1);
     // With a publisher, the same script call returns the attributes the event carries.
-    Claim<ScriptReplies.DeletedHash> claim =
-        claimThenDelete(id, now -> store.delete(id, now, events.publishing()));
+    Claim<ScriptReplies.DeletedHash> claim = claimThenDelete(id, now -> {
+      if (!durable) {
+        return store.delete(id, now, events.publishing());
+      }
+      waited.add(store.deleteAndWait(id, now, events.publishing(), durability.replicas(),
+          durability.timeout()));
+      return waited.get(0).result();
+    });
     ScriptReplies.DeletedHash hash = claim.deleted();
     if (hash == null) {
       return false;
@@ -184,7 +202,22 @@ final class ExpirySweeper implements AutoCloseable {
     if (evicted || !deleted(hash.metadata(), claim.claimed()).reportedBySweep()) {
       events.deleted(id, hash);
     }
+    if (!waited.isEmpty()) {
+      requireReplicated(id, waited.get(0));
+    }
     return true;
+  }
+
+  private void requireReplicated(String id, ReplicaWait.Waited<?> waited) {
+    if (waited.failure() != null) {
+      throw new SessionStoreUnavailableException("deleteById", id, "the primary applied it, but "
+          + "waiting for " + durability.replicas() + " replica(s) failed: "
+          + waited.failure().getMessage(), waited.failure());
+    }
+    if (waited.acknowledged() < durability.replicas()) {
+      throw new SessionNotReplicatedException("deleteById", id, durability.replicas(),
+          waited.acknowledged(), durability.timeout());
+    }
   }
 
   /** A live session deleted by a claim-then-delete with these stored {@code metadata}. */

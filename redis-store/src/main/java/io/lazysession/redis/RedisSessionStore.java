@@ -3,7 +3,6 @@ package io.lazysession.redis;
 import static java.nio.charset.StandardCharsets.UTF_8;
 
 import io.lettuce.core.RedisCommandExecutionException;
-import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
@@ -40,6 +39,7 @@ final class RedisSessionStore {
   /** The absolute timeout in milliseconds the delete and expire scripts apply; 0: none. */
   private final long absoluteMillis;
   private final SessionIndexes indexes;
+  private final ReplicaWait replicaWait;
   /** Set by {@link #loadScripts}; cleared when Redis loses the function and will not take it back. */
   private volatile boolean findByFunction;
 
@@ -56,6 +56,7 @@ final class RedisSessionStore {
     this.protection = protection;
     this.absoluteMillis = absoluteMillis;
     this.indexes = new SessionIndexes(this, connection, keys, metrics);
+    this.replicaWait = new ReplicaWait(connection, metrics);
   }
 
   /** How values are sealed before they are sent and opened when they arrive. */
@@ -209,9 +210,7 @@ final class RedisSessionStore {
   }
 
   /**
-   * Runs the save script on the primary that owns the session, then WAIT on the same connection,
-   * which no other save uses meanwhile: the answer tells how many replicas have this write. A Cluster
-   * topology that moved the slot meanwhile (MOVED) is re-read and the pair is tried once more.
+   * Runs the save script on the primary that owns the session, then WAIT ({@link ReplicaWait}).
    *
    * @return the new version (as {@link #save}; when not positive nothing was waited for) and how many
    *     replicas acknowledged it within {@code timeout}, or why waiting failed after the write
@@ -219,47 +218,28 @@ final class RedisSessionStore {
   SaveResult saveAndWait(String id, SaveRequest request, int replicas, Duration timeout) {
     byte[][] arguments = counted(request.arguments(protection.of(id), idField(id, request)));
     byte[][] saveKeys = keys.saveKeys(id);
-    byte[] key = saveKeys[0];
-    for (int attempt = 1; ; attempt++) {
-      try {
-        return connection.onPrimaryOf(key, primary -> {
-          SaveResult saved = ScriptReplies.save(
-              eval(primary, RedisScript.SAVE, ScriptOutputType.MULTI, saveKeys, arguments));
-          long version = saved.version();
-          if (version <= 0) {
-            return saved;
-          }
-          metrics.roundTrips.increment();
-          try {
-            Long acknowledged =
-                primary.waitForReplication(replicas, Math.max(1, timeout.toMillis()));
-            return new SaveResult(version, acknowledged == null ? 0 : acknowledged, null);
-          } catch (RedisException e) {
-            throw new WaitFailed(version, e); // thrown, so that the connection is not reused
-          }
-        });
-      } catch (WaitFailed e) {
-        return new SaveResult(e.version, 0, e.failure);
-      } catch (RedisException e) {
-        if (attempt >= 2 || !StoreFailures.isMoved(e)) {
-          throw e;
-        }
-        connection.refreshTopology();
-      }
-    }
+    ReplicaWait.Waited<SaveResult> waited = replicaWait.run(saveKeys[0],
+        primary -> ScriptReplies.save(
+            eval(primary, RedisScript.SAVE, ScriptOutputType.MULTI, saveKeys, arguments)),
+        saved -> saved.version() > 0, replicas, timeout);
+    SaveResult saved = waited.result();
+    return saved.version() <= 0 ? saved
+        : new SaveResult(saved.version(), waited.acknowledged(), waited.failure());
   }
 
-  /** WAIT failed after the save script was applied as {@code version}. */
-  private static final class WaitFailed extends RuntimeException {
-    private static final long serialVersionUID = 1L;
-    private final long version;
-    private final RedisException failure;
-
-    WaitFailed(long version, RedisException failure) {
-      super(null, failure, false, false);
-      this.version = version;
-      this.failure = failure;
-    }
+  /**
+   * As {@link #delete}, on the primary that owns the session, then WAIT when it deleted something
+   * (durability: a sign-out must not come back with a failover).
+   */
+  ReplicaWait.Waited<ScriptReplies.@Nullable DeletedHash> deleteAndWait(String id, long nowMillis,
+      boolean all, int replicas, Duration timeout) {
+    byte[] key = keys.session(id);
+    return replicaWait.run(key, primary -> {
+      List<Object> answer = eval(primary, RedisScript.DELETE, ScriptOutputType.MULTI, key,
+          deleteArguments(nowMillis, all));
+      return isNil(answer) ? null
+          : ScriptReplies.deletedHash(countedRead(elements(answer)), protection.of(id));
+    }, java.util.Objects::nonNull, replicas, timeout);
   }
 
   /**

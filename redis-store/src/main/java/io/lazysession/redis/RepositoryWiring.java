@@ -146,13 +146,12 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
         : new SpringSessionDataRedisMigration(builder.migrateFrom, connection, store, metrics,
             serializer);
     SessionReader reader = new SessionReader(store, nearCache, metrics, context, migration);
+    Durability durability = new Durability(builder.durabilityReplicas, builder.durabilityTimeout);
     ExpirySweeper expiry = new ExpirySweeper(store, nearCache, principals, events, metrics,
-        builder.clock, builder.cleanupInterval, builder.expiryEvents, policies);
+        builder.clock, builder.cleanupInterval, builder.expiryEvents, policies, durability);
     SessionSizeWatch sizes = new SessionSizeWatch(builder.sessionBudget, store.keys());
     SessionWriter writer = new SessionWriter(store, nearCache, metrics, principals, expiry, events,
-        touch, builder.clock, builder.expiryGrace,
-        new Durability(builder.durabilityReplicas, builder.durabilityTimeout),
-        migration, sizes);
+        touch, builder.clock, builder.expiryGrace, durability, migration, sizes);
     SessionLimiter limiter = new SessionLimiter(builder.sessionLimit, connection, store, expiry,
         principals, metrics, builder.clock, policies);
     IdRenewal renewal = new IdRenewal(context, store, writer, reader, expiry, principals, limiter);

@@ -1,6 +1,7 @@
 package io.lazysession.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lazysession.testing.RedisServerExtension;
 import io.lettuce.core.RedisClient;
@@ -34,6 +35,36 @@ class DurableSaveIT {
         assertThat(((SessionNotReplicatedException) outcome.failure()).acknowledged()).isZero();
       });
       assertThat(DurableSaves.storedSteps(client, namespace, outcomes)).containsOnly("payment");
+    } finally {
+      client.shutdown();
+    }
+  }
+
+  /**
+   * A sign-out with durability on waits for the replicas as a save does: without one, the delete
+   * is applied on the primary and reported as not replicated (a failover could bring the session
+   * back), not returned as if it were safe.
+   */
+  @Test
+  void deleteById_durableWithoutReplica_deletedOnThePrimaryAndReportedNotReplicated() {
+    RedisClient client = DurableSaves.client(redis.uri());
+    try (LazyRedisSessionRepository durable = LazyRedisSessionRepository.builder(client)
+        .serializer(TestRedis.serializer()).namespace(TestRedis.uniqueNamespace("durable-delete"))
+        .cleanupInterval(Duration.ZERO).durability(1, Duration.ofMillis(200)).build()) {
+      LazySession session = durable.createSession();
+      session.setAttribute("step", "cart");
+      try {
+        durable.save(session);
+      } catch (SessionNotReplicatedException expected) {
+        // applied on the primary, as the test above shows
+      }
+
+      assertThatThrownBy(() -> durable.deleteById(session.getId()))
+          .isInstanceOf(SessionNotReplicatedException.class)
+          .hasMessageContaining("deleteById")
+          .hasMessageContaining("0 of the 1 required replica(s)");
+      assertThat(durable.findById(session.getId())).isNull();
+      durable.deleteById(session.getId()); // nothing left to delete: nothing to wait for
     } finally {
       client.shutdown();
     }

@@ -238,7 +238,7 @@ public record LazySessionProperties(
   /**
    * Replicated saves, {@code lazysession.durability.*}.
    *
-   * @param replicas Replicas that must acknowledge each save (Redis WAIT); 0 turns it off.
+   * @param replicas Replicas that must acknowledge each save and each deleteById, a sign-out (Redis WAIT); 0 turns it off.
    * @param timeout How long a save waits for them; shorter than spring.data.redis.timeout.
    */
   public record Durability(
