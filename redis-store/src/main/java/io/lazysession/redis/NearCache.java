@@ -13,12 +13,13 @@ import org.jspecify.annotations.Nullable;
  * <p>A copy is only ever used after Redis confirmed, inside the find script, that the stored version is
  * still the cached one, so a stale copy costs a full load, never a wrong answer. A copy is only stored
  * when it is known to equal Redis at that version: after a full load, after creating a session, or after
- * a save whose new version is exactly one more than the version the session was loaded at (so no other
- * node wrote in between). Otherwise the id is invalidated.
+ * a save whose new version is exactly the version the session was loaded at plus the save's step (so
+ * no other node wrote in between). Otherwise the id is invalidated.
  *
- * <p>Versions can repeat after a failover that lost writes (the promoted replica may be behind, and
- * the next write there reuses a version number a lost write had), so a version alone is only proof
- * between failovers. Every dropped connection or Cluster topology change therefore starts a new
+ * <p>After a failover that lost writes the promoted replica may be behind, and the next write there
+ * is made on a version a lost write was made on too. Each update adds a random step ({@link
+ * SaveRequest#versionStep}), so the two versions differ but for a chance of one in a million; and
+ * every dropped connection or Cluster topology change starts a new
  * <em>epoch</em> and empties the cache; a copy is tagged with the epoch that was current when the
  * request that produced it started, and a copy from an earlier epoch is never stored nor used.
  *

@@ -168,9 +168,25 @@ final class SessionLimiter {
         ? session.storedPrincipal() : null;
   }
 
-  private static @Nullable String replaced(LazySession session) {
-    return session.isNew() || session.getId().equals(session.storedId()) ? null
-        : session.storedId();
+  /**
+   * The id a save of {@code session} moves it from (null: it moves nowhere): where the session is
+   * now, which, when another request renewed its id since this one loaded it, is the renewed id
+   * (the id change moves that one: {@link ExpirySweeper#claimAndTake}), so that it keeps the
+   * session's sign-in time and is not counted as another session of its own.
+   */
+  private @Nullable String replaced(LazySession session) {
+    if (session.isNew() || session.getId().equals(session.storedId())) {
+      return null;
+    }
+    String current = session.storedId();
+    for (int hops = 0; hops < SessionReader.ALIAS_HOPS; hops++) {
+      String renewed = expiry.renewedTo(current);
+      if (renewed == null) {
+        break;
+      }
+      current = renewed;
+    }
+    return current;
   }
 
   /**

@@ -359,7 +359,11 @@ class NearCacheTrackingIT {
 
   @Test
   void invalidation_theHashWithThisNodesMarkOnly_isThisNodesOwnAndNotCounted() {
-    try (LazyRedisSessionRepository node = tracked(TestRedis.uniqueNamespace("track-mark"))) {
+    // A mark is the node's own for the staleness bound from when it was made: a bound of seconds,
+    // so that a loaded machine's delay between the mark and its push does not make it another's.
+    String namespace = TestRedis.uniqueNamespace("track-mark");
+    try (LazyRedisSessionRepository node =
+        node(namespace).nearCacheTracking(Duration.ofSeconds(5)).build()) {
       String id = saved(node, "EUR");
       awaitTrustedHit(node, id);
       byte[][] keys = node.shared().store().keys().saveKeys(id);

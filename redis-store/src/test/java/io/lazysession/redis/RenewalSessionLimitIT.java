@@ -183,6 +183,33 @@ class RenewalSessionLimitIT {
   }
 
   /**
+   * A sign-in (an id change) in a request that loaded the session before another request renewed
+   * it moves the session from its renewed id, which holds its place in the sign-in order: it stays
+   * the oldest, and the next sign-in beyond the limit evicts it, not a younger session.
+   */
+  @ParameterizedTest(name = "keys {0}")
+  @ValueSource(booleans = {false, true})
+  void evictOldest2_idChangeLoadedBeforeARenewal_keepsTheSessionsPlace(boolean keys)
+      throws InterruptedException {
+    configure(keys, SessionLimit.evictOldest(2));
+    String first = signIn(nodes.a(), "cal").getId();
+    LazySession inFlight = nodes.b().findById(first);
+    Thread.sleep(5); // the order counts Redis's milliseconds: the second signs in later
+    String second = signIn(nodes.a(), "cal").getId();
+    nodes.clock().advance(INTERVAL);
+    assertThat(nodes.a().findById(first).getId()).as("renewed").isNotEqualTo(first);
+
+    String changed = inFlight.changeSessionId();
+    nodes.b().save(inFlight);
+    assertThat(nodes.a().findByPrincipalName("cal")).containsOnlyKeys(changed, second);
+    Thread.sleep(5);
+    String third = signIn(nodes.b(), "cal").getId();
+
+    assertThat(nodes.a().findByPrincipalName("cal")).containsOnlyKeys(second, third);
+    assertThat(deleted()).containsExactly(changed);
+  }
+
+  /**
    * A sign-in evicts a session just as another node renews it (the renewal loaded it before the
    * eviction and moves it after the admission, before the evicted hash is deleted): the renewal
    * must not carry the session on under a new id, the newest in the order, one over the limit.
