@@ -12,12 +12,17 @@ import com.esotericsoftware.kryo.kryo5.io.Output;
 import io.lazysession.serializer.codec.CodecKind;
 import io.lazysession.serializer.codec.DecodeLimitException;
 import io.lazysession.serializer.compress.Compression;
+import io.lazysession.serializer.fixtures.linkage.ChildFirstClassLoader;
+import io.lazysession.serializer.fixtures.linkage.ExchangeFilter;
+import io.lazysession.serializer.fixtures.linkage.FilterBean;
+import io.lazysession.serializer.fixtures.linkage.StaticallyConfigured;
 import java.io.IOException;
 import java.io.InvalidObjectException;
 import java.io.ObjectInputStream;
 import java.io.Serial;
 import java.io.Serializable;
 import java.util.Arrays;
+import java.util.Set;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -163,6 +168,44 @@ class DecodeFailureClassificationTest {
 
     assertThatThrownBy(() -> serializer.deserialize(stored)).isInstanceOf(IncompatibleDataException.class)
         .hasMessageContaining(DecodeFailureClassificationTest.class.getName() + "$StatusZ");
+  }
+
+  /**
+   * A class found on this node whose supertype is not (an allowed Spring Security class implementing
+   * spring-webflux's interface, in a servlet application): NoClassDefFoundError, which escaped as a
+   * 500 at getAttribute.
+   */
+  @ParameterizedTest
+  @EnumSource(CodecKind.class)
+  void deserialize_supertypeMissingOnThisNode_incompatibleNamingClassAndCause(CodecKind codec) {
+    byte[] stored = serializer(codec).serialize(new FilterBean());
+    AttributeSerializer reader = serializer(codec).toBuilder()
+        .classLoader(new ChildFirstClassLoader(Set.of(FilterBean.class), Set.of(ExchangeFilter.class)))
+        .build();
+
+    assertThatThrownBy(() -> reader.deserialize(stored)).isInstanceOf(IncompatibleDataException.class)
+        .hasMessageContaining("a value of " + FilterBean.class.getName())
+        .hasMessageContaining("NoClassDefFoundError")
+        .hasMessageContaining(ExchangeFilter.class.getName().replace('.', '/'))
+        .satisfies(e -> assertThat(((IncompatibleDataException) e).className())
+            .isEqualTo(FilterBean.class.getName()));
+  }
+
+  /** ExceptionInInitializerError the first time, NoClassDefFoundError ("Could not initialize") after. */
+  @ParameterizedTest
+  @EnumSource(CodecKind.class)
+  void deserialize_staticInitializerFailsOnThisNode_incompatibleAtEveryRead(CodecKind codec) {
+    byte[] stored = serializer(codec).serialize(new StaticallyConfigured());
+    AttributeSerializer reader = serializer(codec).toBuilder()
+        .classLoader(new ChildFirstClassLoader(Set.of(StaticallyConfigured.class), Set.of())).build();
+
+    assertThatThrownBy(() -> reader.deserialize(stored)).isInstanceOf(IncompatibleDataException.class)
+        .hasMessageContaining(StaticallyConfigured.class.getName())
+        .hasMessageContaining("ExceptionInInitializerError");
+    assertThatThrownBy(() -> reader.deserialize(stored)).isInstanceOf(IncompatibleDataException.class)
+        .hasMessageContaining(StaticallyConfigured.class.getName())
+        .hasMessageContaining("NoClassDefFoundError");
+    assertThat(reader.deserialize(reader.serialize("still reads"))).isEqualTo("still reads");
   }
 
   @ParameterizedTest

@@ -7,6 +7,7 @@ import com.esotericsoftware.kryo.kryo5.util.DefaultClassResolver;
 import com.esotericsoftware.kryo.kryo5.util.IntMap;
 import io.lazysession.serializer.ClassAllowList;
 import io.lazysession.serializer.ClassNotAllowedException;
+import io.lazysession.serializer.IncompatibleDataException;
 import io.lazysession.serializer.SerializationException;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -61,6 +62,11 @@ final class AllowListClassResolver extends DefaultClassResolver {
    * Kryo's own reading of a class name (an id per name within a graph, the name itself the first
    * time), except that a name this resolver has resolved before is recognised by its bytes
    * ({@link KnownClassNames}) instead of being decoded and looked up again.
+   *
+   * <p>A class that is found but cannot be loaded or set up here (a supertype or field type missing
+   * from this node's class path, a static initializer that fails: any {@link LinkageError}) is
+   * {@link IncompatibleDataException} naming it: the error comes from this node's class path, not
+   * from the bytes nor from the JVM's health, and a node with the missing jar reads them.
    */
   @Override
   protected Registration readName(Input input) {
@@ -71,7 +77,7 @@ final class AllowListClassResolver extends DefaultClassResolver {
     }
     Class<?> type = nameIdToClass.get(nameId);
     if (type != null) {
-      return kryo.getRegistration(type);
+      return registration(type);
     }
     int at = input.position();
     int length = KnownClassNames.asciiLength(input.getBuffer(), at, input.limit());
@@ -80,15 +86,34 @@ final class AllowListClassResolver extends DefaultClassResolver {
       if (type != null) {
         input.setPosition(at + length);
         nameIdToClass.put(nameId, type);
-        return kryo.getRegistration(type);
+        return registration(type);
       }
     }
     input.setPosition(start);
-    Registration registration = super.readName(input);
+    Registration registration;
+    try {
+      registration = super.readName(input);
+    } catch (LinkageError e) {
+      input.setPosition(at);
+      throw unloadable(input.readString(), e);
+    }
     if (length > 0 && input.position() == at + length) {
       known.add(input.getBuffer(), at, length, registration.getType());
     }
     return registration;
+  }
+
+  private Registration registration(Class<?> type) {
+    try {
+      return kryo.getRegistration(type);
+    } catch (LinkageError e) {
+      throw unloadable(type.getName(), e);
+    }
+  }
+
+  private static IncompatibleDataException unloadable(String className, LinkageError e) {
+    return new IncompatibleDataException(className, "Kryo: the class cannot be loaded or initialized"
+        + " on this node (" + e + ")", e);
   }
 
   @Override

@@ -41,9 +41,10 @@ import org.jspecify.annotations.Nullable;
  * only a stream the JDK finds malformed ({@link StreamCorruptedException}), one that ends before its
  * value, or one with trailing bytes is {@link CorruptDataException}. A missing class, a class of another
  * serialVersionUID, a {@code readObject} that refuses what it reads ({@code InvalidObjectException},
- * {@code ClassCastException}, an unknown enum constant), a filter limit or a stack overflow is
+ * {@code ClassCastException}, an unknown enum constant), a class that cannot be loaded or initialized
+ * here (any {@link LinkageError}), a filter limit or a stack overflow is
  * {@link IncompatibleDataException}. {@link OutOfMemoryError} is never caught. See {@link KryoCodec}
- * for why a stack overflow is classified rather than propagated.
+ * for why a stack overflow and a linkage error are classified rather than propagated.
  */
 final class JdkCodec implements Codec {
   static final int MAX_DEPTH = 256;
@@ -105,10 +106,14 @@ final class JdkCodec implements Codec {
             + value.getClass().getTypeName());
       }
       return value;
-    } catch (ClassNotAllowedException | CorruptDataException | DecodeLimitException e) {
+    } catch (ClassNotAllowedException | CorruptDataException | DecodeLimitException
+        | IncompatibleDataException e) {
       throw e;
     } catch (ClassNotFoundException e) {
       throw new IncompatibleDataException(e.getMessage(), "class not found on this node's class path", e);
+    } catch (LinkageError e) {
+      throw new IncompatibleDataException(in.rootClass, "JDK serialization: a class cannot be loaded"
+          + " or initialized on this node (" + e + ")", e);
     } catch (IOException | RuntimeException | StackOverflowError e) {
       if (in.refusedClass != null) {
         throw new ClassNotAllowedException(in.refusedClass);
@@ -177,6 +182,8 @@ final class JdkCodec implements Codec {
   private final class FilteredObjectInputStream extends ObjectInputStream {
     private final IdentityHashMap<Object, Long> walks = new IdentityHashMap<>();
     private @Nullable String refusedClass;
+    /** The first class the stream names: the value's own, unless it is a string or an array. */
+    private @Nullable String rootClass;
 
     FilteredObjectInputStream(InputStream in, int length) throws IOException {
       super(in);
@@ -237,10 +244,19 @@ final class JdkCodec implements Codec {
       if (!allowList.isAllowed(name)) {
         throw new ClassNotAllowedException(name);
       }
+      if (rootClass == null) {
+        rootClass = name;
+      }
       try {
-        return Class.forName(name, false, classLoader);
-      } catch (ClassNotFoundException e) {
-        return super.resolveClass(desc);
+        try {
+          return Class.forName(name, false, classLoader);
+        } catch (ClassNotFoundException e) {
+          return super.resolveClass(desc);
+        }
+      } catch (LinkageError e) {
+        // found, but its supertype or a type it names is missing here: the class path's doing
+        throw new IncompatibleDataException(name, "JDK serialization: the class cannot be loaded on"
+            + " this node (" + e + ")", e);
       }
     }
 

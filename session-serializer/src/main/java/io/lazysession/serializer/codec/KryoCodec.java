@@ -29,9 +29,12 @@ import org.jspecify.annotations.Nullable;
  * <p>{@link StackOverflowError} while decoding is classified, not propagated: a legitimately deep
  * value can exceed a small request thread's stack, the error is raised by this thread's own recursion
  * into the serializers and fully unwound by the time it is caught, so the thread is healthy; the
- * bytes are kept for a node (or a thread) with more stack. {@link OutOfMemoryError} and other
- * {@link VirtualMachineError}s are never caught: they say nothing about the bytes. A Kryo instance
- * that saw an error is not returned to the pool, in case a serializer left it half-way.
+ * bytes are kept for a node (or a thread) with more stack. So is a {@link LinkageError} (a class of
+ * the value whose supertype or field type is missing here, a static initializer that fails): it says
+ * what this node's class path lacks, not that the bytes are wrong or the JVM unwell.
+ * {@link OutOfMemoryError} and other {@link VirtualMachineError}s are never caught: they say nothing
+ * about the bytes. A Kryo instance that saw an error is not returned to the pool, in case a
+ * serializer left it half-way.
  */
 final class KryoCodec implements Codec {
   /** Output buffers that grew beyond this are not kept in the pool. */
@@ -139,7 +142,7 @@ final class KryoCodec implements Codec {
       }
       healthy = true;
       return value;
-    } catch (RuntimeException | StackOverflowError e) {
+    } catch (RuntimeException | StackOverflowError | LinkageError e) {
       kryo.reset();
       healthy = e instanceof RuntimeException;
       SerializationException specific = specific(e);
@@ -152,9 +155,10 @@ final class KryoCodec implements Codec {
       }
       String reason = e instanceof StackOverflowError
           ? "the value is nested deeper than this thread's stack allows"
+          : e instanceof LinkageError ? "a class cannot be loaded or initialized on this node (" + e + ")"
           : String.valueOf(e.getMessage() == null ? e : e.getMessage());
-      throw new IncompatibleDataException(healthy ? rootClass(kryo, input, bytes, offset, length) : null,
-          "Kryo: " + reason, e);
+      throw new IncompatibleDataException(e instanceof StackOverflowError ? null
+          : rootClass(kryo, input, bytes, offset, length), "Kryo: " + reason, e);
     } finally {
       input.setBuffer(KryoFactory.EMPTY);
       if (healthy) {
@@ -205,7 +209,7 @@ final class KryoCodec implements Codec {
       input.setBuffer(bytes, offset, length);
       Registration registration = kryo.readClass(input);
       return registration == null ? null : registration.getType().getName();
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | LinkageError e) {
       return null;
     } finally {
       kryo.reset();
