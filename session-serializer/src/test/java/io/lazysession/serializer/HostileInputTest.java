@@ -7,6 +7,8 @@ import io.lazysession.serializer.codec.CodecKind;
 import io.lazysession.serializer.codec.DecodeLimitException;
 import io.lazysession.serializer.compress.Compression;
 import io.lazysession.serializer.envelope.EnvelopeCompression;
+import io.lazysession.serializer.fixtures.CollidingLists;
+import io.lazysession.serializer.fixtures.ConstantHashEntity;
 import io.lazysession.serializer.fixtures.Node;
 import io.lazysession.serializer.fixtures.SharedSets;
 import java.lang.management.ManagementFactory;
@@ -17,6 +19,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Per-decode limits against bytes written by someone with write access to Redis: each attack costs a
@@ -45,14 +49,16 @@ class HostileInputTest {
   }
 
   @Test
-  void deserialize_serialDosHashSetsWithJdkCodec_refusedByGraphLimit() {
-    // The JDK codec writes what Kryo refuses: these are the bytes an attacker would plant.
+  void deserialize_serialDosHashSetsWithJdkCodec_refusedByALimit() {
+    // The JDK codec writes what Kryo refuses: these are the bytes an attacker would plant. The graph
+    // limit stops them after 0.3 to 0.5 s of hashing; on a slow or loaded machine the CPU budget (1 s)
+    // may come first. JdkCodecLimitsTest pins the graph limit alone.
     AttributeSerializer jdk = AttributeSerializer.builder().codec(CodecKind.JDK)
         .compression(Compression.none()).build();
     byte[] depth40 = jdk.serialize(SharedSets.serialDos(40));
 
     assertThatThrownBy(() -> jdk.deserialize(depth40)).isInstanceOf(DecodeLimitException.class)
-        .hasMessageContaining("maxGraphVisits");
+        .hasMessageMatching("(?s).*(maxGraphVisits|decodeCpuTime).*");
     Set<Object> shallow = SharedSets.serialDos(10);
     assertThat(jdk.deserialize(jdk.serialize(shallow)).hashCode()).isEqualTo(shallow.hashCode());
   }
@@ -66,6 +72,50 @@ class HostileInputTest {
     // equals and a failure message would walk the 2^10 paths again and again: compare hashes
     assertThat(read).isInstanceOf(HashSet.class);
     assertThat(read.hashCode()).isEqualTo(shallow.hashCode());
+  }
+
+  @Test
+  void deserialize_hashSetOfCollidingLists_refusedByCollisionLimit() {
+    // What an attacker plants: lists sharing one hash code, in a list whose class id is changed to
+    // HashSet's (the same serializer reads both). 6,000 of them decoded in 0.3 s, 30,000 in 8 s.
+    byte[] envelope = KRYO_RAW.serialize(CollidingLists.of(6_000));
+    assertThat(envelope[3]).as("ArrayList's class id").isEqualTo((byte) (16 + 2));
+    envelope[3] = 22 + 2; // HashSet's
+
+    assertThatThrownBy(() -> KRYO_RAW.deserialize(envelope)).isInstanceOf(DecodeLimitException.class)
+        .hasMessageContaining("share hash codes").hasMessageContaining("maxCollisionWork");
+  }
+
+  @Test
+  void serialize_hashSetOfCollidingLists_refusedAtWrite() {
+    assertThatThrownBy(() -> KRYO.serialize(CollidingLists.inHashSet(6_000)))
+        .isInstanceOf(DecodeLimitException.class).hasMessageContaining("value not written")
+        .hasMessageContaining("maxCollisionWork");
+  }
+
+  @Test
+  void deserialize_hashSetOfCollidingListsWithJdkCodec_refusedByCpuBudget() {
+    // JDK serialization inserts each element as it reads it: no count ahead, a CPU-time budget
+    // (1 s plus 200 ns a byte); 20,000 such lists decoded in half a minute.
+    AttributeSerializer jdk = AttributeSerializer.builder().codec(CodecKind.JDK).build();
+    byte[] envelope = jdk.serialize(CollidingLists.inHashSet(20_000));
+
+    assertThatThrownBy(() -> jdk.deserialize(envelope)).isInstanceOf(DecodeLimitException.class)
+        .hasMessageContaining("decodeCpuTime");
+  }
+
+  /** Some applications' entities all hash alike (JPA guides advise it): a set of them still decodes. */
+  @ParameterizedTest
+  @EnumSource(CodecKind.class)
+  void serialize_thousandEntitiesOfConstantHashCode_readBack(CodecKind codec) {
+    AttributeSerializer serializer = KRYO.toBuilder().codec(codec).allowList(ClassAllowList.builder()
+        .allowPackage(ConstantHashEntity.class.getPackageName()).build()).build();
+    Set<ConstantHashEntity> entities = new HashSet<>();
+    for (int i = 0; i < 1_000; i++) {
+      entities.add(new ConstantHashEntity(i, "product " + i));
+    }
+
+    assertThat(serializer.deserialize(serializer.serialize(entities))).isEqualTo(entities);
   }
 
   @Test

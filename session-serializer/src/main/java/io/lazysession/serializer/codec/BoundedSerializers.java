@@ -11,8 +11,12 @@ import com.esotericsoftware.kryo.kryo5.serializers.MapSerializer;
 import com.esotericsoftware.kryo.kryo5.util.ObjectMap;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.PriorityQueue;
+import java.util.Set;
+import java.util.SortedMap;
 import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -45,6 +49,22 @@ final class BoundedSerializers {
   static void countElements(Kryo kryo, long count) {
     if (kryo instanceof BoundedKryo bounded) {
       bounded.countElements(count);
+    }
+  }
+
+  /**
+   * Tells the Kryo that {@code container}, being read or written, hashes what it holds (a set its
+   * elements, a map its keys), so that the {@code equals} calls of colliding hash codes are counted
+   * ({@link DecodeLimits#MAX_COLLISION_WORK}). Sorted, identity and enum containers do not hash.
+   */
+  static void hashes(Kryo kryo, Object container) {
+    if (kryo instanceof BoundedKryo bounded) {
+      if (container instanceof Set<?> && !(container instanceof SortedSet<?>)) {
+        bounded.hashesChildren(container, false);
+      } else if (container instanceof Map<?, ?> && !(container instanceof SortedMap<?, ?>)
+          && !(container instanceof IdentityHashMap<?, ?>) && !(container instanceof EnumMap<?, ?>)) {
+        bounded.hashesChildren(container, true);
+      }
     }
   }
 
@@ -102,13 +122,16 @@ final class BoundedSerializers {
     @Override
     public void write(Kryo kryo, Output output, T collection) {
       countElements(kryo, collection.size());
+      hashes(kryo, collection);
       super.write(kryo, output, collection);
     }
 
     @Override
     protected T create(Kryo kryo, Input input, Class<? extends T> type, int size) {
       countElements(kryo, size);
-      return super.create(kryo, input, type, presize(size));
+      T collection = super.create(kryo, input, type, presize(size));
+      hashes(kryo, collection);
+      return collection;
     }
   }
 
@@ -199,13 +222,16 @@ final class BoundedSerializers {
     @Override
     public void write(Kryo kryo, Output output, T map) {
       countElements(kryo, map.size());
+      hashes(kryo, map);
       super.write(kryo, output, map);
     }
 
     @Override
     protected T create(Kryo kryo, Input input, Class<? extends T> type, int size) {
       requireCount(kryo, input, size);
-      return super.create(kryo, input, type, presize(size));
+      T map = super.create(kryo, input, type, presize(size));
+      hashes(kryo, map);
+      return map;
     }
   }
 

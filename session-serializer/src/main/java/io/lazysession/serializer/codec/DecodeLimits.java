@@ -13,6 +13,12 @@ package io.lazysession.serializer.codec;
  *       collections call {@code hashCode} on each element as it is inserted, so nested sets sharing
  *       children (the "SerialDOS" pattern) cost 2^depth while their bytes grow linearly; this counts
  *       that cost and stops before paying it;
+ *   <li>{@link #MAX_COLLISION_WORK}: the objects the {@code equals} calls of hash sets and maps
+ *       inserting elements (keys) of one hash code would walk: an element that meets k earlier ones of
+ *       its hash code in its container counts k times its own graph size. Elements that all share a
+ *       hash code and are not {@code Comparable} cost n²/2 {@code equals} calls while their bytes
+ *       grow linearly (hash flooding); this counts them, as each element is read and before its
+ *       container inserts it;
  *   <li>{@link #MAX_DEPTH}: object nesting, before the stack overflows;
  *   <li>{@link #PRESIZE_LIMIT}: not a limit but a rule: no collection is pre-sized from a declared
  *       count beyond this; it grows as elements actually arrive.
@@ -25,6 +31,7 @@ package io.lazysession.serializer.codec;
 final class DecodeLimits {
   static final int MAX_ELEMENTS = 2_000_000;
   static final long MAX_GRAPH_VISITS = 10_000_000L;
+  static final long MAX_COLLISION_WORK = 50_000_000L;
   static final int MAX_DEPTH = 512;
   static final int PRESIZE_LIMIT = 256;
 

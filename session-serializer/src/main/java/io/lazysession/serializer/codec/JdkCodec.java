@@ -53,11 +53,17 @@ final class JdkCodec implements Codec {
   private final ClassAllowList allowList;
   private final ClassLoader classLoader;
   private final int maxPayloadBytes;
+  private final DecodeBudget budget;
 
   JdkCodec(ClassAllowList allowList, ClassLoader classLoader, int maxPayloadBytes) {
+    this(allowList, classLoader, maxPayloadBytes, DecodeBudget.DEFAULT);
+  }
+
+  JdkCodec(ClassAllowList allowList, ClassLoader classLoader, int maxPayloadBytes, DecodeBudget budget) {
     this.allowList = allowList;
     this.classLoader = classLoader;
     this.maxPayloadBytes = maxPayloadBytes;
+    this.budget = budget;
   }
 
   @Override
@@ -95,7 +101,7 @@ final class JdkCodec implements Codec {
     ByteArrayInputStream source = new ByteArrayInputStream(bytes, offset, length);
     FilteredObjectInputStream in;
     try {
-      in = new FilteredObjectInputStream(source, length);
+      in = new FilteredObjectInputStream(source, length, budget.start(length));
     } catch (IOException | RuntimeException e) {
       throw new CorruptDataException("JDK payload does not start with a serialization stream header", e);
     }
@@ -119,8 +125,8 @@ final class JdkCodec implements Codec {
         throw new ClassNotAllowedException(in.refusedClass);
       }
       for (Throwable t = e; t != null; t = t.getCause()) {
-        if (t instanceof ClassNotAllowedException refused) {
-          throw refused;
+        if (t instanceof ClassNotAllowedException || t instanceof DecodeLimitException) {
+          throw (SerializationException) t; // thrown by the filter, which the stream wraps
         }
       }
       if (e instanceof StreamCorruptedException || e instanceof UTFDataFormatException
@@ -178,21 +184,31 @@ final class JdkCodec implements Codec {
    * walk of it visits, shared children counted at each place; one beyond the limit stops the decode
    * before its container hashes it. Objects of other classes count as one: a value class whose
    * {@code hashCode} walks its fields is not followed (Kryo's codec counts those too).
+   *
+   * <p>The {@code equals} calls of elements sharing a hash code cannot be counted before they are
+   * made (a hash set inserts each element inside its own {@code readObject}, right after reading it):
+   * the {@link DecodeBudget} bounds them instead. The filter is called for every object and
+   * back-reference read, and {@link #resolveObject} for every object, string and array, so the budget
+   * is checked between any two elements a container reads.
    */
   private final class FilteredObjectInputStream extends ObjectInputStream {
     private final IdentityHashMap<Object, Long> walks = new IdentityHashMap<>();
+    private final DecodeBudget.Deadline deadline;
     private @Nullable String refusedClass;
     /** The first class the stream names: the value's own, unless it is a string or an array. */
     private @Nullable String rootClass;
 
-    FilteredObjectInputStream(InputStream in, int length) throws IOException {
+    FilteredObjectInputStream(InputStream in, int length, DecodeBudget.Deadline deadline)
+        throws IOException {
       super(in);
+      this.deadline = deadline;
       setObjectInputFilter(info -> check(info, length));
       enableResolveObject(true);
     }
 
     @Override
     protected Object resolveObject(Object obj) {
+      deadline.check();
       long walk = 1;
       if (obj instanceof Collection<?> collection && followed(obj)) {
         for (Object element : collection) {
@@ -226,6 +242,7 @@ final class JdkCodec implements Codec {
     }
 
     private ObjectInputFilter.Status check(ObjectInputFilter.FilterInfo info, int length) {
+      deadline.check();
       if (info.depth() > MAX_DEPTH || info.references() > MAX_REFERENCES
           || info.streamBytes() > length || info.arrayLength() > length) {
         return ObjectInputFilter.Status.REJECTED;

@@ -70,7 +70,9 @@ final class KryoSerializers {
     @Override
     protected Set<Object> create(Kryo kryo, Input input, Class<? extends Set<Object>> type, int size) {
       BoundedSerializers.countElements(kryo, size);
-      return new LinkedHashSet<>();
+      Set<Object> set = new LinkedHashSet<>();
+      BoundedSerializers.hashes(kryo, set);
+      return set;
     }
 
     @Override
@@ -89,7 +91,9 @@ final class KryoSerializers {
     protected Map<Object, Object> create(Kryo kryo, Input input,
         Class<? extends Map<Object, Object>> type, int size) {
       BoundedSerializers.requireCount(kryo, input, size);
-      return new LinkedHashMap<>();
+      Map<Object, Object> map = new LinkedHashMap<>();
+      BoundedSerializers.hashes(kryo, map);
+      return map;
     }
 
     @Override
@@ -190,6 +194,7 @@ final class KryoSerializers {
     @Override
     public void write(Kryo kryo, Output output, Object wrapper) {
       synchronized (wrapper) { // the lock synchronized wrappers use; harmless for the others
+        BoundedSerializers.hashes(kryo, wrapper);
         if (kind.sorted()) {
           kryo.writeClassAndObject(output, wrapper instanceof SortedMap<?, ?> m ? m.comparator()
               : ((SortedSet<?>) wrapper).comparator());
@@ -227,6 +232,7 @@ final class KryoSerializers {
       Object backing = kind.newBacking(comparator);
       Object wrapper = kind.wrap(backing);
       kryo.reference(wrapper);
+      BoundedSerializers.hashes(kryo, backing);
       int size = input.readVarInt(true);
       BoundedSerializers.requireCount(kryo, input, size);
       for (int i = 0; i < size; i++) {
