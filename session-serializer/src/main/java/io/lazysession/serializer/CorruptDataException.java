@@ -2,8 +2,9 @@ package io.lazysession.serializer;
 
 /**
  * The bytes are provably broken: not an envelope, an unknown codec or compression id, a zstd frame
- * that does not decompress, a payload that ends before its value does or goes on after it. No node,
- * whatever its version, can read them. Every other decode failure is an
+ * that does not decompress, a payload that ends before its value does or goes on after it while no
+ * class it names could have changed under it (see docs/serializer-evolution.md). No node, whatever
+ * its version, can read them. Every other decode failure is an
  * {@link IncompatibleDataException} (or {@link ClassNotAllowedException},
  * {@link UnknownDictionaryException}): bytes that another node may read.
  */

@@ -19,9 +19,14 @@ import io.lazysession.serializer.fixtures.linkage.StaticallyConfigured;
 import java.io.IOException;
 import java.io.InvalidObjectException;
 import java.io.ObjectInputStream;
+import java.io.ObjectOutputStream;
 import java.io.Serial;
 import java.io.Serializable;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
@@ -55,6 +60,75 @@ class DecodeFailureClassificationTest {
   static final class HolderB implements Serializable {
     @Serial private static final long serialVersionUID = 1L;
     Integer amount = 12;
+  }
+
+  /** Version 1 of a value type: an enum. */
+  enum ColorA { RED, GREEN }
+
+  /** Version 2: a class. */
+  static final class ColorB implements Serializable {
+    @Serial private static final long serialVersionUID = 1L;
+    String name;
+  }
+
+  /** Version 1 of another: an enum. */
+  enum SizeA { SMALL }
+
+  /** Version 2: a record. */
+  record SizeB(String code) implements Serializable {}
+
+  /** Version 1 of a value type: a list. */
+  static final class TagsA extends ArrayList<String> {
+    @Serial private static final long serialVersionUID = 1L;
+  }
+
+  /** Version 2: a class holding a list. */
+  static final class TagsB implements Serializable {
+    @Serial private static final long serialVersionUID = 1L;
+    List<String> items;
+  }
+
+  /** Version 1 of a class whose {@code writeObject} adds nothing yet. */
+  static final class CounterA implements Serializable {
+    @Serial private static final long serialVersionUID = 1L;
+    String name = "visits";
+
+    @Serial
+    private void writeObject(ObjectOutputStream out) throws IOException {
+      out.defaultWriteObject();
+    }
+  }
+
+  /** Version 2: its {@code readObject} reads a count that version 1 did not write. */
+  static final class CounterB implements Serializable {
+    @Serial private static final long serialVersionUID = 1L;
+    String name;
+    int count;
+
+    @Serial
+    private void readObject(ObjectInputStream in) throws IOException, ClassNotFoundException {
+      in.defaultReadObject();
+      count = in.readInt();
+    }
+  }
+
+  /** Version 1 of a class without {@code writeObject}: its stream holds no data of its own. */
+  static final class PlainCounterA implements Serializable {
+    @Serial private static final long serialVersionUID = 1L;
+    String name = "visits";
+  }
+
+  /** Version 2, reading a count as {@link CounterB} does. */
+  static final class PlainCounterB implements Serializable {
+    @Serial private static final long serialVersionUID = 1L;
+    String name;
+    int count;
+
+    @Serial
+    private void readObject(ObjectInputStream in) throws IOException, ClassNotFoundException {
+      in.defaultReadObject();
+      count = in.readInt();
+    }
   }
 
   /** A class whose JDK {@code readObject} and Kryo serializer throw what the test sets. */
@@ -257,16 +331,71 @@ class DecodeFailureClassificationTest {
     assertThat(serializer.deserialize(stored)).isInstanceOf(Throwing.class);
   }
 
+  /**
+   * Kryo reads an object with the serializer of its class as this node has it; a class that changed
+   * kind reads valid bytes out of step: they seem to run out, declare more than remains, or refer
+   * back to nothing. These were called corrupt, which lets the store delete them.
+   */
+  @Test
+  void deserialize_kryoClassChangedKind_incompatibleNotCorrupt() {
+    AttributeSerializer serializer = serializer(CodecKind.KRYO);
+    TagsA tags = new TagsA();
+    tags.addAll(List.of("new", "sale"));
+
+    for (Object older : List.of(ColorA.GREEN, SizeA.SMALL, tags)) {
+      byte[] stored = renamed(serializer, older, 'B');
+
+      assertThatThrownBy(() -> serializer.deserialize(stored)).as(older.getClass().getSimpleName())
+          .isInstanceOf(IncompatibleDataException.class).hasMessageContaining("changed kind");
+    }
+  }
+
+  /** Whether or not version 1 had a {@code writeObject}, version 2 runs out where the stream ends. */
+  @Test
+  void deserialize_jdkReadObjectReadsMoreThanOlderVersionWrote_incompatible() {
+    AttributeSerializer serializer = serializer(CodecKind.JDK);
+
+    for (Object older : List.of(new CounterA(), new PlainCounterA())) {
+      byte[] stored = renamed(serializer, older, 'B');
+
+      assertThatThrownBy(() -> serializer.deserialize(stored)).as(older.getClass().getSimpleName())
+          .isInstanceOf(IncompatibleDataException.class).hasMessageContaining("EOFException");
+    }
+  }
+
+  /** Bytes naming only the JDK's classes, whose encoding no deploy changes, are provably broken. */
   @ParameterizedTest
   @EnumSource(CodecKind.class)
   void deserialize_truncatedOrTrailingBytes_corrupt(CodecKind codec) {
     AttributeSerializer serializer = serializer(codec);
-    byte[] stored = serializer.serialize(new HolderA());
+    Map<String, Object> value = new LinkedHashMap<>(Map.of("amount", 12L, "tags", List.of("a", "b")));
+    byte[] stored = serializer.serialize(value);
     byte[] truncated = Arrays.copyOf(stored, stored.length - 2);
     byte[] trailing = Arrays.copyOf(stored, stored.length + 1);
 
     assertThatThrownBy(() -> serializer.deserialize(truncated)).isInstanceOf(CorruptDataException.class);
     assertThatThrownBy(() -> serializer.deserialize(trailing)).isInstanceOf(CorruptDataException.class);
+  }
+
+  /**
+   * Truncated or trailing Kryo bytes of an application's class: no longer corrupt (this test pinned
+   * the opposite), since they cannot be told from bytes a class of another kind wrote. JDK
+   * serialization's descriptors fix the grammar, so its bytes stay corrupt unless a class reads data
+   * of its own.
+   */
+  @ParameterizedTest
+  @EnumSource(CodecKind.class)
+  void deserialize_truncatedOrTrailingBytesOfApplicationClass_corruptOnlyWithJdkDescriptors(
+      CodecKind codec) {
+    AttributeSerializer serializer = serializer(codec);
+    byte[] stored = serializer.serialize(new HolderA());
+    byte[] truncated = Arrays.copyOf(stored, stored.length - 2);
+    byte[] trailing = Arrays.copyOf(stored, stored.length + 1);
+    Class<? extends SerializationException> expected =
+        codec == CodecKind.KRYO ? IncompatibleDataException.class : CorruptDataException.class;
+
+    assertThatThrownBy(() -> serializer.deserialize(truncated)).isInstanceOf(expected);
+    assertThatThrownBy(() -> serializer.deserialize(trailing)).isInstanceOf(expected);
   }
 
   @Test

@@ -32,6 +32,8 @@ final class AllowListClassResolver extends DefaultClassResolver {
    * checked once per instance rather than at every value of it written.
    */
   private final Set<Class<?>> writable = Collections.newSetFromMap(new IdentityHashMap<>());
+  /** Classes outside the JDK read by name: their serializer, not the bytes, says where they end. */
+  private long applicationClassesRead;
 
   AllowListClassResolver(ClassAllowList allowList) {
     this(allowList, false);
@@ -86,6 +88,7 @@ final class AllowListClassResolver extends DefaultClassResolver {
       if (type != null) {
         input.setPosition(at + length);
         nameIdToClass.put(nameId, type);
+        countApplicationClass(type);
         return registration(type);
       }
     }
@@ -100,7 +103,23 @@ final class AllowListClassResolver extends DefaultClassResolver {
     if (length > 0 && input.position() == at + length) {
       known.add(input.getBuffer(), at, length, registration.getType());
     }
+    countApplicationClass(registration.getType());
     return registration;
+  }
+
+  private void countApplicationClass(Class<?> type) {
+    if (!type.getName().startsWith("java.")) {
+      applicationClassesRead++;
+    }
+  }
+
+  /**
+   * How many times a class outside the JDK was read by name, since this resolver was made: a
+   * decode that sees the count move read a class whose kind (enum, record, class, collection) may
+   * differ from the writer's. The JDK's classes are written by serializers this library fixes.
+   */
+  long applicationClassesRead() {
+    return applicationClassesRead;
   }
 
   private Registration registration(Class<?> type) {

@@ -9,6 +9,7 @@ import io.lazysession.serializer.ValueTooLargeException;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
+import java.io.Externalizable;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InvalidClassException;
@@ -39,7 +40,12 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Decode failures are classified so that the store never deletes bytes another node could read:
  * only a stream the JDK finds malformed ({@link StreamCorruptedException}), one that ends before its
- * value, or one with trailing bytes is {@link CorruptDataException}. A missing class, a class of another
+ * value, or one with trailing bytes is {@link CorruptDataException}. The stream's own grammar is
+ * fixed by the writer's class descriptors, whatever class reads it; the data a class's
+ * {@code readObject} or {@code readExternal} reads is not: a version that reads more than an older
+ * one wrote runs out where the stream ends, just as truncated bytes do. So a stream naming such a
+ * class outside the JDK that runs out (or holds malformed UTF-8, which its {@code readUTF} may meet)
+ * is {@link IncompatibleDataException}. A missing class, a class of another
  * serialVersionUID, a {@code readObject} that refuses what it reads ({@code InvalidObjectException},
  * {@code ClassCastException}, an unknown enum constant), a class that cannot be loaded or initialized
  * here (any {@link LinkageError}), a filter limit or a stack overflow is
@@ -49,6 +55,30 @@ import org.jspecify.annotations.Nullable;
 final class JdkCodec implements Codec {
   static final int MAX_DEPTH = 256;
   static final int MAX_REFERENCES = 1_000_000;
+
+  /**
+   * Whether a class outside the JDK reads data of its own from the stream: {@code Externalizable},
+   * or declaring {@code readObject}. The JDK's classes read what their own {@code writeObject} wrote.
+   */
+  private static final ClassValue<Boolean> CUSTOM_READS = new ClassValue<>() {
+    @Override
+    protected Boolean computeValue(Class<?> type) {
+      if (type.getName().startsWith("java.")) {
+        return false;
+      }
+      if (Externalizable.class.isAssignableFrom(type)) {
+        return true;
+      }
+      try {
+        type.getDeclaredMethod("readObject", ObjectInputStream.class);
+        return true;
+      } catch (NoSuchMethodException e) {
+        return false;
+      } catch (SecurityException | LinkageError e) {
+        return true; // cannot tell: it may
+      }
+    }
+  };
 
   private final ClassAllowList allowList;
   private final ClassLoader classLoader;
@@ -129,8 +159,9 @@ final class JdkCodec implements Codec {
           throw (SerializationException) t; // thrown by the filter, which the stream wraps
         }
       }
-      if (e instanceof StreamCorruptedException || e instanceof UTFDataFormatException
-          || e instanceof EOFException && source.available() == 0) {
+      boolean runsOut = e instanceof EOFException && source.available() == 0;
+      if (e instanceof StreamCorruptedException
+          || !in.customReads && (e instanceof UTFDataFormatException || runsOut)) {
         throw new CorruptDataException("JDK payload is not a valid serialization stream: " + e, e);
       }
       String reason = e instanceof StackOverflowError
@@ -197,6 +228,8 @@ final class JdkCodec implements Codec {
     private @Nullable String refusedClass;
     /** The first class the stream names: the value's own, unless it is a string or an array. */
     private @Nullable String rootClass;
+    /** Whether the stream names a class outside the JDK reading its own data ({@link #CUSTOM_READS}). */
+    private boolean customReads;
 
     FilteredObjectInputStream(InputStream in, int length, DecodeBudget.Deadline deadline)
         throws IOException {
@@ -265,11 +298,14 @@ final class JdkCodec implements Codec {
         rootClass = name;
       }
       try {
+        Class<?> type;
         try {
-          return Class.forName(name, false, classLoader);
+          type = Class.forName(name, false, classLoader);
         } catch (ClassNotFoundException e) {
-          return super.resolveClass(desc);
+          type = super.resolveClass(desc);
         }
+        customReads |= CUSTOM_READS.get(type);
+        return type;
       } catch (LinkageError e) {
         // found, but its supertype or a type it names is missing here: the class path's doing
         throw new IncompatibleDataException(name, "JDK serialization: the class cannot be loaded on"

@@ -19,12 +19,16 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Configuration lives in {@link KryoFactory}; this class only borrows, runs and maps failures to
  * {@link SerializationException}s. Decode failures are classified so that the store never deletes
- * bytes another node could read: only a payload that ends before its value (or declares more items
- * than bytes remain), goes on after it, or holds null is {@link CorruptDataException}. Everything else
- * a serializer throws (an enum constant or a class this node does not have, a field whose type
- * changed, Kryo's depth limit, a stack overflow) is {@link IncompatibleDataException}, naming the root
- * class and Kryo's reason. A more specific serialization exception thrown inside (such as
- * {@link io.lazysession.serializer.ClassNotAllowedException}) is passed on as is.
+ * bytes another node could read: only a payload that holds null, or that ends before its value (or
+ * declares more items than bytes remain, or refers back to nothing), or goes on after it, while
+ * naming no class but the JDK's, is {@link CorruptDataException}. Kryo's bytes do not say where an
+ * object ends, its class's serializer does: a class that changed kind between deploys (an enum that
+ * became a class or a record, a list subclass that became a plain class) reads the same valid bytes
+ * out of step and meets those very failures, so with an application's class in the payload they are
+ * {@link IncompatibleDataException}. So is everything else a serializer throws (an enum constant or
+ * a class this node does not have, a field whose type changed, Kryo's depth limit, a stack
+ * overflow), naming the root class and Kryo's reason. A more specific serialization exception thrown
+ * inside (such as {@link io.lazysession.serializer.ClassNotAllowedException}) is passed on as is.
  *
  * <p>{@link StackOverflowError} while decoding is classified, not propagated: a legitimately deep
  * value can exceed a small request thread's stack, the error is raised by this thread's own recursion
@@ -41,6 +45,9 @@ final class KryoCodec implements Codec {
   private static final int RETAINED_BUFFER_BYTES = 64 * 1024;
   /** Far above any registration list this library will have (a few hundred ids). */
   private static final int MAX_PLAUSIBLE_CLASS_ID = 65_536;
+  /** Why bytes that run out of step with an application's class are not called corrupt. */
+  private static final String KIND_CHANGE = ", read with this node's version of the classes they"
+      + " name: one may have changed kind since they were written (enum, record, class, collection)";
 
   private final ClassAllowList allowList;
   private final int maxPayloadBytes;
@@ -129,6 +136,8 @@ final class KryoCodec implements Codec {
     KryoFactory.PooledKryo pooled = pool.obtain();
     Kryo kryo = pooled.kryo();
     BoundedInput input = pooled.input();
+    AllowListClassResolver resolver = (AllowListClassResolver) kryo.getClassResolver();
+    long applicationClasses = resolver.applicationClassesRead();
     boolean healthy = false;
     try {
       input.setBuffer(bytes, offset, length);
@@ -137,8 +146,13 @@ final class KryoCodec implements Codec {
         throw new CorruptDataException("Kryo payload holds null");
       }
       if (input.position() != offset + length) {
-        throw new CorruptDataException("Kryo payload has " + (offset + length - input.position())
-            + " trailing bytes after the value of " + value.getClass().getTypeName());
+        String trailing = (offset + length - input.position())
+            + " trailing bytes after the value of " + value.getClass().getTypeName();
+        if (resolver.applicationClassesRead() != applicationClasses) {
+          throw new IncompatibleDataException(value.getClass().getName(), "Kryo: " + trailing
+              + KIND_CHANGE, null);
+        }
+        throw new CorruptDataException("Kryo payload has " + trailing);
       }
       healthy = true;
       return value;
@@ -150,12 +164,14 @@ final class KryoCodec implements Codec {
         healthy = true;
         throw specific;
       }
-      if (broken(e)) {
+      boolean broken = broken(e);
+      if (broken && resolver.applicationClassesRead() == applicationClasses) {
         throw new CorruptDataException("Kryo payload is broken: " + e.getMessage(), e);
       }
       String reason = e instanceof StackOverflowError
           ? "the value is nested deeper than this thread's stack allows"
           : e instanceof LinkageError ? "a class cannot be loaded or initialized on this node (" + e + ")"
+          : broken ? e.getMessage() + KIND_CHANGE
           : String.valueOf(e.getMessage() == null ? e : e.getMessage());
       throw new IncompatibleDataException(e instanceof StackOverflowError ? null
           : rootClass(kryo, input, bytes, offset, length), "Kryo: " + reason, e);
@@ -168,9 +184,10 @@ final class KryoCodec implements Codec {
   }
 
   /**
-   * Whether Kryo failed because the bytes are structurally broken: they run out (underflow, or a
+   * Whether Kryo failed as bytes that are structurally broken do: they run out (underflow, or a
    * declared count larger than the bytes that remain, see {@link BoundedInput}), or a back-reference
-   * points at an object never read. No version of any class reads such bytes.
+   * points at an object never read. No version of any class reads such bytes, unless they were read
+   * out of step by a class whose kind changed: the caller tells the two apart.
    */
   private static boolean broken(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
