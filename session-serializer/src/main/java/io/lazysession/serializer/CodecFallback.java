@@ -17,9 +17,10 @@ import org.slf4j.LoggerFactory;
  * no request fails because of the codec for what Spring Session Data Redis would have stored.
  *
  * <p>Not a fallback: a value over the size limit (the JDK encoding is larger still), one Kryo refused
- * for the decoding limits (readers refuse it whatever the codec), and a value
+ * for the decoding limits (readers refuse it whatever the codec), a value
  * that is not {@link java.io.Serializable} while the serializer requires it (the JDK codec would
- * refuse it too, for the same reason). When both codecs fail, the reason Kryo gave and the reason
+ * refuse it too, for the same reason), and a record reached again from its own components (Java
+ * serialization would store it and read that reference back as null). When both codecs fail, the reason Kryo gave and the reason
  * Java serialization gave are both in the message; a class outside the allow-list is reported as
  * such, being the one thing to fix.
  *
@@ -40,7 +41,7 @@ final class CodecFallback {
   Encoded encode(Object value, Codec writer, Codec jdk) {
     try {
       return new Encoded(writer.kind(), writer.encode(value));
-    } catch (ValueTooLargeException | NotSerializableException
+    } catch (ValueTooLargeException | NotSerializableException | RecordCycleException
         | io.lazysession.serializer.codec.DecodeLimitException e) {
       throw e;
     } catch (SerializationException kryoFailure) {

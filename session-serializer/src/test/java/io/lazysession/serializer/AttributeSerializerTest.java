@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.lazysession.serializer.codec.CodecKind;
 import io.lazysession.serializer.compress.Compression;
 import io.lazysession.serializer.envelope.EnvelopeCompression;
+import io.lazysession.serializer.fixtures.Parcel;
+import io.lazysession.serializer.fixtures.Shipment;
 import java.math.BigDecimal;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
@@ -112,6 +114,30 @@ class AttributeSerializerTest {
         .isInstanceOf(SerializationException.class)
         .isNotInstanceOf(ClassNotAllowedException.class)
         .hasMessageContaining("java.util.ArrayList holds a java.lang.Object, which is not Serializable");
+  }
+
+  /**
+   * A record is built from its components once they are read, so a component pointing back at it
+   * read back as null, silently, with Kryo as with Java serialization: refused when written, and
+   * not handed to the JDK codec.
+   */
+  @Test
+  void serialize_recordReachedAgainFromItsComponents_refusedNamingRecordAndHolder() {
+    AttributeSerializer serializer = AttributeSerializer.builder().allowList(ClassAllowList.builder()
+        .allowPackage(Shipment.class.getPackageName()).build()).build();
+    Parcel parcel = new Parcel();
+    Shipment shipment = new Shipment("S-1", parcel);
+    parcel.shipment = shipment;
+
+    assertThatThrownBy(() -> serializer.serialize(shipment)).isInstanceOf(RecordCycleException.class)
+        .hasMessageContaining("cannot store a " + Shipment.class.getName())
+        .hasMessageContaining("a " + Parcel.class.getName() + " in it refers back to it")
+        .hasMessageContaining("read back as null");
+    assertThat(serializer.codecFallbacks()).isZero();
+    parcel.shipment = null;
+    Shipment read = (Shipment) serializer.deserialize(serializer.serialize(shipment));
+    assertThat(read.id()).isEqualTo("S-1");
+    assertThat(read.parcel()).isNotNull();
   }
 
   @Test

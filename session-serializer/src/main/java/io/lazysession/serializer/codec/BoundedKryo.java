@@ -6,6 +6,7 @@ import com.esotericsoftware.kryo.kryo5.Serializer;
 import com.esotericsoftware.kryo.kryo5.io.Input;
 import com.esotericsoftware.kryo.kryo5.io.Output;
 import com.esotericsoftware.kryo.kryo5.util.MapReferenceResolver;
+import io.lazysession.serializer.RecordCycleException;
 import java.util.Arrays;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
@@ -303,6 +304,12 @@ final class BoundedKryo extends Kryo {
       if (known == 0) { // still open: a cycle
         if (value != null && isStructural(value)) {
           refuseStructuralCycle(referenced);
+        }
+        if (writing && value instanceof Record) {
+          // read back, the record does not exist yet: it is built from what is being read
+          Object holder = inProgress[level - 1];
+          throw new RecordCycleException(value.getClass().getTypeName(),
+              holder == null ? "component" : holder.getClass().getTypeName());
         }
         cost = 1;
       } else {
