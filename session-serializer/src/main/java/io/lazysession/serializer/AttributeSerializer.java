@@ -10,7 +10,6 @@ import io.lazysession.serializer.envelope.EnvelopeCompression;
 import io.lazysession.serializer.envelope.EnvelopeHeader;
 import java.util.ArrayList;
 import java.util.EnumMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -72,14 +71,8 @@ public final class AttributeSerializer {
       codecs.put(kind, Codecs.of(kind, allowList, classLoader, maxPayloadBytes, requireSerializable));
     }
     this.writer = codecs.get(codecKind);
-    Map<Integer, ZstdDictionary> byId = new LinkedHashMap<>();
-    for (ZstdDictionary d : builder.dictionaries) {
-      byId.put(d.id(), d);
-    }
-    ZstdDictionary writing = compression.dictionary();
-    if (writing != null) {
-      byId.put(writing.id(), writing);
-    }
+    Map<Integer, ZstdDictionary> byId =
+        DictionaryIndex.byId(builder.dictionaries, compression.dictionary());
     this.dictionariesById = Map.copyOf(byId);
     this.dictionaries = List.copyOf(byId.values());
     // Packs are compressed at every save that changes a small attribute: not on an event loop first.
@@ -397,7 +390,7 @@ public final class AttributeSerializer {
       return this;
     }
 
-    /** Dictionaries this serializer can read; the one in {@link Compression} is also used to write. */
+    /** Dictionaries this serializer can read, one per id; the one in {@link Compression} also writes. */
     public Builder dictionaries(List<ZstdDictionary> readable) {
       List<ZstdDictionary> copy = new ArrayList<>();
       for (ZstdDictionary d : Objects.requireNonNull(readable, "dictionaries must not be null")) {
@@ -443,6 +436,7 @@ public final class AttributeSerializer {
       return this;
     }
 
+    /** @throws IllegalArgumentException if two different dictionaries (the writing one too) share an id */
     public AttributeSerializer build() {
       return new AttributeSerializer(this);
     }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lazysession.serializer.codec.CodecKind;
 import io.lazysession.serializer.compress.Compression;
+import io.lazysession.serializer.compress.ZstdDictionary;
 import io.lazysession.serializer.envelope.EnvelopeCompression;
 import io.lazysession.serializer.fixtures.Parcel;
 import io.lazysession.serializer.fixtures.Shipment;
@@ -58,6 +59,46 @@ class AttributeSerializerTest {
     assertThat(copy.allowList().packages()).containsExactly("a.b");
     assertThat(copy.dictionaries()).containsExactly(dictionary);
     assertThat(copy.maxPayloadBytes()).isEqualTo(4096);
+  }
+
+  /** The same header and id, other content: what a second training that met the same id gives. */
+  private static ZstdDictionary sameIdOtherContent(ZstdDictionary dictionary) {
+    byte[] bytes = dictionary.bytes();
+    for (int i = bytes.length / 2, j = bytes.length - 1; i < j; i++, j--) {
+      byte b = bytes[i];
+      bytes[i] = bytes[j];
+      bytes[j] = b;
+    }
+    return ZstdDictionary.of(bytes);
+  }
+
+  /** Frames carry no checksum: the other dictionary would decode garbage, not fail. */
+  @Test
+  void build_twoDifferentDictionariesWithOneId_refusedNamingTheId() {
+    ZstdDictionary dictionary = TestDictionaries.reference();
+    ZstdDictionary other = sameIdOtherContent(dictionary);
+    String id = Integer.toUnsignedString(dictionary.id());
+    assertThat(other.id()).isEqualTo(dictionary.id());
+    assertThat(other).isNotEqualTo(dictionary);
+
+    assertThatThrownBy(() -> AttributeSerializer.builder().dictionaries(List.of(dictionary, other)).build())
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("dictionaries")
+        .hasMessageContaining("two different ones have id " + id);
+    assertThatThrownBy(() -> AttributeSerializer.builder().dictionaries(List.of(other))
+        .compression(Compression.zstd(3, 32, dictionary)).build())
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("have id " + id)
+        .hasMessageContaining("the writing one in compression");
+  }
+
+  @Test
+  void build_sameDictionaryTwice_keptOnce() {
+    ZstdDictionary dictionary = TestDictionaries.reference();
+    ZstdDictionary copy = ZstdDictionary.of(dictionary.bytes());
+
+    AttributeSerializer serializer = AttributeSerializer.builder().dictionaries(List.of(dictionary, copy))
+        .compression(Compression.zstd(3, 32, dictionary)).build();
+
+    assertThat(serializer.dictionaries()).containsExactly(dictionary);
   }
 
   @Test
