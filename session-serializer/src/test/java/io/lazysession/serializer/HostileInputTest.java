@@ -118,6 +118,29 @@ class HostileInputTest {
     assertThat(serializer.deserialize(serializer.serialize(entities))).isEqualTo(entities);
   }
 
+  /**
+   * The same entities, each referring to one shared catalog entry of 200 objects: an {@code equals}
+   * between two of them never walks what they share, so it is not their collision cost.
+   */
+  @Test
+  void serialize_thousandEntitiesOfConstantHashCodeSharingALargeObject_readBack() {
+    AttributeSerializer serializer = KRYO.toBuilder().allowList(ClassAllowList.builder()
+        .allowPackage(ConstantHashEntity.class.getPackageName()).build()).build();
+    List<String> catalog = new ArrayList<>();
+    for (int i = 0; i < 200; i++) {
+      catalog.add("tag " + i);
+    }
+    Set<ConstantHashEntity> entities = new HashSet<>();
+    for (int i = 0; i < 1_000; i++) {
+      entities.add(new ConstantHashEntity(i, "product " + i, catalog));
+    }
+
+    byte[] envelope = serializer.serialize(entities);
+
+    assertThat(serializer.header(envelope).codec()).isEqualTo(CodecKind.KRYO);
+    assertThat(serializer.deserialize(envelope)).isEqualTo(entities);
+  }
+
   @Test
   void deserialize_hashMapDeclaringManyNullEntries_allocatesAsElementsArrive() {
     // 950,001 entries declared: the noise key, then (null, null) again and again: a map of 2 entries

@@ -36,13 +36,20 @@ import org.jspecify.annotations.Nullable;
  * envelope took 8 s, while visiting only 90,000 objects. The serializers of hash containers say so
  * ({@link #hashesChildren}); each element (or key) is then hashed as it is read, before the container
  * inserts it, and counted in the {@link HashCollisions} of its level: one that meets k distinct
- * earlier elements of its hash code adds k times its own cost (what one {@code equals} with it walks at
- * most) to the collision work. A count, not a time: the same on every node, loaded or not, and checked
+ * earlier elements of its hash code adds k times its own cost (what one {@code equals} with it walks:
+ * its objects, a shared one counted once, {@link #ownChildCost}) to the collision work. A count, not a time: the same on every node, loaded or not, and checked
  * when writing too. One per pooled Kryo: not thread-safe.
  */
 final class BoundedKryo extends Kryo {
   /** Children's cost per level being read; index 0 collects the root. */
   private long[] childCost = new long[32];
+  /**
+   * Children's own cost per level: as {@link #childCost}, but an object read or written before
+   * counts 1 where it is referenced again. What an {@code equals} between two elements walks: it
+   * stops at a shared object (the same instance on both sides), as the JDK's collections, records
+   * and generated {@code equals} methods do, so an element's shared parts are not its collision cost.
+   */
+  private long[] ownChildCost = new long[32];
   /** The object being read or written at each level, when known. */
   private @Nullable Object[] inProgress = new Object[32];
   private int level;
@@ -276,6 +283,7 @@ final class BoundedKryo extends Kryo {
       visits = 0;
       collisionWork = 0;
       childCost[0] = 0;
+      ownChildCost[0] = 0;
     }
     int at = ++level;
     if (at > DecodeLimits.MAX_DEPTH) {
@@ -284,12 +292,14 @@ final class BoundedKryo extends Kryo {
 
     if (at >= childCost.length) {
       childCost = Arrays.copyOf(childCost, childCost.length * 2);
+      ownChildCost = Arrays.copyOf(ownChildCost, childCost.length);
       inProgress = Arrays.copyOf(inProgress, childCost.length);
       openedId = Arrays.copyOf(openedId, childCost.length);
       referencedId = Arrays.copyOf(referencedId, childCost.length);
       collisions = Arrays.copyOf(collisions, childCost.length);
     }
     childCost[at] = 0;
+    ownChildCost[at] = 0;
     openedId[at] = -1;
     referencedId[at] = -1;
     inProgress[at] = written; // when reading, known once its serializer calls reference()
@@ -298,6 +308,7 @@ final class BoundedKryo extends Kryo {
 
   private <T> T exit(T value) {
     long cost = saturatedAdd(childCost[level], 1);
+    long own = saturatedAdd(ownChildCost[level], 1);
     int referenced = referencedId[level];
     if (referenced >= 0) { // an object read or written before, now referenced again
       int known = costById[referenced];
@@ -315,10 +326,12 @@ final class BoundedKryo extends Kryo {
       } else {
         cost = known;
       }
+      own = 1;
     } else if (openedId[level] >= 0) {
       costById[openedId[level]] = (int) Math.min(cost, Integer.MAX_VALUE);
     }
     childCost[level - 1] = saturatedAdd(childCost[level - 1], cost);
+    ownChildCost[level - 1] = saturatedAdd(ownChildCost[level - 1], own);
     visits = saturatedAdd(visits, cost);
     if (visits > DecodeLimits.MAX_GRAPH_VISITS) {
       throw limit("unfolds to more than " + DecodeLimits.MAX_GRAPH_VISITS + " objects when shared"
@@ -328,7 +341,7 @@ final class BoundedKryo extends Kryo {
     HashCollisions container = collisions[level - 1];
     if (container != null && container.isOpen()) {
       // hashed here, before the container does it: each earlier element met costs an equals call
-      collisionWork = saturatedAdd(collisionWork, container.next(value) * cost);
+      collisionWork = saturatedAdd(collisionWork, container.next(value) * own);
       if (collisionWork > DecodeLimits.MAX_COLLISION_WORK) {
         throw limit("holds hash sets or maps whose elements share hash codes: inserting them would"
             + " walk more than " + DecodeLimits.MAX_COLLISION_WORK + " objects in equals calls"
