@@ -150,6 +150,20 @@ final class BoundedKryo extends Kryo {
     }
   }
 
+  /**
+   * Counts a copy-on-write list or set of {@code size} elements: it copies (a set also compares)
+   * what it holds on every insert, so reading it element by element costs {@code size}²/2 whatever
+   * the elements are (nulls included, which Kryo reads without a node), counted as collision work.
+   */
+  void countCopyOnWrite(long size) {
+    collisionWork = saturatedAdd(collisionWork, size * (size - 1) / 2);
+    if (collisionWork > DecodeLimits.MAX_COLLISION_WORK) {
+      throw limit("holds a copy-on-write list or set of " + size + " elements, which copies itself"
+          + " on each of them: more than " + DecodeLimits.MAX_COLLISION_WORK + " steps (limit"
+          + " maxCollisionWork)");
+    }
+  }
+
   /** Counts elements declared or written against {@link DecodeLimits#MAX_ELEMENTS}. */
   void countElements(long count) {
     elements += count;

@@ -55,16 +55,32 @@ final class BoundedSerializers {
   /**
    * Tells the Kryo that {@code container}, being read or written, hashes what it holds (a set its
    * elements, a map its keys), so that the {@code equals} calls of colliding hash codes are counted
-   * ({@link DecodeLimits#MAX_COLLISION_WORK}). Sorted, identity and enum containers do not hash.
+   * ({@link DecodeLimits#MAX_COLLISION_WORK}). Sorted, identity and enum containers do not hash, nor
+   * does a copy-on-write set, whose cost {@link #copyOnWrite} counts from its size.
    */
   static void hashes(Kryo kryo, Object container) {
     if (kryo instanceof BoundedKryo bounded) {
+      if (container instanceof java.util.concurrent.CopyOnWriteArraySet<?>) {
+        return;
+      }
       if (container instanceof Set<?> && !(container instanceof SortedSet<?>)) {
         bounded.hashesChildren(container, false);
       } else if (container instanceof Map<?, ?> && !(container instanceof SortedMap<?, ?>)
           && !(container instanceof IdentityHashMap<?, ?>) && !(container instanceof EnumMap<?, ?>)) {
         bounded.hashesChildren(container, true);
       }
+    }
+  }
+
+  /**
+   * Counts a copy-on-write list or set ({@link BoundedKryo#countCopyOnWrite}): read element by
+   * element, n of them cost n²/2 copies (and compares), whatever they are.
+   */
+  static void copyOnWrite(Kryo kryo, Class<?> type, int size) {
+    if (kryo instanceof BoundedKryo bounded
+        && (java.util.concurrent.CopyOnWriteArrayList.class.isAssignableFrom(type)
+            || java.util.concurrent.CopyOnWriteArraySet.class.isAssignableFrom(type))) {
+      bounded.countCopyOnWrite(size);
     }
   }
 
@@ -122,6 +138,7 @@ final class BoundedSerializers {
     @Override
     public void write(Kryo kryo, Output output, T collection) {
       countElements(kryo, collection.size());
+      copyOnWrite(kryo, collection.getClass(), collection.size());
       hashes(kryo, collection);
       super.write(kryo, output, collection);
     }
@@ -129,6 +146,7 @@ final class BoundedSerializers {
     @Override
     protected T create(Kryo kryo, Input input, Class<? extends T> type, int size) {
       countElements(kryo, size);
+      copyOnWrite(kryo, type, size);
       T collection = super.create(kryo, input, type, presize(size));
       hashes(kryo, collection);
       return collection;
