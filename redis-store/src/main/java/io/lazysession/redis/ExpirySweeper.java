@@ -10,6 +10,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.LongFunction;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -139,14 +140,24 @@ final class ExpirySweeper implements AutoCloseable {
    * @return true when a live session was deleted
    */
   boolean delete(String id) {
+    return whereItIs(id, current -> deleteLive(current, false) ? Boolean.TRUE : null) != null;
+  }
+
+  /**
+   * {@code step} on {@code id}, and, while it answers null (nothing live there), on the id a renewal
+   * moved it to ({@link #renewedTo}), at most {@link SessionReader#ALIAS_HOPS} times; its first
+   * answer that is not null, else null.
+   */
+  private <T> @Nullable T whereItIs(String id, Function<String, @Nullable T> step) {
     String current = id;
     for (int hops = 0; ; hops++) {
-      if (deleteLive(current, false)) {
-        return true;
+      T done = step.apply(current);
+      if (done != null) {
+        return done;
       }
       current = hops < SessionReader.ALIAS_HOPS ? renewedTo(current) : null;
       if (current == null) {
-        return false;
+        return null;
       }
     }
   }
@@ -183,7 +194,8 @@ final class ExpirySweeper implements AutoCloseable {
    */
   private boolean deleteLive(String id, boolean evicted) {
     boolean durable = !evicted && durability.on();
-    List<ReplicaWait.Waited<ScriptReplies.@Nullable DeletedHash>> waited = new ArrayList<>(1);
+    List<ReplicaWait.Waited<ScriptReplies.@Nullable DeletedHash>> waited =
+        durable ? new ArrayList<>(1) : List.of();
     // With a publisher, the same script call returns the attributes the event carries.
     Claim<ScriptReplies.DeletedHash> claim = claimThenDelete(id, now -> {
       if (!durable) {
@@ -263,19 +275,11 @@ final class ExpirySweeper implements AutoCloseable {
    * live.
    */
   @Nullable Taken claimAndTake(String id) {
-    String current = id;
-    for (int hops = 0; ; hops++) {
-      String at = current;
-      ScriptReplies.DeletedHash hash = claimThenDelete(at, now -> store.delete(at, now, true))
-          .deleted();
-      if (hash != null) {
-        return new Taken(current, hash);
-      }
-      current = hops < SessionReader.ALIAS_HOPS ? renewedTo(current) : null;
-      if (current == null) {
-        return null;
-      }
-    }
+    return whereItIs(id, at -> {
+      ScriptReplies.DeletedHash hash =
+          claimThenDelete(at, now -> store.delete(at, now, true)).deleted();
+      return hash == null ? null : new Taken(at, hash);
+    });
   }
 
   /**
