@@ -17,6 +17,8 @@ import org.springframework.mock.env.MockEnvironment;
  * application gave and the fix. No Redis is involved: each fails before the first connection.
  */
 class MisconfigurationAnalysisTest {
+  static final String SECRET = java.util.Base64.getEncoder().encodeToString(new byte[32]);
+  static final String SHORT_SECRET = java.util.Base64.getEncoder().encodeToString(new byte[16]);
   private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
       .withConfiguration(AutoConfigurations.of(LazySessionAutoConfiguration.class))
       .withPropertyValues("spring.data.redis.url=redis://127.0.0.1:1");
@@ -131,6 +133,24 @@ class MisconfigurationAnalysisTest {
         row("lazysession.migrate-from=jdbc", "lazysession.migrate-from", "jdbc",
             "is not a store lazysession can take over from",
             "Set lazysession.migrate-from=spring-session-data-redis"),
+        // lazysession.encryption.* and lazysession.session-budget.*: the analysis names the
+        // property at fault and a fix, not "lazysession.encryption must be a valid Encryption"
+        row("lazysession.encryption.keys=k1:" + SHORT_SECRET, "lazysession.encryption.keys", null,
+            "key 'k1' must have 32 bytes (openssl rand -base64 32), had 16",
+            "openssl rand -base64 32"),
+        row("lazysession.encryption.keys=" + SECRET, "lazysession.encryption.keys", null,
+            "must be keyId:base64", "openssl rand -base64 32"),
+        row("lazysession.encryption.keys=k1:" + SECRET
+                + ",lazysession.encryption.write-unprotected=true"
+                + ",lazysession.encryption.accept-unprotected=false",
+            "lazysession.encryption.write-unprotected", null,
+            "needs lazysession.encryption.accept-unprotected=true",
+            "lazysession.encryption.accept-unprotected=true"),
+        row("lazysession.session-budget.max-bytes=0", "lazysession.session-budget.max-bytes", "0",
+            "must be more than 0", "Set lazysession.session-budget.max-bytes to a size such as"),
+        row("lazysession.session-budget.warn-bytes=-1KB", "lazysession.session-budget.warn-bytes",
+            "-1KB", "must be more than 0",
+            "Set lazysession.session-budget.warn-bytes to a size such as"),
         row("spring.session.timeout=500ms",
             "spring.session.timeout or server.servlet.session.timeout", "500ms",
             "must be at least one second", "Set the session timeout to 1s or more"),
@@ -166,6 +186,8 @@ class MisconfigurationAnalysisTest {
         assertThat(analysis.getDescription()).contains("Value: " + value);
       }
       assertThat(analysis.getAction()).contains(fix);
+      assertThat(analysis.getDescription() + analysis.getAction()).as("never shows a key")
+          .doesNotContain(SECRET).doesNotContain(SHORT_SECRET);
     });
   }
 }
