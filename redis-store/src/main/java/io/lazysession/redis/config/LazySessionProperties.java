@@ -283,12 +283,19 @@ public record LazySessionProperties(
         try {
           EncryptionKey.parseList(keys);
         } catch (IllegalArgumentException e) {
-          throw new IllegalArgumentException(PREFIX + ".encryption.keys: " + e.getMessage(), e);
+          // No value: the analysis must never show a key. The parser's message names no secret.
+          throw new LazySessionConfigurationException(PREFIX + ".encryption.keys", e.getMessage(),
+              "Set " + PREFIX + ".encryption.keys to comma-separated keyId:base64 entries of 32 "
+                  + "random bytes each, ids distinct (make one with openssl rand -base64 32), or "
+                  + "remove it to turn protection off.");
         }
       }
       if (writeUnprotected && !acceptUnprotected) {
-        throw new IllegalArgumentException(PREFIX + ".encryption.write-unprotected=true needs "
-            + PREFIX + ".encryption.accept-unprotected=true: a node would refuse what it writes");
+        throw new LazySessionConfigurationException(PREFIX + ".encryption.write-unprotected",
+            PREFIX + ".encryption.write-unprotected=true needs " + PREFIX
+                + ".encryption.accept-unprotected=true: a node would refuse what it writes",
+            "Set " + PREFIX + ".encryption.accept-unprotected=true (the default), or remove "
+                + PREFIX + ".encryption.write-unprotected.");
       }
     }
 
@@ -328,12 +335,14 @@ public record LazySessionProperties(
   public record Budget(@Nullable DataSize warnBytes, @Nullable DataSize maxBytes) {
     public Budget {
       if (warnBytes != null && warnBytes.toBytes() <= 0) {
-        throw new IllegalArgumentException(PREFIX + ".session-budget.warn-bytes must be > 0, was "
-            + warnBytes);
+        throw PropertyChecks.invalid("session-budget.warn-bytes", warnBytes, "must be more than 0",
+            "Set " + PREFIX + ".session-budget.warn-bytes to a size such as 16KB, or remove it "
+                + "for none (the default).");
       }
       if (maxBytes != null && maxBytes.toBytes() <= 0) {
-        throw new IllegalArgumentException(PREFIX + ".session-budget.max-bytes must be > 0, was "
-            + maxBytes);
+        throw PropertyChecks.invalid("session-budget.max-bytes", maxBytes, "must be more than 0",
+            "Set " + PREFIX + ".session-budget.max-bytes to a size such as 64KB, or remove it "
+                + "for none (the default).");
       }
     }
 
