@@ -190,4 +190,24 @@ class MisconfigurationAnalysisTest {
           .doesNotContain(SECRET).doesNotContain(SHORT_SECRET);
     });
   }
+
+  /**
+   * A cleanup interval below a millisecond (500us, PT0.0001S) passes the property checks (it is not
+   * negative) and then fails startup in the sweeper's scheduler with a bare IllegalArgumentException
+   * (message null), which no analysis explains: it must either start or name the property.
+   */
+  @org.junit.jupiter.api.Test
+  void cleanupInterval_belowOneMillisecond_startsOrIsAnalyzedNamingTheProperty() {
+    MockEnvironment environment = new MockEnvironment();
+    environment.setProperty("lazysession.cleanup-interval", "500us");
+    runner.withPropertyValues("lazysession.cleanup-interval=500us").run(context -> {
+      if (context.getStartupFailure() == null) {
+        return;
+      }
+      FailureAnalysis analysis = new LazySessionFailureAnalyzer(environment)
+          .analyze(context.getStartupFailure());
+      assertThat(analysis).as("a failure analysis of " + context.getStartupFailure()).isNotNull();
+      assertThat(analysis.getDescription()).contains("Setting: lazysession.cleanup-interval");
+    });
+  }
 }
