@@ -76,7 +76,8 @@ final class ExpirySweeper implements AutoCloseable {
       sweeper.setDaemon(true);
       return sweeper;
     });
-    long period = interval.toMillis();
+    // At least 1 ms: a shorter interval (500us) would be 0, which the scheduler refuses.
+    long period = Math.max(1, interval.toMillis());
     // Jitter, so that nodes started together do not sweep in lockstep.
     long initialDelay = period / 2 + ThreadLocalRandom.current().nextLong(period / 2 + 1);
     thread.scheduleWithFixedDelay(this::sweepQuietly, initialDelay, period, TimeUnit.MILLISECONDS);
