@@ -191,7 +191,8 @@ final class ConnectionDetailsClients {
 
   private static Duration commandTimeout(@Nullable DataRedisProperties properties) {
     return properties == null || properties.getTimeout() == null
-        ? RedisConnectionSettings.DEFAULT_TIMEOUT : properties.getTimeout();
+        ? RedisConnectionSettings.DEFAULT_TIMEOUT
+        : RedisConnectionSettings.commandTimeout(properties.getTimeout());
   }
 
   private static boolean urlUsesSsl(@Nullable DataRedisProperties properties) {

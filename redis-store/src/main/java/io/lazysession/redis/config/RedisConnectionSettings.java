@@ -68,7 +68,8 @@ record RedisConnectionSettings(
         binder.bind(PREFIX + ".password", String.class).orElse(null),
         binder.bind(PREFIX + ".database", Integer.class).orElse(0),
         binder.bind(PREFIX + ".ssl.enabled", Boolean.class).orElse(false),
-        binder.bind(PREFIX + ".timeout", DurationProperties.MILLIS).orElse(DEFAULT_TIMEOUT),
+        commandTimeout(binder.bind(PREFIX + ".timeout", DurationProperties.MILLIS)
+            .orElse(DEFAULT_TIMEOUT)),
         binder.bind(PREFIX + ".connect-timeout", DurationProperties.MILLIS).orElse(null),
         binder.bind(PREFIX + ".client-name", String.class).orElse(null),
         binder.bind(PREFIX + ".sentinel.master", String.class).orElse(null),
@@ -76,6 +77,20 @@ record RedisConnectionSettings(
         binder.bind(PREFIX + ".sentinel.username", String.class).orElse(null),
         binder.bind(PREFIX + ".sentinel.password", String.class).orElse(null),
         binder.bind(PREFIX + ".cluster.nodes", Bindable.listOf(String.class)).orElse(List.of()));
+  }
+
+  /**
+   * {@code spring.data.redis.timeout} as given; refused when it is not longer than 0, which Lettuce
+   * reads as no timeout at all: a request would then wait for as long as Redis does not answer.
+   */
+  static Duration commandTimeout(Duration timeout) {
+    if (timeout.isZero() || timeout.isNegative()) {
+      throw LazySessionConfigurationException.invalidValue(PREFIX + ".timeout",
+          PropertyChecks.shown(timeout), "must be longer than 0 (0 would be no timeout: a request "
+              + "would wait for as long as Redis does not answer)",
+          "Set " + PREFIX + ".timeout to a duration such as 2s (the default here), or remove it.");
+    }
+    return timeout;
   }
 
   /** True when {@code spring.data.redis.cluster.nodes} is set: connect to a Redis Cluster. */

@@ -123,6 +123,11 @@ class MisconfigurationAnalysisTest {
             "must be shorter than spring.data.redis.timeout (2s)",
             "Set lazysession.durability.timeout below 2s (e.g. half of it), or raise "
                 + "spring.data.redis.timeout."),
+        row("spring.data.redis.timeout=0", "spring.data.redis.timeout", "0",
+            "must be longer than 0 (0 would be no timeout",
+            "Set spring.data.redis.timeout to a duration such as 2s"),
+        row("spring.data.redis.timeout=-1s", "spring.data.redis.timeout", "-1s",
+            "must be longer than 0", "Set spring.data.redis.timeout to a duration such as 2s"),
         row("lazysession.max-value-bytes=10B", "lazysession.max-value-bytes", "10B",
             "must be at least 1KB and below 2GB",
             "Set lazysession.max-value-bytes between 1KB and 2GB, or remove it for the default "

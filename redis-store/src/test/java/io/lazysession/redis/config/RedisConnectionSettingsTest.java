@@ -35,6 +35,21 @@ class RedisConnectionSettingsTest {
     assertThat(settings.connectTimeout()).isEqualTo(Duration.ofMillis(250));
   }
 
+  /**
+   * Lettuce reads a command timeout of 0 as none: a request against a frozen Redis would wait for
+   * as long as it stays frozen, not fail after {@code spring.data.redis.timeout}.
+   */
+  @Test
+  void bind_zeroOrNegativeTimeout_isRefusedNamingTheProperty() {
+    for (String timeout : List.of("0", "0s", "-1s")) {
+      assertThatThrownBy(() -> RedisConnectionSettings.bind(new MockEnvironment()
+          .withProperty("spring.data.redis.timeout", timeout)))
+          .as(timeout).isInstanceOf(LazySessionConfigurationException.class)
+          .hasMessageContaining("spring.data.redis.timeout")
+          .hasMessageContaining("must be longer than 0");
+    }
+  }
+
   @Test
   void toUri_url_winsOverHostAndPort() {
     RedisURI uri = RedisConnectionSettings.bind(new MockEnvironment()
