@@ -35,8 +35,8 @@ final class EvictionPolicyCheck {
           + "may evict lazysession's expiry schedule or a principal's index set while their sessions "
           + "live on, and expiry events and findByPrincipalName then miss those sessions. Set "
           + "maxmemory-policy to noeviction (saves fail, answered 503, while memory is full) or "
-          + "volatile-lru (only sessions, which have a TTL, are evicted: those users sign in again); "
-          + "see docs/operations.md#memory";
+          + "volatile-lru (only keys with a TTL are evicted: sessions, whose users sign in again, and "
+          + "the few index keys that have one); see docs/operations.md#memory";
     }
     return null;
   }
