@@ -344,6 +344,13 @@ public record LazySessionProperties(
             "Set " + PREFIX + ".session-budget.max-bytes to a size such as 64KB, or remove it "
                 + "for none (the default).");
       }
+      if (warnBytes != null && maxBytes != null && warnBytes.toBytes() >= maxBytes.toBytes()) {
+        throw PropertyChecks.invalid("session-budget.warn-bytes", warnBytes, "must be below "
+                + PREFIX + ".session-budget.max-bytes (" + PropertyChecks.shown(maxBytes)
+                + "), or it never warns: the save is refused first",
+            "Set " + PREFIX + ".session-budget.warn-bytes below " + PropertyChecks.shown(maxBytes)
+                + " (e.g. half of it), or remove it.");
+      }
     }
 
     /** What {@code Builder.sessionBudget} is given. */
