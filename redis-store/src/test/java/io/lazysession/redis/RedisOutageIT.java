@@ -279,6 +279,22 @@ class RedisOutageIT {
     }
   }
 
+  /**
+   * A sign-in fails inside the handler (its id change saves at once), not when the response is
+   * committed: the answer is still the outage page, not an error page.
+   */
+  @Test
+  void webFluxApp_redisStoppedWhenASignInSavesItsNewId_answers503() throws Exception {
+    try (ConfigurableApplicationContext app = start(WebFluxShopApplication.class,
+        WebApplicationType.REACTIVE)) {
+      int port = port(app);
+      assertThat(get(browser(), port, "/visits").body()).isEqualTo("1");
+
+      stopRedis();
+      assertUnavailable(get(browser(), port, "/sign-in-first-visit/alice"));
+    }
+  }
+
   @Test
   void startup_requireRedisAtStartup_redisStopped_failsNamingThePropertyAndWhereRedisWasExpected() {
     stopRedis();

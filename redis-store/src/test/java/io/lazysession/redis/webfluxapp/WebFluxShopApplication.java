@@ -53,6 +53,17 @@ public class WebFluxShopApplication {
       }));
     }
 
+    @GetMapping("/sign-in-first-visit/{name}")
+    Mono<String> signInFirstVisit(WebSession session, @PathVariable String name) {
+      // As Spring Security's WebSessionServerSecurityContextRepository signs in a visitor whose
+      // first request this is (a login form without a session-held CSRF token, an API login):
+      // the principal first, then a new id, saved at once.
+      session.getAttributes().put(
+          "org.springframework.session.FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME",
+          name);
+      return session.changeSessionId().thenReturn(name);
+    }
+
     @GetMapping("/sign-out")
     Mono<String> signOut(WebSession session) {
       return session.invalidate().thenReturn("bye");
