@@ -21,9 +21,17 @@ import reactor.core.publisher.Mono;
 final class SessionStoreUnavailableWebFilter implements WebFilter, Ordered {
   @Override
   public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
-    return chain.filter(exchange).onErrorResume(
-        e -> OutageResponses.unavailable(e) != null && !exchange.getResponse().isCommitted(),
-        e -> respond(exchange.getResponse()));
+    return chain.filter(exchange).onErrorResume(e -> answerable(exchange, e),
+        // Writing the page commits the response, which runs the commit actions that have not run
+        // yet: when the failure came before the commit (a sign-in's id change saves at once), one
+        // of them saves the session again and fails again. Spring then lets the response be
+        // written once more, without the actions.
+        e -> respond(exchange.getResponse()).onErrorResume(again -> answerable(exchange, again),
+            again -> respond(exchange.getResponse())));
+  }
+
+  private static boolean answerable(ServerWebExchange exchange, Throwable e) {
+    return OutageResponses.unavailable(e) != null && !exchange.getResponse().isCommitted();
   }
 
   private static Mono<Void> respond(ServerHttpResponse response) {
