@@ -103,6 +103,26 @@ class WebFluxAutoConfigurationIT {
     }
   }
 
+  /**
+   * A WebFlux app's session timeout, as Spring Boot reads it for Spring Session Data Redis's
+   * reactive repository: {@code spring.session.timeout}, else {@code server.reactive.session.timeout}
+   * (not the servlet one).
+   */
+  @Test
+  void webFluxApp_serverReactiveSessionTimeout_isTheTimeoutOfItsSessions() throws Exception {
+    String namespace = TestRedis.uniqueNamespace("webflux");
+    try (ConfigurableApplicationContext node = start("spring.data.redis.url=" + redis.url(),
+        "lazysession.namespace=" + namespace, "server.reactive.session.timeout=2h")) {
+      CookieManager cookies = new CookieManager();
+      HttpClient browser = HttpClient.newBuilder().cookieHandler(cookies).build();
+      assertThat(get(browser, port(node), "/visits")).isEqualTo("1");
+
+      LazySession stored = node.getBean(LazyRedisSessionRepository.class)
+          .findById(sessionCookie(cookies));
+      assertThat(stored.getMaxInactiveInterval()).isEqualTo(java.time.Duration.ofHours(2));
+    }
+  }
+
   @Test
   void startup_durabilityInAWebFluxApp_failsNamingTheProperty() {
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> start(
