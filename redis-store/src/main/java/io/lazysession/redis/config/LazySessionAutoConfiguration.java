@@ -52,7 +52,8 @@ import org.springframework.session.web.http.SessionRepositoryFilter;
  *       from {@code spring.data.redis.*} read directly. Any other Lettuce client bean of the
  *       application is left alone.
  *   <li>Settings: {@code lazysession.*} ({@link LazySessionProperties}), the session timeout from
- *       {@code spring.session.timeout} (else {@code server.servlet.session.timeout}), and
+ *       {@code spring.session.timeout} (else {@code server.servlet.session.timeout}, or
+ *       {@code server.reactive.session.timeout} in a reactive web application), and
  *       {@code spring.session.data.redis.*} honoured or refused ({@link SpringSessionRedisProperties}).
  *   <li>{@link LazySessionRepositoryCustomizer} beans adjust the builder last.
  *   <li>With Micrometer: counters, size summaries, find/save timers ({@link TimedSessionRepository},
@@ -137,7 +138,8 @@ public class LazySessionAutoConfiguration {
         target.getIfAvailable(), CLIENT_BEAN_NAME, serializer, properties, namespace,
         Binder.get(environment).bind(SpringSessionRedisProperties.PREFIX + ".namespace",
             String.class).map(value -> value.isBlank() ? null : value).orElse(null),
-        RepositoryFactory.sessionTimeout(environment), RepositoryFactory.SESSION_TIMEOUT_NAME,
+        RepositoryFactory.sessionTimeout(environment),
+        RepositoryFactory.sessionTimeoutName(environment),
         events, withFlushMode(SpringSessionRedisProperties.flushMode(Binder.get(environment)),
             applied));
     LazyRedisSessionRepository repository = RepositoryFactory.build(request);

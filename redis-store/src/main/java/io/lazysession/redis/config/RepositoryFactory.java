@@ -19,6 +19,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.boot.web.context.reactive.ConfigurableReactiveWebEnvironment;
 import org.springframework.core.env.Environment;
 
 /**
@@ -58,14 +59,29 @@ final class RepositoryFactory {
   }
 
   /**
-   * {@code spring.session.timeout}, else {@code server.servlet.session.timeout}, else 30 minutes. Bare
+   * {@code spring.session.timeout}, else the server's ({@link #serverSessionTimeout}), else 30 minutes. Bare
    * numbers are seconds, as Spring Boot declares both properties ({@code @DurationUnit(SECONDS)}).
    */
   static Duration sessionTimeout(Environment environment) {
     Binder binder = Binder.get(environment);
     return binder.bind("spring.session.timeout", DurationProperties.SECONDS)
-        .orElseGet(() -> binder.bind("server.servlet.session.timeout", DurationProperties.SECONDS)
-            .orElse(DEFAULT_TIMEOUT));
+        .orElseGet(() -> binder.bind(serverSessionTimeout(environment),
+            DurationProperties.SECONDS).orElse(DEFAULT_TIMEOUT));
+  }
+
+  /**
+   * The server's own session timeout that Spring Boot falls back to: {@code
+   * server.reactive.session.timeout} in a reactive web application (as Boot's session
+   * configuration reads it for WebFlux), else {@code server.servlet.session.timeout}.
+   */
+  private static String serverSessionTimeout(Environment environment) {
+    return environment instanceof ConfigurableReactiveWebEnvironment
+        ? "server.reactive.session.timeout" : "server.servlet.session.timeout";
+  }
+
+  /** Where {@link #sessionTimeout} comes from, for error messages. */
+  static String sessionTimeoutName(Environment environment) {
+    return "spring.session.timeout or " + serverSessionTimeout(environment);
   }
 
   /**
