@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lazysession.redis.config.LazySessionProperties;
+import org.acme.shared.Booking;
 import org.acme.shared.Counter;
 import org.acme.shared.Money;
 import io.lazysession.serializer.codec.CodecKind;
@@ -59,6 +60,25 @@ class CompatibilityIT {
         .hasMessageContaining("attribute 'price'")
         .hasMessageContaining("lazysession.allowed-packages=org.acme.shared")
         .satisfies(e -> assertThat(e.getMessage()).doesNotContain("if it is yours"));
+  }
+
+  /**
+   * A {@code java.util.Date} field loaded from a database holds a {@code java.sql.Timestamp}
+   * (Hibernate, JDBC's {@code getTimestamp}, Spring's {@code JdbcTemplate} row maps): a JDK value
+   * type that Spring Session Data Redis stores, so it must be stored with no setting.
+   */
+  @Test
+  void sqlTimestampInADateField_defaultSettings_storedOnOneNodeAndReadOnTheOther() {
+    Booking booking = new Booking("B-1", new java.sql.Timestamp(1_700_000_000_123L));
+    LazySession session = nodes.a().createSession();
+    session.setAttribute("booking", booking);
+    session.setAttribute("row", new java.util.HashMap<>(Map.of("created",
+        new java.sql.Timestamp(1_700_000_000_000L), "day", new java.sql.Date(1_700_000_000_000L))));
+    nodes.a().save(session);
+
+    LazySession read = nodes.b().findById(session.getId());
+    assertThat((Booking) read.getAttribute("booking")).isEqualTo(booking);
+    assertThat((Object) read.getAttribute("row")).isEqualTo(session.getAttribute("row"));
   }
 
   @Test
