@@ -126,6 +126,11 @@ public final class ClassAllowList {
   private static Set<String> singleClasses() {
     Set<String> all = new java.util.HashSet<>(SpringSessionTypes.CLASSES);
     all.add("java.net.URI");
+    // What a java.util.Date field holds once loaded from a database (JDBC, Hibernate, JdbcTemplate):
+    // value types whose serial forms are a long and an int, like java.util.Date's.
+    all.add("java.sql.Timestamp");
+    all.add("java.sql.Date");
+    all.add("java.sql.Time");
     all.add("io.lazysession.serializer.codec.SerializedUrl");
     return Set.copyOf(all);
   }
