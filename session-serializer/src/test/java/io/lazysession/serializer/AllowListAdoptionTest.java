@@ -69,6 +69,24 @@ class AllowListAdoptionTest {
     assertThat(ClassAllowList.jdkOnly().outsideClasses()).isEmpty();
   }
 
+  /**
+   * A platform class outside the list (java.*, javax.*, sun.*: a java.util.regex.Pattern, a client
+   * certificate) is refused in audit mode too, so its refusal must not send the user to audit mode
+   * as what "lists every class your sessions need without refusing them": they set it, and get the
+   * same refusal.
+   */
+  @ParameterizedTest
+  @EnumSource(CodecKind.class)
+  void serialize_platformClassInAuditMode_refusalDoesNotAdviseAuditMode(CodecKind codec) {
+    AttributeSerializer serializer = AttributeSerializer.builder().codec(codec)
+        .allowList(ClassAllowList.builder().mode(ClassAllowList.Mode.AUDIT).build()).build();
+
+    assertThatThrownBy(() -> serializer.serialize(java.util.regex.Pattern.compile("a+")))
+        .isInstanceOf(ClassNotAllowedException.class)
+        .hasMessageContaining("lazysession.allowed-packages=java.util.regex")
+        .satisfies(e -> assertThat(e.getMessage()).doesNotContain("without refusing them"));
+  }
+
   static Stream<String> neverLetThrough() {
     return Stream.of("java.net.URL", "java.lang.ProcessBuilder", "javax.management.BadAttributeValueExpException",
         "com.sun.org.apache.xalan.internal.xsltc.trax.TemplatesImpl", "sun.misc.Unsafe",
