@@ -221,6 +221,16 @@ public final class ClassAllowList {
     return null;
   }
 
+  /** Whether {@code name} is in a platform namespace, which audit mode never lets through. */
+  static boolean isPlatformName(String name) {
+    for (String prefix : PLATFORM_PREFIXES) {
+      if (name.startsWith(prefix)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   private void audited(String name) {
     if (outside.size() < MAX_OUTSIDE && outside.add(name)) {
       log.warn("{}=audit let {} through, which is outside the allow-list; to enforce the list "

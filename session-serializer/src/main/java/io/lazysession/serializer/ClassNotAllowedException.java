@@ -22,10 +22,15 @@ public class ClassNotAllowedException extends SerializationException {
       return "class " + name + " is not allowed: dynamic proxies are never stored nor decoded";
     }
     String pkg = ClassAllowList.packageOf(reported);
-    return "class " + name + " is outside the allow-list, so it is neither stored nor decoded; "
-        + "to allow it, add its package: " + ClassAllowList.PROPERTY + "=" + pkg + " (a comma-"
-        + "separated list; " + ClassAllowList.MODE_PROPERTY + "=audit lists every class your "
-        + "sessions need without refusing them)";
+    String prefix = "class " + name + " is outside the allow-list, so it is neither stored nor "
+        + "decoded; to allow it, add its package: " + ClassAllowList.PROPERTY + "=" + pkg;
+    if (ClassAllowList.isPlatformName(reported)) {
+      // Audit mode never lets a platform class through: do not send the user there.
+      return prefix + " (a comma-separated list; platform packages are refused in "
+          + ClassAllowList.MODE_PROPERTY + "=audit too, so only this property allows it)";
+    }
+    return prefix + " (a comma-separated list; " + ClassAllowList.MODE_PROPERTY + "=audit lists "
+        + "every class your sessions need without refusing them)";
   }
 
   /** The fully qualified (binary) name of the refused class; for an array, of its element class. */
