@@ -131,6 +131,9 @@ public final class ClassAllowList {
     all.add("java.sql.Timestamp");
     all.add("java.sql.Date");
     all.add("java.sql.Time");
+    // A certificate's serial form (Certificate.writeReplace), rebuilt by CertificateFactory: what
+    // Spring Security keeps as the credentials of a client-certificate (x509) sign-in.
+    all.add("java.security.cert.Certificate$CertificateRep");
     all.add("io.lazysession.serializer.codec.SerializedUrl");
     return Set.copyOf(all);
   }
@@ -240,17 +243,22 @@ public final class ClassAllowList {
   }
 
   /**
-   * Whether this class (or, for an array, its element class) may be decoded. Unlike its name,
-   * {@code java.net.URL} as a class is allowed: a codec builds it from a string without looking its
-   * host up (the JDK's stream filter sees it as what a {@link SerializedUrl} resolves to), while bytes
-   * that name it are refused.
+   * Whether this class (or, for an array, its element class) may be decoded. Unlike their names,
+   * {@code java.net.URL} and the certificate classes of the JDK's providers are allowed as classes:
+   * a codec builds a URL from a string without looking its host up, and a certificate from its
+   * encoded form with {@code CertificateFactory} (the JDK's stream filter sees them as what a
+   * {@link SerializedUrl} or a {@code Certificate.CertificateRep} resolves to), while bytes that name
+   * them are refused.
    */
   public boolean isAllowed(Class<?> type) {
     Class<?> element = type;
     while (element.isArray()) {
       element = element.getComponentType();
     }
-    return element.isPrimitive() || element == java.net.URL.class || isAllowed(element.getName());
+    return element.isPrimitive() || element == java.net.URL.class
+        || (java.security.cert.Certificate.class.isAssignableFrom(element)
+            && element.getClassLoader() == null)
+        || isAllowed(element.getName());
   }
 
   /** The packages allowed on top of what is always allowed. */

@@ -77,4 +77,40 @@ class X509LoginRoundTripTest {
     assertThat(decoded.getAuthentication().getName()).isEqualTo("ann");
     assertThat(decoded.getAuthentication().getCredentials()).isEqualTo(original.getCredentials());
   }
+
+  /**
+   * The certificate travels as its encoded form: bytes altered inside it fail as a serialization
+   * error of that attribute (the factory refuses them), never as anything else, and never by
+   * loading a provider's class by name.
+   */
+  @ParameterizedTest
+  @EnumSource(CodecKind.class)
+  void deserialize_x509LoginWithTamperedCertificate_failsAsASerializationError(CodecKind codec)
+      throws Exception {
+    AttributeSerializer serializer = AttributeSerializer.builder().codec(codec)
+        .compression(io.lazysession.serializer.compress.Compression.none()).build();
+    X509Certificate certificate = (X509Certificate) ((SecurityContext) x509SecurityContext())
+        .getAuthentication().getCredentials();
+    byte[] envelope = serializer.serialize(x509SecurityContext());
+    byte[] der = certificate.getEncoded();
+    int at = indexOf(envelope, java.util.Arrays.copyOfRange(der, 0, 32));
+    assertThat(at).as("the certificate's encoded form is in the bytes").isPositive();
+    envelope[at] = 0x05; // no longer a DER sequence
+
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> serializer.deserialize(envelope))
+        .isInstanceOf(io.lazysession.serializer.SerializationException.class);
+  }
+
+  private static int indexOf(byte[] haystack, byte[] needle) {
+    outer:
+    for (int i = 0; i <= haystack.length - needle.length; i++) {
+      for (int j = 0; j < needle.length; j++) {
+        if (haystack[i + j] != needle[j]) {
+          continue outer;
+        }
+      }
+      return i;
+    }
+    return -1;
+  }
 }
