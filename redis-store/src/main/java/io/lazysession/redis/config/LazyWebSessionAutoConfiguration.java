@@ -34,7 +34,10 @@ import reactor.core.publisher.Mono;
 @AutoConfiguration(after = LazySessionAutoConfiguration.class,
     beforeName = {
         "org.springframework.boot.webflux.autoconfigure.WebFluxAutoConfiguration",
-        "org.springframework.boot.session.autoconfigure.SessionsEndpointAutoConfiguration"})
+        "org.springframework.boot.session.autoconfigure.SessionsEndpointAutoConfiguration",
+        // Its reactive repository backs off only when this one's exists: said, not left to the
+        // alphabetical order of the two names.
+        "org.springframework.boot.session.data.redis.autoconfigure.SessionDataRedisAutoConfiguration"})
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
 @ConditionalOnClass({LazyReactiveRedisSessionRepository.class, WebSessionManager.class,
     ReactiveSessionRepository.class, Mono.class})
