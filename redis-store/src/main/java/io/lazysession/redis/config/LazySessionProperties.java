@@ -200,6 +200,14 @@ public record LazySessionProperties(
         throw PropertyChecks.invalid("near-cache.max-bytes", maxBytes, "must be 0 or more",
             "Set it to 0 (no near cache) or a size such as 64MB (the default).");
       }
+      long heap = Runtime.getRuntime().maxMemory();
+      if (heap != Long.MAX_VALUE && maxBytes.toBytes() >= heap) {
+        DataSize shownHeap = DataSize.ofMegabytes(heap >> 20);
+        throw PropertyChecks.invalid("near-cache.max-bytes", maxBytes, "must be below this JVM's "
+                + "maximum heap (" + PropertyChecks.shown(shownHeap) + "): a near cache that large "
+                + "would end in an OutOfMemoryError",
+            "Set it well below the heap, such as 64MB (the default), or 0 for no near cache.");
+      }
       PropertyChecks.positive("near-cache.max-staleness", maxStaleness, "500ms (the default)");
     }
 

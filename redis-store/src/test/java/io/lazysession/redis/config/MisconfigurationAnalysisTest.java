@@ -123,6 +123,9 @@ class MisconfigurationAnalysisTest {
             "must be shorter than spring.data.redis.timeout (2s)",
             "Set lazysession.durability.timeout below 2s (e.g. half of it), or raise "
                 + "spring.data.redis.timeout."),
+        row("lazysession.near-cache.max-bytes=10TB", "lazysession.near-cache.max-bytes", "10TB",
+            "must be below this JVM's maximum heap",
+            "Set it well below the heap, such as 64MB (the default), or 0 for no near cache."),
         row("spring.data.redis.timeout=0", "spring.data.redis.timeout", "0",
             "must be longer than 0 (0 would be no timeout",
             "Set spring.data.redis.timeout to a duration such as 2s"),
