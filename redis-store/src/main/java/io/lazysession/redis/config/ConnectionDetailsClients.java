@@ -116,7 +116,7 @@ final class ConnectionDetailsClients {
     DataRedisConnectionDetails.Sentinel sentinel = details.getSentinel();
     if (sentinel != null) {
       uri = RedisURI.builder().withSentinelMasterId(sentinel.getMaster())
-          .withDatabase(sentinel.getDatabase());
+          .withDatabase(RedisConnectionSettings.database(sentinel.getDatabase()));
       for (DataRedisConnectionDetails.Node node : sentinel.getNodes()) {
         RedisURI.Builder sentinelUri = RedisURI.Builder.redis(node.host(), node.port());
         credentials(sentinelUri, sentinel.getUsername(), sentinel.getPassword());
@@ -130,7 +130,7 @@ final class ConnectionDetailsClients {
             "Set spring.data.redis.url or host/port, or fix the connection details bean.");
       }
       uri = RedisURI.Builder.redis(standalone.getHost(), standalone.getPort())
-          .withDatabase(standalone.getDatabase());
+          .withDatabase(RedisConnectionSettings.database(standalone.getDatabase()));
     }
     applyCommon(uri, details.getUsername(), details.getPassword(), built);
     RedisClient client = CappedReconnects.redisClient(finalResources, uri.build());

@@ -66,7 +66,7 @@ record RedisConnectionSettings(
         binder.bind(PREFIX + ".port", Integer.class).orElse(6379),
         binder.bind(PREFIX + ".username", String.class).orElse(null),
         binder.bind(PREFIX + ".password", String.class).orElse(null),
-        binder.bind(PREFIX + ".database", Integer.class).orElse(0),
+        database(binder.bind(PREFIX + ".database", Integer.class).orElse(0)),
         binder.bind(PREFIX + ".ssl.enabled", Boolean.class).orElse(false),
         commandTimeout(binder.bind(PREFIX + ".timeout", DurationProperties.MILLIS)
             .orElse(DEFAULT_TIMEOUT)),
@@ -91,6 +91,16 @@ record RedisConnectionSettings(
           "Set " + PREFIX + ".timeout to a duration such as 2s (the default here), or remove it.");
     }
     return timeout;
+  }
+
+  /** {@code spring.data.redis.database} as given; refused when negative, naming the property. */
+  static int database(int database) {
+    if (database < 0) {
+      throw LazySessionConfigurationException.invalidValue(PREFIX + ".database", database,
+          "must be 0 or more (a Redis database index)",
+          "Set " + PREFIX + ".database to 0 (the default) or the index of the database to use.");
+    }
+    return database;
   }
 
   /** True when {@code spring.data.redis.cluster.nodes} is set: connect to a Redis Cluster. */

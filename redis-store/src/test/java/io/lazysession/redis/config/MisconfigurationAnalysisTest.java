@@ -126,6 +126,8 @@ class MisconfigurationAnalysisTest {
         row("lazysession.near-cache.max-bytes=10TB", "lazysession.near-cache.max-bytes", "10TB",
             "must be below this JVM's maximum heap",
             "Set it well below the heap, such as 64MB (the default), or 0 for no near cache."),
+        row("spring.data.redis.database=-1", "spring.data.redis.database", "-1",
+            "must be 0 or more", "Set spring.data.redis.database to 0 (the default)"),
         row("spring.data.redis.timeout=0", "spring.data.redis.timeout", "0",
             "must be longer than 0 (0 would be no timeout",
             "Set spring.data.redis.timeout to a duration such as 2s"),

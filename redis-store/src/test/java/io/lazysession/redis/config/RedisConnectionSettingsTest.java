@@ -51,6 +51,14 @@ class RedisConnectionSettingsTest {
   }
 
   @Test
+  void bind_negativeDatabase_isRefusedNamingTheProperty() {
+    assertThatThrownBy(() -> RedisConnectionSettings.bind(new MockEnvironment()
+        .withProperty("spring.data.redis.database", "-1")))
+        .isInstanceOf(LazySessionConfigurationException.class)
+        .hasMessageContaining("spring.data.redis.database").hasMessageContaining("must be 0 or more");
+  }
+
+  @Test
   void toUri_url_winsOverHostAndPort() {
     RedisURI uri = RedisConnectionSettings.bind(new MockEnvironment()
         .withProperty("spring.data.redis.url", "rediss://redis.example:6380/2")
