@@ -40,7 +40,7 @@ final class IdRenewal {
   static final byte[][] ALIAS_FIELDS = {RedisSessionStore.utf8(SessionKeys.ALIAS),
       RedisSessionStore.utf8(SessionKeys.ALIAS_UNTIL)};
   /** renew.lua's answer when it moved the session. */
-  private static final String MOVED = "1";
+  static final String MOVED = "1";
 
   private final @Nullable Duration interval;
   private final Duration grace;
@@ -51,10 +51,11 @@ final class IdRenewal {
   private final ExpirySweeper expiry;
   private final PrincipalIndex principals;
   private final SessionLimiter limiter;
+  private final Durability durability;
 
   IdRenewal(SessionContext context, RedisSessionStore store, SessionWriter writer,
       SessionReader reader, ExpirySweeper expiry, PrincipalIndex principals,
-      SessionLimiter limiter) {
+      SessionLimiter limiter, Durability durability) {
     this.interval = context.policies().idRenewalInterval();
     this.grace = context.policies().idRenewalGrace();
     this.context = context;
@@ -64,6 +65,7 @@ final class IdRenewal {
     this.expiry = expiry;
     this.principals = principals;
     this.limiter = limiter;
+    this.durability = durability;
   }
 
   /** Whether ids are renewed at all. */
@@ -116,7 +118,7 @@ final class IdRenewal {
     }
     String[] answer = {"0"};
     String moved = expiry.claimThen(oldId, now -> {
-      answer[0] = store.renew(oldId, now, version, newId, grace.toMillis());
+      answer[0] = swap(oldId, now, version, newId);
       return MOVED.equals(answer[0]) ? answer[0] : null;
     });
     if (moved != null) {
@@ -137,6 +139,27 @@ final class IdRenewal {
       return reader.find(oldId);
     }
     return null;
+  }
+
+  /**
+   * renew.lua; with durability, followed by WAIT once the id moved, so that the response that hands
+   * out the new id is sent only once the replicas hold the swap. Fewer replicas than asked are
+   * logged, not thrown: the renewal is this store's own step in a read, applied on the primary.
+   */
+  private String swap(String oldId, long now, long version, String newId) {
+    if (!durability.on()) {
+      return store.renew(oldId, now, version, newId, grace.toMillis());
+    }
+    ReplicaWait.Waited<String> waited = store.renewAndWait(oldId, now, version, newId,
+        grace.toMillis(), durability.replicas(), durability.timeout());
+    if (MOVED.equals(waited.result())
+        && (waited.failure() != null || waited.acknowledged() < durability.replicas())) {
+      log.warn("session {} moved to its renewed id on the primary, but {} of the {} required "
+          + "replica(s) acknowledged it within {}: a failover now could leave the old id a full "
+          + "copy of the session until it expires", oldId, waited.acknowledged(),
+          durability.replicas(), durability.timeout(), waited.failure());
+    }
+    return waited.result();
   }
 
   /**

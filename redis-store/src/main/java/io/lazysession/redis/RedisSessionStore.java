@@ -262,6 +262,20 @@ final class RedisSessionStore {
     return IdRenewal.renewAnswer(answer, keys);
   }
 
+  /**
+   * As {@link #renew}, on the primary that owns {@code oldId}'s hash, then WAIT when the id moved
+   * (durability: a failover must not undo the swap and leave the old id a full copy).
+   */
+  ReplicaWait.Waited<String> renewAndWait(String oldId, long nowMillis, long version, String newId,
+      long graceMillis, int replicas, Duration timeout) {
+    byte[] key = keys.session(oldId);
+    byte[][] arguments = IdRenewal.renewArguments(nowMillis, version, keys.member(newId),
+        graceMillis, absoluteMillis);
+    return replicaWait.run(key, primary -> IdRenewal.renewAnswer(
+        eval(primary, RedisScript.RENEW, ScriptOutputType.VALUE, key, arguments), keys),
+        IdRenewal.MOVED::equals, replicas, timeout);
+  }
+
   /** The new id a renewed {@code id}'s alias names within its grace (renew.lua); else null. */
   @Nullable String aliasOf(String id, long nowMillis) {
     metrics.roundTrips.increment();

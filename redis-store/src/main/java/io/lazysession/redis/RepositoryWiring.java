@@ -154,7 +154,8 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
         touch, builder.clock, builder.expiryGrace, durability, migration, sizes);
     SessionLimiter limiter = new SessionLimiter(builder.sessionLimit, connection, store, expiry,
         principals, metrics, builder.clock, policies);
-    IdRenewal renewal = new IdRenewal(context, store, writer, reader, expiry, principals, limiter);
+    IdRenewal renewal = new IdRenewal(context, store, writer, reader, expiry, principals, limiter,
+        durability);
     SharedCollaborators shared = new SharedCollaborators(connection, store, nearCache, metrics,
         context, principals, expiry, events, touch, builder.defaultMaxInactiveInterval,
         builder.expiryGrace, builder.durabilityReplicas, migration != null, ids,

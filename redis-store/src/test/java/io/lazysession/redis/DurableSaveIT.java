@@ -70,6 +70,52 @@ class DurableSaveIT {
     }
   }
 
+  /**
+   * An id renewal with durability on waits for the replicas once its swap is applied, so that the
+   * response that hands out the new id follows the replicas: without one, the renewal stands on
+   * the primary (the session is reached under its new id, the old id is an alias) and is logged as
+   * not replicated, not taken as safe.
+   */
+  @Test
+  void findById_durableRenewalWithoutReplica_renewedOnThePrimaryAndLoggedNotReplicated() {
+    RedisClient client = DurableSaves.client(redis.uri());
+    MutableClock clock = MutableClock.startingNow();
+    ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logs =
+        new ch.qos.logback.core.read.ListAppender<>();
+    ch.qos.logback.classic.Logger logger =
+        (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(IdRenewal.class);
+    logs.start();
+    logger.addAppender(logs);
+    try (LazyRedisSessionRepository durable = LazyRedisSessionRepository.builder(client)
+        .serializer(TestRedis.serializer()).namespace(TestRedis.uniqueNamespace("durable-renew"))
+        .cleanupInterval(Duration.ZERO).clock(clock)
+        .idRenewal(Duration.ofMinutes(15), Duration.ofSeconds(10))
+        .durability(1, Duration.ofMillis(200)).build()) {
+      LazySession session = durable.createSession();
+      session.setAttribute(org.springframework.session.FindByIndexNameSessionRepository
+          .PRINCIPAL_NAME_INDEX_NAME, "alice");
+      try {
+        durable.save(session);
+      } catch (SessionNotReplicatedException expected) {
+        // applied on the primary
+      }
+      String oldId = session.getId();
+      clock.advance(Duration.ofMinutes(15));
+
+      LazySession renewed = durable.findById(oldId);
+
+      assertThat(renewed.getId()).as("renewed on the primary").isNotEqualTo(oldId);
+      assertThat(durable.findById(renewed.getId())).isNotNull();
+      assertThat(logs.list).as("the swap's WAIT answered 0 of 1 replicas")
+          .anySatisfy(event -> assertThat(event.getFormattedMessage())
+              .contains("moved to its renewed id on the primary, but 0 of the 1 required "
+                  + "replica(s) acknowledged it"));
+    } finally {
+      logger.detachAppender(logs);
+      client.shutdown();
+    }
+  }
+
   @Test
   void save_moreDurableSavesWaitingThanTheBound_theOthersFailAtOnceWritingNothing()
       throws Exception {
