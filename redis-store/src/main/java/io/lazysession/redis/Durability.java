@@ -22,4 +22,26 @@ record Durability(int replicas, Duration timeout) {
   boolean on() {
     return replicas > 0;
   }
+
+  /** Whether a save's answer says it reached enough replicas (or nothing was waited for). */
+  boolean replicated(SaveResult result) {
+    return result.acknowledged() < 0
+        || (result.waitFailure() == null && result.acknowledged() >= replicas);
+  }
+
+  /**
+   * Throws, for a save of session {@code id} that wrote, when too few replicas acknowledged it:
+   * either exception says that the primary applied the change.
+   */
+  void require(String id, SaveResult result) {
+    if (result.waitFailure() != null) {
+      throw new SessionStoreUnavailableException("save", id, "the primary applied it (version "
+          + result.version() + ", kept there), but waiting for " + replicas
+          + " replica(s) failed: " + result.waitFailure().getMessage(), result.waitFailure());
+    }
+    if (!replicated(result)) {
+      throw new SessionNotReplicatedException("save", id, replicas, result.acknowledged(),
+          timeout);
+    }
+  }
 }

@@ -127,7 +127,7 @@ final class SessionWriter {
         principals.add(current, id, maxInactive); // renews the set's TTL
       }
     }
-    requireReplicated(id, result);
+    durability.require(id, result);
   }
 
   /** Writes a session {@link IdRenewal} gave a new id, as loaded, whole under that id. */
@@ -179,7 +179,7 @@ final class SessionWriter {
       principals.add(newPrincipal, id, maxInactive);
     }
     if (!writtenSince) {
-      requireReplicated(id, result);
+      durability.require(id, result);
     }
   }
 
@@ -353,7 +353,7 @@ final class SessionWriter {
         exact ? epoch : NearCache.NO_EPOCH);
     session.storedPack(pack);
     session.storedMetadata(metadata);
-    nearCache.afterSave(session, epoch, exact && replicated(result), start);
+    nearCache.afterSave(session, epoch, exact && durability.replicated(result), start);
   }
 
   /**
@@ -428,26 +428,5 @@ final class SessionWriter {
     return SessionRenaming.followed(store.keys(), id, request, () -> durability.on()
         ? store.saveAndWait(id, request, durability.replicas(), durability.timeout())
         : store.save(id, request));
-  }
-
-  private boolean replicated(SaveResult result) {
-    return result.acknowledged() < 0
-        || (result.waitFailure() == null && result.acknowledged() >= durability.replicas());
-  }
-
-  /**
-   * Throws, after the store's own bookkeeping is done, when too few replicas acknowledged: either
-   * exception says that the primary applied the change.
-   */
-  private void requireReplicated(String id, SaveResult result) {
-    if (result.waitFailure() != null) {
-      throw new SessionStoreUnavailableException("save", id, "the primary applied it (version "
-          + result.version() + ", kept there), but waiting for " + durability.replicas()
-          + " replica(s) failed: " + result.waitFailure().getMessage(), result.waitFailure());
-    }
-    if (!replicated(result)) {
-      throw new SessionNotReplicatedException("save", id, durability.replicas(),
-          result.acknowledged(), durability.timeout());
-    }
   }
 }

@@ -200,14 +200,7 @@ public record LazySessionProperties(
         throw PropertyChecks.invalid("near-cache.max-bytes", maxBytes, "must be 0 or more",
             "Set it to 0 (no near cache) or a size such as 64MB (the default).");
       }
-      long heap = Runtime.getRuntime().maxMemory();
-      if (heap != Long.MAX_VALUE && maxBytes.toBytes() >= heap) {
-        DataSize shownHeap = DataSize.ofMegabytes(heap >> 20);
-        throw PropertyChecks.invalid("near-cache.max-bytes", maxBytes, "must be below this JVM's "
-                + "maximum heap (" + PropertyChecks.shown(shownHeap) + "): a near cache that large "
-                + "would end in an OutOfMemoryError",
-            "Set it well below the heap, such as 64MB (the default), or 0 for no near cache.");
-      }
+      PropertyChecks.nearCacheBelowHeap(maxBytes);
       PropertyChecks.positive("near-cache.max-staleness", maxStaleness, "500ms (the default)");
     }
 
@@ -287,24 +280,7 @@ public record LazySessionProperties(
       if (keys != null && keys.isBlank()) {
         keys = null;
       }
-      if (keys != null) {
-        try {
-          EncryptionKey.parseList(keys);
-        } catch (IllegalArgumentException e) {
-          // No value: the analysis must never show a key. The parser's message names no secret.
-          throw new LazySessionConfigurationException(PREFIX + ".encryption.keys", e.getMessage(),
-              "Set " + PREFIX + ".encryption.keys to comma-separated keyId:base64 entries of 32 "
-                  + "random bytes each, ids distinct (make one with openssl rand -base64 32), or "
-                  + "remove it to turn protection off.");
-        }
-      }
-      if (writeUnprotected && !acceptUnprotected) {
-        throw new LazySessionConfigurationException(PREFIX + ".encryption.write-unprotected",
-            PREFIX + ".encryption.write-unprotected=true needs " + PREFIX
-                + ".encryption.accept-unprotected=true: a node would refuse what it writes",
-            "Set " + PREFIX + ".encryption.accept-unprotected=true (the default), or remove "
-                + PREFIX + ".encryption.write-unprotected.");
-      }
+      PropertyChecks.encryption(keys, acceptUnprotected, writeUnprotected);
     }
 
     /**
@@ -342,23 +318,7 @@ public record LazySessionProperties(
    */
   public record Budget(@Nullable DataSize warnBytes, @Nullable DataSize maxBytes) {
     public Budget {
-      if (warnBytes != null && warnBytes.toBytes() <= 0) {
-        throw PropertyChecks.invalid("session-budget.warn-bytes", warnBytes, "must be more than 0",
-            "Set " + PREFIX + ".session-budget.warn-bytes to a size such as 16KB, or remove it "
-                + "for none (the default).");
-      }
-      if (maxBytes != null && maxBytes.toBytes() <= 0) {
-        throw PropertyChecks.invalid("session-budget.max-bytes", maxBytes, "must be more than 0",
-            "Set " + PREFIX + ".session-budget.max-bytes to a size such as 64KB, or remove it "
-                + "for none (the default).");
-      }
-      if (warnBytes != null && maxBytes != null && warnBytes.toBytes() >= maxBytes.toBytes()) {
-        throw PropertyChecks.invalid("session-budget.warn-bytes", warnBytes, "must be below "
-                + PREFIX + ".session-budget.max-bytes (" + PropertyChecks.shown(maxBytes)
-                + "), or it never warns: the save is refused first",
-            "Set " + PREFIX + ".session-budget.warn-bytes below " + PropertyChecks.shown(maxBytes)
-                + " (e.g. half of it), or remove it.");
-      }
+      PropertyChecks.budget(warnBytes, maxBytes);
     }
 
     /** What {@code Builder.sessionBudget} is given. */

@@ -1,6 +1,7 @@
 package io.lazysession.redis.config;
 
 import io.lazysession.redis.DecodeFailurePolicy;
+import io.lazysession.redis.EncryptionKey;
 import io.lazysession.redis.SessionLimit;
 import io.lazysession.serializer.codec.CodecKind;
 import java.time.Duration;
@@ -240,5 +241,62 @@ final class PropertyChecks {
 
   private static String normalized(String value) {
     return value.trim().toLowerCase(Locale.ROOT).replace('_', '-');
+  }
+
+  /** {@code lazysession.session-budget.*}: each more than 0, the warning below the limit. */
+  static void budget(@Nullable DataSize warnBytes, @Nullable DataSize maxBytes) {
+    if (warnBytes != null && warnBytes.toBytes() <= 0) {
+      throw invalid("session-budget.warn-bytes", warnBytes, "must be more than 0",
+          "Set " + PREFIX + "session-budget.warn-bytes to a size such as 16KB, or remove it "
+              + "for none (the default).");
+    }
+    if (maxBytes != null && maxBytes.toBytes() <= 0) {
+      throw invalid("session-budget.max-bytes", maxBytes, "must be more than 0",
+          "Set " + PREFIX + "session-budget.max-bytes to a size such as 64KB, or remove it "
+              + "for none (the default).");
+    }
+    if (warnBytes != null && maxBytes != null && warnBytes.toBytes() >= maxBytes.toBytes()) {
+      throw invalid("session-budget.warn-bytes", warnBytes, "must be below " + PREFIX
+              + "session-budget.max-bytes (" + shown(maxBytes) + "), or it never warns: the save "
+              + "is refused first",
+          "Set " + PREFIX + "session-budget.warn-bytes below " + shown(maxBytes)
+              + " (e.g. half of it), or remove it.");
+    }
+  }
+
+  /**
+   * {@code lazysession.encryption.*}: keys that parse (the failure never shows a key: the parser's
+   * message names no secret), and no writing of what this node would refuse to read.
+   */
+  static void encryption(@Nullable String keys, boolean acceptUnprotected,
+      boolean writeUnprotected) {
+    if (keys != null) {
+      try {
+        EncryptionKey.parseList(keys);
+      } catch (IllegalArgumentException e) {
+        throw new LazySessionConfigurationException(PREFIX + "encryption.keys", e.getMessage(),
+            "Set " + PREFIX + "encryption.keys to comma-separated keyId:base64 entries of 32 "
+                + "random bytes each, ids distinct (make one with openssl rand -base64 32), or "
+                + "remove it to turn protection off.");
+      }
+    }
+    if (writeUnprotected && !acceptUnprotected) {
+      throw new LazySessionConfigurationException(PREFIX + "encryption.write-unprotected",
+          PREFIX + "encryption.write-unprotected=true needs " + PREFIX
+              + "encryption.accept-unprotected=true: a node would refuse what it writes",
+          "Set " + PREFIX + "encryption.accept-unprotected=true (the default), or remove "
+              + PREFIX + "encryption.write-unprotected.");
+    }
+  }
+
+  /** {@code lazysession.near-cache.max-bytes} below this JVM's maximum heap, which it would fill. */
+  static void nearCacheBelowHeap(DataSize size) {
+    long heap = Runtime.getRuntime().maxMemory();
+    if (heap != Long.MAX_VALUE && size.toBytes() >= heap) {
+      throw invalid("near-cache.max-bytes", size, "must be below this JVM's maximum heap ("
+              + shown(DataSize.ofMegabytes(heap >> 20)) + "): a near cache that large would end in "
+              + "an OutOfMemoryError",
+          "Set it well below the heap, such as 64MB (the default), or 0 for no near cache.");
+    }
   }
 }
