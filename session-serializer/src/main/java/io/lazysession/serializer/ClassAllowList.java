@@ -256,8 +256,8 @@ public final class ClassAllowList {
       element = element.getComponentType();
     }
     return element.isPrimitive() || element == java.net.URL.class
-        || (java.security.cert.Certificate.class.isAssignableFrom(element)
-            && element.getClassLoader() == null)
+        || (element == type && java.security.cert.Certificate.class.isAssignableFrom(type)
+            && type.getClassLoader() == null)
         || isAllowed(element.getName());
   }
 
