@@ -86,6 +86,11 @@ final class KryoFactory {
     kryo.addDefaultSerializer(Enum.class, EnumNameSerializer.class);
     // Throwable's fields are closed to reflection on Java 17: exceptions travel as their public state.
     kryo.addDefaultSerializer(Throwable.class, new ThrowableSerializer());
+    // java.sql.Timestamp is millis and nanos: Kryo's Date serializer, which it would otherwise get,
+    // keeps only the millis. Guarded: a runtime image without java.sql has no Timestamp to write.
+    if (ModuleLayer.boot().findModule("java.sql").isPresent()) {
+      kryo.addDefaultSerializer(java.sql.Timestamp.class, DefaultSerializers.TimestampSerializer.class);
+    }
     if (compatible) {
       kryo.addDefaultSerializer(Record.class, new SerializerFactory.BaseSerializerFactory<>() {
         @Override
