@@ -292,11 +292,14 @@ final class PropertyChecks {
   /** {@code lazysession.near-cache.max-bytes} below this JVM's maximum heap, which it would fill. */
   static void nearCacheBelowHeap(DataSize size) {
     long heap = Runtime.getRuntime().maxMemory();
-    if (heap != Long.MAX_VALUE && size.toBytes() >= heap) {
+    // The default (64MB) is a bound the cache fills only as sessions are read: never refused, so
+    // that the defaults start in a small heap (a 256MB container gets 64MB by default).
+    if (heap != Long.MAX_VALUE && size.toBytes() > DataSize.ofMegabytes(64).toBytes()
+        && size.toBytes() >= heap) {
       throw invalid("near-cache.max-bytes", size, "must be below this JVM's maximum heap ("
               + shown(DataSize.ofMegabytes(heap >> 20)) + "): a near cache that large would end in "
               + "an OutOfMemoryError",
-          "Set it well below the heap, such as 64MB (the default), or 0 for no near cache.");
+          "Set it well below the heap, such as a quarter of it, or 0 for no near cache.");
     }
   }
 }

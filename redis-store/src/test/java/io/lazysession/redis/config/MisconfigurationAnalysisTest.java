@@ -125,7 +125,7 @@ class MisconfigurationAnalysisTest {
                 + "spring.data.redis.timeout."),
         row("lazysession.near-cache.max-bytes=10TB", "lazysession.near-cache.max-bytes", "10TB",
             "must be below this JVM's maximum heap",
-            "Set it well below the heap, such as 64MB (the default), or 0 for no near cache."),
+            "Set it well below the heap, such as a quarter of it, or 0 for no near cache."),
         row("spring.data.redis.database=-1", "spring.data.redis.database", "-1",
             "must be 0 or more", "Set spring.data.redis.database to 0 (the default)"),
         row("spring.data.redis.timeout=0", "spring.data.redis.timeout", "0",
