@@ -34,7 +34,7 @@ public final class EncryptionKey {
   public static EncryptionKey of(String id, byte[] secret) {
     Objects.requireNonNull(id, "key id must not be null");
     Objects.requireNonNull(secret, "key secret must not be null");
-    if (id.isEmpty() || id.length() > MAX_ID_LENGTH || !id.matches("[A-Za-z0-9_.\\-]+")) {
+    if (!validId(id)) {
       throw new IllegalArgumentException("key id must be 1 to " + MAX_ID_LENGTH
           + " letters, digits or -_. characters, was '" + id + "'");
     }
@@ -43,6 +43,10 @@ public final class EncryptionKey {
           + " bytes (openssl rand -base64 32), had " + secret.length);
     }
     return new EncryptionKey(id, secret.clone());
+  }
+
+  private static boolean validId(String id) {
+    return !id.isEmpty() && id.length() <= MAX_ID_LENGTH && id.matches("[A-Za-z0-9_.\\-]+");
   }
 
   /**
@@ -69,6 +73,11 @@ public final class EncryptionKey {
             + "(for example k1:$(openssl rand -base64 32)), was not");
       }
       String id = trimmed.substring(0, colon).trim();
+      if (!validId(id)) {
+        // Never shown: an entry written base64:keyId would show its secret as the id.
+        throw new IllegalArgumentException("key entry " + position + " must be keyId:base64, in "
+            + "that order, the id 1 to " + MAX_ID_LENGTH + " letters, digits or -_. characters");
+      }
       byte[] secret;
       try {
         secret = Base64.getDecoder().decode(trimmed.substring(colon + 1).trim());

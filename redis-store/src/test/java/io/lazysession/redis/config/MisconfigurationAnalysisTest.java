@@ -153,7 +153,7 @@ class MisconfigurationAnalysisTest {
         // id and secret swapped (base64:keyId): the secret is read as the id, which the
         // analysis must not show either
         row("lazysession.encryption.keys=" + SECRET + ":k1", "lazysession.encryption.keys", null,
-            "key id must be", "openssl rand -base64 32"),
+            "must be keyId:base64, in that order", "openssl rand -base64 32"),
         row("lazysession.encryption.keys=k1:" + SECRET
                 + ",lazysession.encryption.write-unprotected=true"
                 + ",lazysession.encryption.accept-unprotected=false",
