@@ -76,7 +76,8 @@ public final class EncryptionKey {
       if (!validId(id)) {
         // Never shown: an entry written base64:keyId would show its secret as the id.
         throw new IllegalArgumentException("key entry " + position + " must be keyId:base64, in "
-            + "that order, the id 1 to " + MAX_ID_LENGTH + " letters, digits or -_. characters");
+            + "that order: key id must be 1 to " + MAX_ID_LENGTH + " letters, digits or -_. "
+            + "characters");
       }
       byte[] secret;
       try {
