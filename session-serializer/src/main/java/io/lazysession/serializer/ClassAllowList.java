@@ -224,6 +224,19 @@ public final class ClassAllowList {
     return null;
   }
 
+  /** Whether no setting allows {@code name}: a denied JDK class, or java.net.URL by name. */
+  static boolean isNeverAllowed(String name) {
+    if (name.equals(URL_CLASS)) {
+      return true;
+    }
+    int dot = name.lastIndexOf('.');
+    if (dot > 0 && JDK_PACKAGES.contains(name.substring(0, dot))) {
+      int dollar = name.indexOf('$', dot);
+      return JDK_DENIED.contains(dollar < 0 ? name : name.substring(0, dollar));
+    }
+    return false;
+  }
+
   /** Whether {@code name} is in a platform namespace, which audit mode never lets through. */
   static boolean isPlatformName(String name) {
     for (String prefix : PLATFORM_PREFIXES) {

@@ -21,6 +21,10 @@ public class ClassNotAllowedException extends SerializationException {
     if (reported.startsWith("java.lang.reflect.Proxy")) {
       return "class " + name + " is not allowed: dynamic proxies are never stored nor decoded";
     }
+    if (ClassAllowList.isNeverAllowed(reported)) {
+      return "class " + name + " is not allowed: it is behaviour, not data, and no setting allows "
+          + "it to be stored or decoded; keep it out of the session";
+    }
     String pkg = ClassAllowList.packageOf(reported);
     String prefix = "class " + name + " is outside the allow-list, so it is neither stored nor "
         + "decoded; to allow it, add its package: " + ClassAllowList.PROPERTY + "=" + pkg;
