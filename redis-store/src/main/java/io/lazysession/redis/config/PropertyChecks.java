@@ -2,6 +2,7 @@ package io.lazysession.redis.config;
 
 import io.lazysession.redis.DecodeFailurePolicy;
 import io.lazysession.redis.EncryptionKey;
+import io.lazysession.redis.LazyRedisSessionRepository;
 import io.lazysession.redis.SessionLimit;
 import io.lazysession.serializer.codec.CodecKind;
 import java.time.Duration;
@@ -294,7 +295,7 @@ final class PropertyChecks {
     long heap = Runtime.getRuntime().maxMemory();
     // The default (64MB) is a bound the cache fills only as sessions are read: never refused, so
     // that the defaults start in a small heap (a 256MB container gets 64MB by default).
-    if (heap != Long.MAX_VALUE && size.toBytes() > DataSize.ofMegabytes(64).toBytes()
+    if (heap != Long.MAX_VALUE && size.toBytes() > LazyRedisSessionRepository.DEFAULT_NEAR_CACHE_MAX_BYTES
         && size.toBytes() >= heap) {
       throw invalid("near-cache.max-bytes", size, "must be below this JVM's maximum heap ("
               + shown(DataSize.ofMegabytes(heap >> 20)) + "): a near cache that large would end in "

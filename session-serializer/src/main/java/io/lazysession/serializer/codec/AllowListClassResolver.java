@@ -9,11 +9,9 @@ import io.lazysession.serializer.ClassAllowList;
 import io.lazysession.serializer.ClassNotAllowedException;
 import io.lazysession.serializer.IncompatibleDataException;
 import io.lazysession.serializer.SerializationException;
-import java.security.cert.Certificate;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.Set;
-import org.jspecify.annotations.Nullable;
 
 /**
  * A Kryo class resolver that refuses, by name and before {@code Class.forName}, any class outside the
@@ -140,11 +138,6 @@ final class AllowListClassResolver extends DefaultClassResolver {
   @Override
   public Registration writeClass(Output output, Class type) {
     if (type != null) {
-      Registration certificate = certificate(type);
-      if (certificate != null) {
-        super.writeClass(output, Certificate.class);
-        return certificate;
-      }
       Registration copy = copies.replacement(kryo, type);
       if (copy != null) {
         super.writeClass(output, copy.getType());
@@ -160,25 +153,11 @@ final class AllowListClassResolver extends DefaultClassResolver {
    */
   @Override
   public Registration registerImplicit(Class type) {
-    Registration certificate = certificate(type);
-    if (certificate != null) {
-      return register(new Registration(type, certificate.getSerializer(), NAME));
-    }
     Registration copy = copies.replacement(kryo, type);
     if (copy != null) {
       return register(new Registration(type, copy.getSerializer(), NAME));
     }
     return super.registerImplicit(type);
-  }
-
-  /**
-   * A provider's certificate class ({@code sun.security.x509.X509CertImpl}) is written as
-   * {@link Certificate}, its type and encoded form ({@link CertificateSerializer}): never by its
-   * own name, which no allow-list holds and no reader should load.
-   */
-  private @Nullable Registration certificate(Class<?> type) {
-    return type != Certificate.class && Certificate.class.isAssignableFrom(type)
-        ? kryo.getRegistration(Certificate.class) : null;
   }
 
   @Override

@@ -7,6 +7,7 @@ import com.esotericsoftware.kryo.kryo5.Serializer;
 import com.esotericsoftware.kryo.kryo5.io.Input;
 import com.esotericsoftware.kryo.kryo5.io.Output;
 import java.lang.reflect.Modifier;
+import java.security.cert.Certificate;
 import java.util.AbstractMap;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -39,6 +40,10 @@ import org.jspecify.annotations.Nullable;
  * the copy's class id instead, and the copy's encoding, leaves the read path unchanged: these bytes are
  * exactly what writing the copy gives.
  *
+ * <p>A certificate of any provider's class ({@code sun.security.x509.X509CertImpl}) is written the
+ * same way, as {@link Certificate}: its type and encoded form ({@link CertificateSerializer}), never
+ * its own name, which no allow-list holds and no reader should load.
+ *
  * <p>Which JDK classes are rebuilt as is: those registered with an id, {@link EnumSet}s, and public
  * classes with a public no-argument constructor ({@code Vector}, {@code IdentityHashMap}, ...). One per
  * Kryo instance (caches decisions per class): not thread-safe.
@@ -59,6 +64,9 @@ final class CollectionCopies {
   }
 
   private static Object decide(Kryo kryo, Class<?> type) {
+    if (type != Certificate.class && Certificate.class.isAssignableFrom(type)) {
+      return kryo.getRegistration(Certificate.class);
+    }
     Target target = target(kryo, type);
     if (target == null) {
       return AS_IS;

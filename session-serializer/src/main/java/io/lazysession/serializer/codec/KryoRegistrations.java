@@ -105,7 +105,7 @@ final class KryoRegistrations {
     // 89..: java.net, rebuilt from strings (a URL without DNS lookups)
     entries.add(new Entry(java.net.URL.class, new JavaNetSerializers.UrlSerializer()));
     entries.add(new Entry(java.net.URI.class, new JavaNetSerializers.UriSerializer()));
-    // 91: certificates of any provider's class, as type and encoded form (AllowListClassResolver
+    // 91: certificates of any provider's class, as type and encoded form (CollectionCopies
     // writes every subclass under this id)
     entries.add(new Entry(java.security.cert.Certificate.class, new CertificateSerializer()));
     return entries;
