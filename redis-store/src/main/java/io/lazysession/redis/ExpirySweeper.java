@@ -163,6 +163,11 @@ final class ExpirySweeper implements AutoCloseable {
     }
   }
 
+  /** Whether ids are renewed (an alias is followed only then). */
+  boolean renewsIds() {
+    return policies.idRenewalInterval() != null;
+  }
+
   /**
    * The id an id renewal moved {@code id} to, while the alias it left lasts; null when ids are not
    * renewed or {@code id} is no such alias. A request that loaded a session just before another

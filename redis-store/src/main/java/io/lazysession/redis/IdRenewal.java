@@ -68,6 +68,9 @@ final class IdRenewal {
     this.durability = durability;
   }
 
+  /** How far ahead of this node's clock another node's may be when it issues an id. */
+  static final Duration MAX_CLOCK_SKEW = Duration.ofMinutes(1);
+
   /** Whether ids are renewed at all. */
   boolean on() {
     return interval != null;
@@ -75,7 +78,9 @@ final class IdRenewal {
 
   /**
    * Whether {@code session}, just loaded, is due for a new id at {@code now}: it has a stored
-   * principal, and its id was issued an interval ago or more.
+   * principal, and its id was issued an interval ago or more, or claims to be issued more than
+   * {@link #MAX_CLOCK_SKEW} in the future. The issue time ({@code #r}, else the creation time) is
+   * clear metadata: a writer of Redis setting it far ahead must not switch renewal off.
    */
   boolean due(@Nullable LazySession session, Instant now) {
     if (interval == null || session == null || session.isNew()
@@ -85,7 +90,8 @@ final class IdRenewal {
     }
     long issued = session.renewed() > 0 ? session.renewed()
         : session.getCreationTime().toEpochMilli();
-    return now.toEpochMilli() - issued >= interval.toMillis();
+    long age = now.toEpochMilli() - issued;
+    return age >= interval.toMillis() || -age > MAX_CLOCK_SKEW.toMillis();
   }
 
   /**
@@ -163,36 +169,40 @@ final class IdRenewal {
   }
 
   /**
-   * The new id in an alias's {@link #ALIAS_FIELDS} (HMGET) while its grace lasts, as {@code keys}
-   * read it (sealed under keyed names: {@link SessionKeys#member}); else null.
+   * The new id in the alias's {@link #ALIAS_FIELDS} (HMGET) under {@code oldId} while its grace
+   * lasts, as {@code keys} read it ({@link SessionKeys#aliasTarget}: under keyed names only an alias
+   * bound to {@code oldId}); else null.
    */
-  static @Nullable String aliasTarget(List<KeyValue<byte[], byte[]>> fields, long nowMillis,
-      SessionKeys keys) {
+  static @Nullable String aliasTarget(String oldId, List<KeyValue<byte[], byte[]>> fields,
+      long nowMillis, SessionKeys keys) {
     if (fields.size() != 2 || !fields.get(0).hasValue() || !fields.get(1).hasValue()) {
       return null;
     }
     Long until = ScriptReplies.number(fields.get(1).getValue());
-    return until == null || until <= nowMillis ? null : keys.idOf(fields.get(0).getValue());
+    return until == null || until <= nowMillis ? null
+        : keys.aliasTarget(oldId, fields.get(0).getValue(), nowMillis);
   }
 
   /**
    * renew.lua's answer as text: '1', 'v', '0', or '>' and the new id of another node's renewal,
    * which the alias holds as {@code keys} write it (sealed under keyed names).
    */
-  static String renewAnswer(byte @Nullable [] answer, SessionKeys keys) {
+  static String renewAnswer(byte @Nullable [] answer, SessionKeys keys, String oldId,
+      long nowMillis) {
     if (answer == null || answer.length == 0) {
       return "0";
     }
     if (answer[0] != '>') {
       return new String(answer, StandardCharsets.UTF_8);
     }
-    String newId = keys.idOf(Arrays.copyOfRange(answer, 1, answer.length));
+    String newId = keys.aliasTarget(oldId, Arrays.copyOfRange(answer, 1, answer.length), nowMillis);
     return newId == null ? "0" : ">" + newId;
   }
 
   /**
    * renew.lua's arguments (the absolute timeout last, as delete.lua takes it; '' for none); the new
-   * id as it stands in a member ({@link SessionKeys#member}: sealed under keyed names).
+   * id as the alias holds it ({@link SessionKeys#alias}: sealed and bound to the old id under keyed
+   * names).
    */
   static byte[][] renewArguments(long nowMillis, long version, byte[] newId, long graceMillis,
       long absoluteMillis) {

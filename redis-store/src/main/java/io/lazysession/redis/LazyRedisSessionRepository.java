@@ -263,10 +263,34 @@ public final class LazyRedisSessionRepository
    * only if no save rewrote it meanwhile; reports how many remain. Run from one node after adding a
    * first key, and until {@code remaining} is 0 before removing the old one (docs/security.md). A
    * SCAN of the namespace and a command or two per session: an operation, not a request-path call.
+   * What Redis holds unprotected is sealed too ({@link ReencryptionMode#SEAL_UNPROTECTED}).
    */
   public ReencryptionReport reencrypt() {
+    return reencrypt(ReencryptionMode.SEAL_UNPROTECTED);
+  }
+
+  /**
+   * As {@link #reencrypt()}; with {@link ReencryptionMode#SIGN_OUT_UNPROTECTED}, a session holding
+   * anything unprotected is deleted instead of sealed, for a Redis that may hold planted values.
+   */
+  public ReencryptionReport reencrypt(ReencryptionMode mode) {
+    java.util.Objects.requireNonNull(mode, "mode must not be null");
     return StoreFailures.translated("reencrypt", null, () -> new Reencryption(shared.connection(),
-        shared.store(), shared.metrics()).run());
+        shared.store(), shared.metrics()).run(mode, this::deleteById));
+  }
+
+  /**
+   * Whether this repository has encryption keys and still reads values stored without protection
+   * ({@code accept-unprotected}, meant only for turning protection on or off in a running cluster):
+   * until it is off, a writer of Redis is as powerful as without keys. False without keys.
+   */
+  public boolean acceptsUnprotectedValues() {
+    return shared.store().protection().acceptsUnprotected();
+  }
+
+  /** Whether this repository has encryption keys ({@link LazyRedisSessionRepositoryBuilder#encryption}). */
+  public boolean encrypts() {
+    return shared.store().protection().enabled();
   }
 
   /** The namespace (key prefix) this repository stores sessions under. */

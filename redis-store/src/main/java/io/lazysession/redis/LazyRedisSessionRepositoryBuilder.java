@@ -312,8 +312,9 @@ public final class LazyRedisSessionRepositoryBuilder {
       // to Redis plant one, which the take-over would then seal.
       throw new IllegalStateException("taking sessions over from Spring Session Data Redis "
           + "(lazysession.migrate-from) reads unprotected values, which "
-          + "lazysession.encryption.accept-unprotected=false refuses: finish the migration and "
-          + "remove migrate-from, or keep accept-unprotected=true until then");
+          + "lazysession.encryption.accept-unprotected=false (the default with keys) refuses: set "
+          + "accept-unprotected=true until the migration is over, then remove migrate-from and "
+          + "accept-unprotected");
     }
     return RepositoryWiring.open(this);
   }

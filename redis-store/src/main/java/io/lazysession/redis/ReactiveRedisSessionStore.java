@@ -101,7 +101,7 @@ final class ReactiveRedisSessionStore {
     return Mono.defer(() -> {
       metrics.roundTrips.increment();
       return commands.hmget(keys.session(id), IdRenewal.ALIAS_FIELDS).collectList()
-          .mapNotNull(fields -> IdRenewal.aliasTarget(fields, nowMillis, keys));
+          .mapNotNull(fields -> IdRenewal.aliasTarget(id, fields, nowMillis, keys));
     });
   }
 

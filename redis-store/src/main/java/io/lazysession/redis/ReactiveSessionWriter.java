@@ -329,8 +329,10 @@ final class ReactiveSessionWriter {
 
   /** As {@link SessionWriter}'s: sent again onto the current pack after a pack conflict. */
   private Mono<Sent> send(String id, LazySession session, SaveRequest request, int attempt) {
-    return store.save(id, request).flatMap(result -> {
-      String movedTo = result.movedTo(store.keys());
+    return store.save(id, request).flatMap(answer -> {
+      String movedTo = context.policies().idRenewalInterval() == null ? null
+          : answer.movedTo(store.keys(), id, context.now().toEpochMilli());
+      SaveResult result = answer.unlessMovedNowhere(movedTo);
       if (movedTo != null && attempt < AttributePacking.MAX_ATTEMPTS) {
         session.renewTo(movedTo, true); // renewed meanwhile (IdRenewal): the update goes there
         return send(movedTo, session, request, attempt + 1);

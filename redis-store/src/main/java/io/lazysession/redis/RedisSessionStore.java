@@ -257,9 +257,9 @@ final class RedisSessionStore {
   /** renew.lua on {@code oldId}'s hash; its answer as text ('1', '>' + id, 'v' or '0'). */
   String renew(String oldId, long nowMillis, long version, String newId, long graceMillis) {
     byte[] answer = eval(connection.commands(), RedisScript.RENEW, ScriptOutputType.VALUE,
-        keys.session(oldId), IdRenewal.renewArguments(nowMillis, version, keys.member(newId),
-            graceMillis, absoluteMillis));
-    return IdRenewal.renewAnswer(answer, keys);
+        keys.session(oldId), IdRenewal.renewArguments(nowMillis, version,
+            keys.alias(oldId, newId, nowMillis + graceMillis), graceMillis, absoluteMillis));
+    return IdRenewal.renewAnswer(answer, keys, oldId, nowMillis);
   }
 
   /**
@@ -269,17 +269,18 @@ final class RedisSessionStore {
   ReplicaWait.Waited<String> renewAndWait(String oldId, long nowMillis, long version, String newId,
       long graceMillis, int replicas, Duration timeout) {
     byte[] key = keys.session(oldId);
-    byte[][] arguments = IdRenewal.renewArguments(nowMillis, version, keys.member(newId),
-        graceMillis, absoluteMillis);
+    byte[][] arguments = IdRenewal.renewArguments(nowMillis, version,
+        keys.alias(oldId, newId, nowMillis + graceMillis), graceMillis, absoluteMillis);
     return replicaWait.run(key, primary -> IdRenewal.renewAnswer(
-        eval(primary, RedisScript.RENEW, ScriptOutputType.VALUE, key, arguments), keys),
+        eval(primary, RedisScript.RENEW, ScriptOutputType.VALUE, key, arguments), keys, oldId,
+        nowMillis),
         IdRenewal.MOVED::equals, replicas, timeout);
   }
 
   /** The new id a renewed {@code id}'s alias names within its grace (renew.lua); else null. */
   @Nullable String aliasOf(String id, long nowMillis) {
     metrics.roundTrips.increment();
-    return IdRenewal.aliasTarget(
+    return IdRenewal.aliasTarget(id,
         connection.commands().hmget(keys.session(id), IdRenewal.ALIAS_FIELDS), nowMillis, keys);
   }
 

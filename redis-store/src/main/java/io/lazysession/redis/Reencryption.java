@@ -45,6 +45,14 @@ final class Reencryption {
   }
 
   ReencryptionReport run() {
+    return run(ReencryptionMode.SEAL_UNPROTECTED, id -> { });
+  }
+
+  /**
+   * One pass over the namespace; with {@link ReencryptionMode#SIGN_OUT_UNPROTECTED}, {@code signOut}
+   * deletes each session holding something unprotected (the repository's delete: events, indexes).
+   */
+  ReencryptionReport run(ReencryptionMode mode, java.util.function.Consumer<String> signOut) {
     String prefix = store.keys().namespace() + ":s:{";
     KeyScanArgs args = KeyScanArgs.Builder.matches(prefix + "*}").type("hash").limit(SCAN_BATCH);
     ScanIterator<byte[]> keys = ScanIterator.scan(connection.commands(), args);
@@ -52,24 +60,30 @@ final class Reencryption {
     long rewritten = 0;
     long renamed = 0;
     long remaining = 0;
+    long signedOut = 0;
+    boolean signsOut = mode == ReencryptionMode.SIGN_OUT_UNPROTECTED && protection.enabled();
     while (keys.hasNext()) {
       String key = new String(keys.next(), UTF_8);
       metrics.roundTrips.increment();
       sessions++;
-      long[] outcome = reseal(key.substring(prefix.length(), key.length() - 1), key);
+      long[] outcome = reseal(key.substring(prefix.length(), key.length() - 1), key,
+          signsOut ? signOut : null);
       rewritten += outcome[0];
       remaining += outcome[1];
       renamed += outcome[2];
+      signedOut += outcome[3];
     }
-    return new ReencryptionReport(sessions, rewritten, renamed, remaining);
+    return new ReencryptionReport(sessions, rewritten, renamed, remaining, signedOut);
   }
 
   /**
    * Seals the values of the session in hash {@code key} anew and moves it under the name this node
-   * writes ({@link SessionRenaming}); {rewritten, remaining, renamed}. Under a keyed name ({@code
-   * inKey} is then a keyed hash), the id comes from the sealed {@code #i}.
+   * writes ({@link SessionRenaming}); {rewritten, remaining, renamed, signed out}. Under a keyed
+   * name ({@code inKey} is then a keyed hash), the id comes from the sealed {@code #i}. With {@code
+   * signOut}, a session holding anything unprotected is handed to it instead.
    */
-  private long[] reseal(String inKey, String key) {
+  private long[] reseal(String inKey, String key,
+      java.util.function.@Nullable Consumer<String> signOut) {
     metrics.roundTrips.increment();
     Map<byte[], byte[]> hash = connection.commands().hgetall(key.getBytes(UTF_8));
     Map<String, byte[]> metadata = new HashMap<>();
@@ -81,16 +95,41 @@ final class Reencryption {
       }
     }
     byte[] sealedId = metadata.get(SessionKeys.ID);
-    String id = store.keys().idOf(sealedId != null ? sealedId : inKey.getBytes(UTF_8));
+    // A keyed hash's id is its #i only when #i names that very hash: copied from another, it would
+    // make this run treat one session's hash as another's.
+    String id = sealedId != null ? store.keys().idStoredUnder(sealedId, inKey)
+        : store.keys().idOf(inKey.getBytes(UTF_8));
     if (id == null) {
-      return new long[] {0, hash.isEmpty() ? 0 : 1, 0}; // a name this node does not read
+      return new long[] {0, hash.isEmpty() ? 0 : 1, 0, 0}; // a name this node does not read
+    }
+    if (signOut != null && (renaming.misplaced(id) || holdsUnprotected(hash))) {
+      signOut.accept(id);
+      return new long[] {0, 0, 0, 1};
     }
     long[] resealed = resealValues(id, hash);
     if (!renaming.misplaced(id)) {
-      return new long[] {resealed[0], resealed[1], 0};
+      return new long[] {resealed[0], resealed[1], 0, 0};
     }
     boolean moved = renaming.rename(id);
-    return new long[] {resealed[0], resealed[1] + (moved ? 0 : 1), moved ? 1 : 0};
+    return new long[] {resealed[0], resealed[1] + (moved ? 0 : 1), moved ? 1 : 0, 0};
+  }
+
+  /** Whether {@code hash} holds a value, its pack or its principal stored without protection. */
+  private static boolean holdsUnprotected(Map<byte[], byte[]> hash) {
+    PackFields packFields = new PackFields();
+    for (Map.Entry<byte[], byte[]> entry : hash.entrySet()) {
+      String field = new String(entry.getKey(), UTF_8);
+      if (packFields.offer(entry.getKey(), entry.getValue())) {
+        continue;
+      }
+      boolean value = field.equals(SessionKeys.PRINCIPAL) || (SessionKeys.attributeName(field) != null
+          && !PackFields.reserved(entry.getKey()));
+      if (value && !ValueProtection.isSealed(entry.getValue())) {
+        return true;
+      }
+    }
+    byte[] pack = packFields.pack();
+    return pack != null && !ValueProtection.isSealed(pack);
   }
 
   /** Seals the values of session {@code id}, stored as {@code hash}, anew; {rewritten, remaining}. */

@@ -2,6 +2,8 @@ package io.lazysession.redis;
 
 import io.lazysession.serializer.AttributeSerializer;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.session.FlushMode;
 import org.springframework.session.SessionIdGenerator;
 
@@ -13,6 +15,7 @@ import org.springframework.session.SessionIdGenerator;
  */
 record RepositoryWiring(SharedCollaborators shared, SessionReader reader, SessionWriter writer,
     @Nullable SpringSessionDataRedisMigration migration, SessionSizeWatch sizes) {
+  private static final Logger LOG = LoggerFactory.getLogger(RepositoryWiring.class);
 
   /**
    * Connects as {@code builder} says and builds the repository.
@@ -21,6 +24,7 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
    * @throws IllegalStateException when Redis cannot be reached
    */
   static LazyRedisSessionRepository open(LazyRedisSessionRepositoryBuilder builder) {
+    warnWhileAcceptingUnprotected(builder.encryption, builder.namespace);
     AttributeSerializer serializer = builder.serializer == null
         ? AttributeSerializer.builder().build() : builder.serializer;
     NearCacheTracking tracks = builder.nearCacheTracking == null ? null : NearCacheTracking.checked(
@@ -161,5 +165,20 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
         builder.expiryGrace, builder.durabilityReplicas, migration != null, ids,
         tracking, sizes, renewal, limiter);
     return new RepositoryWiring(shared, reader, writer, migration, sizes);
+  }
+
+  /**
+   * Keys with {@code accept-unprotected}: a rollout setting under which a writer of Redis is as
+   * powerful as without keys; said at every start until it is turned off.
+   */
+  static void warnWhileAcceptingUnprotected(@Nullable SessionEncryption encryption,
+      String namespace) {
+    if (encryption != null && encryption.acceptUnprotected()) {
+      LOG.warn("lazysession (namespace {}): encryption keys are set but values stored without "
+          + "protection are still read (lazysession.encryption.accept-unprotected=true): until it "
+          + "is off, anyone who can write to Redis can plant a session. Meant only while turning "
+          + "protection on or off: set it to false once reencrypt() reports nothing remaining "
+          + "(docs/security.md, \"Rollout\")", namespace);
+    }
   }
 }

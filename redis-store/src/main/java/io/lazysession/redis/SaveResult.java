@@ -27,10 +27,21 @@ record SaveResult(long version, long acknowledged, @Nullable RedisException wait
   }
 
   /**
-   * With {@link #MOVED}, the id the session now has, as {@code keys} read it from the alias (sealed
-   * under keyed names); else null.
+   * With {@link #MOVED}, the id session {@code id} now has, as {@code keys} read it from the alias
+   * ({@link SessionKeys#aliasTarget}: under keyed names only an alias bound to {@code id} within its
+   * grace); else null.
    */
-  @Nullable String movedTo(SessionKeys keys) {
-    return version == MOVED && currentPack != null ? keys.idOf(currentPack) : null;
+  @Nullable String movedTo(SessionKeys keys, String id, long nowMillis) {
+    return version == MOVED && currentPack != null
+        ? keys.aliasTarget(id, currentPack, nowMillis) : null;
+  }
+
+  /**
+   * This answer, or "missing" (version 0: nothing was written) when it is {@link #MOVED} to nowhere
+   * this node follows: ids are not renewed here, or the alias is not bound to the session's id (a
+   * writer of Redis made it).
+   */
+  SaveResult unlessMovedNowhere(@Nullable String movedTo) {
+    return version == MOVED && movedTo == null ? new SaveResult(0, acknowledged, waitFailure) : this;
   }
 }

@@ -14,13 +14,16 @@ import java.util.Objects;
  * <pre>{@code
  * SessionEncryption.builder()
  *     .keys(EncryptionKey.parseList(System.getenv("LAZYSESSION_KEYS")))
- *     .acceptUnprotected(false) // once every value is protected
+ *     // .acceptUnprotected(true) only while turning protection on or off in a running cluster
  *     .build();
  * }</pre>
  */
 public final class SessionEncryption {
-  /** Default {@link Builder#acceptUnprotected}: true, so turning protection on logs nobody out. */
-  public static final boolean DEFAULT_ACCEPT_UNPROTECTED = true;
+  /**
+   * Default {@link Builder#acceptUnprotected}: false, so that setting the keys is enough to be
+   * protected. Turning protection on in a running cluster sets it to true for the rollout.
+   */
+  public static final boolean DEFAULT_ACCEPT_UNPROTECTED = false;
   /** Default {@link Builder#writeUnprotected}. */
   public static final boolean DEFAULT_WRITE_UNPROTECTED = false;
 
@@ -84,9 +87,11 @@ public final class SessionEncryption {
 
     /**
      * Whether values stored without protection (by a node without keys, or before protection was
-     * turned on) are read; default {@value #DEFAULT_ACCEPT_UNPROTECTED}. Set it to false once
-     * {@link LazyRedisSessionRepository#reencrypt()} reports nothing left: from then on, only key
-     * holders can write what this node decodes. Refused values count as rejected and read as absent.
+     * turned on) are read; default {@value #DEFAULT_ACCEPT_UNPROTECTED}: only key holders can write
+     * what this node decodes. Set it to true only while turning protection on (or off) in a running
+     * cluster, until {@link LazyRedisSessionRepository#reencrypt()} reports nothing left
+     * (docs/security.md, "Rollout"): meanwhile a writer of Redis is as powerful as without keys.
+     * Refused values count as rejected and read as absent.
      */
     public Builder acceptUnprotected(boolean acceptUnprotected) {
       this.acceptUnprotected = acceptUnprotected;
@@ -110,8 +115,8 @@ public final class SessionEncryption {
      */
     public SessionEncryption build() {
       if (writeUnprotected && !acceptUnprotected) {
-        throw new IllegalArgumentException("writeUnprotected needs acceptUnprotected: this node "
-            + "would refuse what it writes");
+        throw new IllegalArgumentException("writeUnprotected needs acceptUnprotected(true): this "
+            + "node would refuse what it writes");
       }
       return new SessionEncryption(this);
     }

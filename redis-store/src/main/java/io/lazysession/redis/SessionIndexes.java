@@ -31,8 +31,13 @@ final class SessionIndexes {
   }
 
   void scheduleExpiry(String id, long dueMillis) {
+    scheduleExpiry(id, dueMillis, keys.keyed(id));
+  }
+
+  /** As {@link #scheduleExpiry(String, long)}, under keyed names ({@code keyed}) or in clear. */
+  void scheduleExpiry(String id, long dueMillis, boolean keyed) {
     metrics.roundTrips.increment();
-    connection.commands().zadd(keys.expirations(), (double) dueMillis, keys.member(id));
+    connection.commands().zadd(keys.expirations(), (double) dueMillis, keys.member(id, keyed));
   }
 
   /** Moves an id that is still scheduled; does nothing when another node removed it meanwhile. */
@@ -51,8 +56,13 @@ final class SessionIndexes {
 
   /** Removes an id from the schedule; true for exactly one caller when several race. */
   boolean unscheduleExpiry(String id) {
+    return unscheduleExpiry(id, keys.keyed(id));
+  }
+
+  /** As {@link #unscheduleExpiry(String)}, under keyed names ({@code keyed}) or in clear. */
+  boolean unscheduleExpiry(String id, boolean keyed) {
     metrics.roundTrips.increment();
-    Long removed = connection.commands().zrem(keys.expirations(), keys.member(id));
+    Long removed = connection.commands().zrem(keys.expirations(), keys.member(id, keyed));
     return removed != null && removed > 0;
   }
 
@@ -77,20 +87,33 @@ final class SessionIndexes {
    * {@link PrincipalIndex#setTtl}) by principal-add.lua, which also keeps the set alive that long.
    */
   boolean addToPrincipal(String principalName, String id, @Nullable Long ttlMillis) {
+    return addToPrincipal(principalName, id, ttlMillis, keys.keyed(id));
+  }
+
+  /** As {@link #addToPrincipal(String, String, Long)}, under keyed names or in clear. */
+  boolean addToPrincipal(String principalName, String id, @Nullable Long ttlMillis,
+      boolean keyed) {
+    byte[] set = keys.principal(principalName, keyed);
+    byte[] member = keys.member(id, keyed);
     Long added;
     if (ttlMillis == null) {
       metrics.roundTrips.increment();
-      added = connection.commands().sadd(keys.principal(principalName, id), keys.member(id));
+      added = connection.commands().sadd(set, member);
     } else {
       added = store.eval(connection.commands(), RedisScript.PRINCIPAL_ADD, ScriptOutputType.INTEGER,
-          keys.principal(principalName, id), keys.member(id), RedisSessionStore.utf8(Long.toString(ttlMillis)));
+          set, member, RedisSessionStore.utf8(Long.toString(ttlMillis)));
     }
     return added != null && added > 0;
   }
 
   void removeFromPrincipal(String principalName, String id) {
+    removeFromPrincipal(principalName, id, keys.keyed(id));
+  }
+
+  /** As {@link #removeFromPrincipal(String, String)}, under keyed names or in clear. */
+  void removeFromPrincipal(String principalName, String id, boolean keyed) {
     metrics.roundTrips.increment();
-    connection.commands().srem(keys.principal(principalName, id), keys.member(id));
+    connection.commands().srem(keys.principal(principalName, keyed), keys.member(id, keyed));
   }
 
   /**

@@ -174,7 +174,12 @@ final class SessionKeys {
 
   /** {@code id}'s schedule and principal-set member: its id, sealed when it is located keyed. */
   byte[] member(String id) {
-    return keyedNames && keyed(id) ? names().sealId(id) : id.getBytes(UTF_8);
+    return member(id, keyed(id));
+  }
+
+  /** {@code id}'s member as it stands under keyed names ({@code keyed}) or in clear. */
+  byte[] member(String id, boolean keyed) {
+    return keyedNames && keyed ? names().sealId(id) : id.getBytes(UTF_8);
   }
 
   /**
@@ -195,6 +200,53 @@ final class SessionKeys {
   }
 
   /**
+   * What the alias an id renewal leaves under {@code oldId} names (field {@code #>}): with keyed
+   * names, {@code newId} sealed and bound to {@code oldId} and to {@code untilMillis}, the end of
+   * the grace ({@link SessionNames#sealAlias}); else the new id in clear.
+   */
+  byte[] alias(String oldId, String newId, long untilMillis) {
+    return keyedNames && keyed(newId) ? names().sealAlias(oldId, newId, untilMillis)
+        : newId.getBytes(UTF_8);
+  }
+
+  /**
+   * The session id an alias found under {@code oldId} names, and where that session is located;
+   * null when it is not bound to {@code oldId}, its grace ended at {@code nowMillis}, or it is in
+   * clear where only keyed names are read. A sealed id alone (as in a member or {@code #i}) is no
+   * alias: a writer of Redis could copy one from anywhere.
+   */
+  @Nullable String aliasTarget(String oldId, byte[] stored, long nowMillis) {
+    if (!keyedNames) {
+      return new String(stored, UTF_8);
+    }
+    if (SessionNames.isSealedAlias(stored)) {
+      String id = names().openAlias(oldId, stored, nowMillis);
+      if (id == null || (!keyedByDefault && !fallsBack)) {
+        return null;
+      }
+      locate(id, true);
+      return id;
+    }
+    return SessionNames.isSealedId(stored) ? null : idOf(stored);
+  }
+
+  /**
+   * The session id the {@code #i} field {@code sealedId} of the hash named {@code nameToken}
+   * (between the braces) stands for; null unless it opens and names exactly that hash: copied from
+   * another hash, it stands for nothing.
+   */
+  @Nullable String idStoredUnder(byte[] sealedId, String nameToken) {
+    if (!keyedNames || !SessionNames.isSealedId(sealedId)) {
+      return null;
+    }
+    String id = names().openId(sealedId);
+    if (id == null || !names().sessionName(id).equals(nameToken)) {
+      return null;
+    }
+    return idOf(sealedId);
+  }
+
+  /**
    * What stands for session {@code id} between the braces of its key name, where it is located:
    * its keyed name, or the id itself (how tracking invalidations name it).
    */
@@ -208,7 +260,15 @@ final class SessionKeys {
 
   /** {@code <namespace>:s:{<id>}}: the hash tag keeps every key of one session in one Cluster slot. */
   byte[] session(String id) {
-    if (keyedNames && keyed(id)) {
+    return session(id, keyed(id));
+  }
+
+  /**
+   * Session {@code id}'s hash under keyed names ({@code keyed}) or in clear, wherever it is located:
+   * what a move between the two names writes, without relocating the session for other threads.
+   */
+  byte[] session(String id, boolean keyed) {
+    if (keyedNames && keyed) {
       return (namespace + ":s:{" + names().sessionName(id) + "}").getBytes(UTF_8);
     }
     // Every command of a request names it: an ASCII id (any id this library makes) is copied in
@@ -269,20 +329,26 @@ final class SessionKeys {
     return principal(principalName, keyedNames && keyed(id));
   }
 
+  /** The principal set of {@code principalName} under keyed names ({@code keyed}) or in clear. */
+  byte[] principal(String principalName, boolean keyed) {
+    String name = keyed && keyedNames ? names().principalName(principalName) : principalName;
+    return (namespace + ":principal:" + name).getBytes(UTF_8);
+  }
+
   /** Every set that may index sessions of {@code principalName}: both during a rollout. */
   List<byte[]> principals(String principalName) {
     return fallsBack ? List.of(principal(principalName, true), principal(principalName, false))
         : List.of(principal(principalName));
   }
 
-  private byte[] principal(String principalName, boolean keyed) {
-    String name = keyed && keyedNames ? names().principalName(principalName) : principalName;
-    return (namespace + ":principal:" + name).getBytes(UTF_8);
-  }
-
   /** {@code #i}, the sealed id in a keyed session's hash; null where the session is in clear. */
   byte @Nullable [] idField(String id) {
-    return keyedNames && keyed(id) ? names().sealId(id) : null;
+    return idField(id, keyed(id));
+  }
+
+  /** {@code #i} of session {@code id} under keyed names ({@code keyed}); null in clear. */
+  byte @Nullable [] idField(String id, boolean keyed) {
+    return keyedNames && keyed ? names().sealId(id) : null;
   }
 
   /**

@@ -32,6 +32,8 @@ final class SessionNames {
   /** The first byte of a sealed id: as a sealed value's, never a compact id's first character. */
   static final int MARKER = ValueProtection.MARKER;
   static final int TAG_BYTES = 16;
+  /** The first byte of a sealed alias ({@link #sealAlias}). */
+  static final int ALIAS_MARKER = 0xF6;
 
   private final byte[] namespace;
   private final SecretKeySpec macKey;
@@ -107,6 +109,57 @@ final class SessionNames {
     String id = new String(plain, UTF_8);
     // Not through recent: a member may hold anything, and only ids this node names belong there.
     return MessageDigest.isEqual(tag, tag('s', id)) ? id : null;
+  }
+
+  /**
+   * The alias an id renewal leaves under {@code oldId} (field {@code #>}): {@code F6 | until (8
+   * bytes, big-endian epoch milliseconds) | mac (16) | sealed new id}, the mac the first 16 bytes of
+   * HMAC-SHA256(mac key, "a" | namespace | 0 | length of old id (4) | old id | until | sealed new
+   * id). Bound to the old id and to the end of the grace: copied under another key, or kept past
+   * its end, it opens to nothing (docs/security.md, "What a writer of Redis can do").
+   */
+  byte[] sealAlias(String oldId, String newId, long untilMillis) {
+    byte[] sealedNewId = sealId(newId);
+    byte[] alias = new byte[1 + 8 + TAG_BYTES + sealedNewId.length];
+    alias[0] = (byte) ALIAS_MARKER;
+    java.nio.ByteBuffer.wrap(alias, 1, 8).putLong(untilMillis);
+    System.arraycopy(aliasMac(oldId, untilMillis, sealedNewId), 0, alias, 9, TAG_BYTES);
+    System.arraycopy(sealedNewId, 0, alias, 9 + TAG_BYTES, sealedNewId.length);
+    return alias;
+  }
+
+  /** Whether {@code stored} starts like a sealed alias ({@link #sealAlias}). */
+  static boolean isSealedAlias(byte[] stored) {
+    return stored.length > 9 + TAG_BYTES + 1 + TAG_BYTES && (stored[0] & 0xFF) == ALIAS_MARKER;
+  }
+
+  /**
+   * The new id the alias {@code stored} under {@code oldId} names while its grace lasts at {@code
+   * nowMillis}; null when it is no sealed alias, was sealed for another old id, or has ended.
+   */
+  @Nullable String openAlias(String oldId, byte[] stored, long nowMillis) {
+    if (!isSealedAlias(stored)) {
+      return null;
+    }
+    long until = java.nio.ByteBuffer.wrap(stored, 1, 8).getLong();
+    byte[] sealedNewId = Arrays.copyOfRange(stored, 9 + TAG_BYTES, stored.length);
+    byte[] mac = Arrays.copyOfRange(stored, 9, 9 + TAG_BYTES);
+    if (until <= nowMillis || !MessageDigest.isEqual(mac, aliasMac(oldId, until, sealedNewId))) {
+      return null;
+    }
+    return openId(sealedNewId);
+  }
+
+  private byte[] aliasMac(String oldId, long untilMillis, byte[] sealedNewId) {
+    byte[] old = oldId.getBytes(UTF_8);
+    Mac mac = macs.get();
+    mac.update((byte) 'a');
+    mac.update(namespace);
+    mac.update((byte) 0);
+    mac.update(java.nio.ByteBuffer.allocate(4).putInt(old.length).array());
+    mac.update(old);
+    mac.update(java.nio.ByteBuffer.allocate(8).putLong(untilMillis).array());
+    return Arrays.copyOf(mac.doFinal(sealedNewId), TAG_BYTES);
   }
 
   /** The tag and name of session {@code id}, from {@link #recent} when it is there. */

@@ -139,44 +139,44 @@ final class SessionRenaming {
     }
     String principal = store.protection().openPrincipal(id, storedPrincipal);
     Long due = store.indexes().scheduledExpiry(id);
-    byte[] fromSet = principal == null ? null : keys.principal(principal, id);
-    keys.locate(id, !from);
-    byte[] toKey = keys.session(id);
+    byte[] fromSet = principal == null ? null : keys.principal(principal, from);
+    // Every name below is given its location explicitly: the session's location is node-wide
+    // (SessionKeys), and request threads saving it meanwhile must keep writing where it is until
+    // the old hash is gone.
+    byte[] toKey = keys.session(id, !from);
     try {
       metrics.roundTrips.add(2);
       commands.restore(toKey, dump, RestoreArgs.Builder.ttl(Math.max(ttl, 0)));
-      byte[] idField = keys.idField(id);
+      byte[] idField = keys.idField(id, !from);
       if (idField != null) {
         commands.hset(toKey, ID_FIELD, idField);
       } else {
         commands.hdel(toKey, ID_FIELD);
       }
     } catch (RedisCommandExecutionException e) { // BUSYKEY: a hash under both names, left alone
-      keys.locate(id, from);
       return false;
     }
     afterCopy.run();
     if (!deleteIfUnchanged(commands, fromKey, metadata)) {
       deleteIfUnchanged(commands, toKey, metadata);
-      keys.locate(id, from);
       return false;
     }
+    keys.locate(id, !from);
     if (due != null) {
-      store.indexes().scheduleExpiry(id, due);
+      store.indexes().scheduleExpiry(id, due, !from);
     }
     if (principal != null) {
       metrics.roundTrips.increment();
       Long setTtl = commands.pttl(fromSet);
-      store.indexes().addToPrincipal(principal, id, setTtl != null && setTtl > 0 ? setTtl : null);
+      store.indexes().addToPrincipal(principal, id, setTtl != null && setTtl > 0 ? setTtl : null,
+          !from);
     }
-    keys.locate(id, from);
     if (due != null) {
-      store.indexes().unscheduleExpiry(id);
+      store.indexes().unscheduleExpiry(id, from);
     }
     if (principal != null) {
-      store.indexes().removeFromPrincipal(principal, id);
+      store.indexes().removeFromPrincipal(principal, id, from);
     }
-    keys.locate(id, !from);
     return true;
   }
 

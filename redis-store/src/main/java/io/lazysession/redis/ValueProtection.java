@@ -111,6 +111,11 @@ final class ValueProtection {
     return encryption != null;
   }
 
+  /** Whether this node has keys and still reads values stored without protection (a rollout). */
+  boolean acceptsUnprotected() {
+    return encryption != null && encryption.acceptUnprotected();
+  }
+
   /** Whether {@code stored} starts like a sealed value. */
   static boolean isSealed(byte @Nullable [] stored) {
     return stored != null && stored.length > 2 && (stored[0] & 0xFF) == MARKER;

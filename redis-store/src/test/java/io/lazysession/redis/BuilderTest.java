@@ -155,6 +155,6 @@ class BuilderTest {
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("lazysession.migrate-from")
         .hasMessageContaining("lazysession.encryption.accept-unprotected=false")
-        .hasMessageContaining("keep accept-unprotected=true");
+        .hasMessageContaining("set accept-unprotected=true until the migration is over");
   }
 }

@@ -61,7 +61,12 @@ class KeyedIdRenewalIT {
     assertThat(newId).isNotEqualTo(oldId);
     assertThat((String) renewed.getAttribute("cart")).isEqualTo("3 books");
     assertThat(a.findByPrincipalName("alice")).containsOnlyKeys(newId);
-    assertThat(sealedField(oldId, SessionKeys.ALIAS)).as("the alias, sealed").isEqualTo(newId);
+    byte[] alias = nodes.raw().hget(nodes.sessionKey(oldId), SessionKeys.ALIAS.getBytes(UTF_8));
+    SessionKeys keys = nodes.a().shared().store().keys();
+    assertThat(keys.aliasTarget(oldId, alias, nodes.clock().millis()))
+        .as("the alias, sealed and bound to the old id").isEqualTo(newId);
+    assertThat(keys.aliasTarget(newId, alias, nodes.clock().millis()))
+        .as("under another id").isNull();
     assertThat(sealedField(newId, SessionKeys.ID)).as("#i of the copy").isEqualTo(newId);
     assertThat(faceOf.apply(nodes.b()).find(oldId).getId()).as("the old id on B").isEqualTo(newId);
   }

@@ -30,7 +30,9 @@ class LazySessionHealthIndicator extends AbstractHealthIndicator {
 
   @Override
   protected void doHealthCheck(Health.Builder builder) {
-    builder.withDetail("namespace", repository.namespace()).withDetail("redis", where);
+    builder.withDetail("namespace", repository.namespace()).withDetail("redis", where)
+        .withDetail("encryption", !repository.encrypts() ? "off"
+            : repository.acceptsUnprotectedValues() ? "on, accepting unprotected values" : "on");
     try {
       repository.findById(PROBE_ID);
     } catch (SessionStoreUnavailableException e) {

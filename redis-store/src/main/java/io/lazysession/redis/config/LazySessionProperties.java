@@ -266,9 +266,9 @@ public record LazySessionProperties(
    *     bound to the session and the field, and checked before decoding. A bean of type
    *     io.lazysession.redis.EncryptionKeySource may give the keys instead. Off by default.
    * @param acceptUnprotected With keys: whether values stored without protection (before it was
-   *     turned on, or by a node without keys) are read. Set it to false once the repository's
-   *     reencrypt() reports nothing remaining: from then on only key holders can write what is
-   *     decoded.
+   *     turned on, or by a node without keys) are read. Off by default: only key holders can write
+   *     what is decoded. Set it to true only while turning protection on or off in a running
+   *     cluster, until the repository's reencrypt() reports nothing remaining.
    * @param writeUnprotected With keys: write values without protection while reading protected
    *     ones. The first step of turning protection on in a running cluster and the last of turning
    *     it off, without signing anybody out.

@@ -285,7 +285,7 @@ final class PropertyChecks {
       throw new LazySessionConfigurationException(PREFIX + "encryption.write-unprotected",
           PREFIX + "encryption.write-unprotected=true needs " + PREFIX
               + "encryption.accept-unprotected=true: a node would refuse what it writes",
-          "Set " + PREFIX + "encryption.accept-unprotected=true (the default), or remove "
+          "Set " + PREFIX + "encryption.accept-unprotected=true for the rollout, or remove "
               + PREFIX + "encryption.write-unprotected.");
     }
   }

@@ -126,6 +126,12 @@ public final class LazySessionMetrics implements MeterBinder {
         .description("values stored with Java serialization because Kryo could not encode them")
         .tags(tags)
         .register(registry);
+    Gauge.builder("lazysession.encryption.accepts.unprotected", repository,
+            r -> r.acceptsUnprotectedValues() ? 1 : 0)
+        .description("1 while this node has keys and still reads values stored without "
+            + "protection (a rollout), else 0")
+        .tags(tags)
+        .register(registry);
     Gauge.builder("lazysession.allow.list.outside", repository,
             r -> r.serializer().allowList().outsideClasses().size())
         .description("classes outside the allow-list that audit mode let through")

@@ -27,7 +27,7 @@ class EncryptionPropertiesTest {
     LazySessionProperties.Encryption encryption = bind().encryption();
 
     assertThat(encryption.keys()).isNull();
-    assertThat(encryption.acceptUnprotected()).isTrue();
+    assertThat(encryption.acceptUnprotected()).isFalse();
     assertThat(encryption.writeUnprotected()).isFalse();
     assertThat(encryption.settings(null)).isNull();
   }
@@ -40,6 +40,23 @@ class EncryptionPropertiesTest {
     assertThat(settings.keys()).extracting(EncryptionKey::id).containsExactly("k2", "k1");
     assertThat(settings.acceptUnprotected()).isFalse();
     assertThat(settings.writeUnprotected()).isFalse();
+  }
+
+  @Test
+  void bind_keysOnly_protectedRefusingUnprotectedValues() {
+    SessionEncryption settings = bind("lazysession.encryption.keys", "k1:" + SECRET).encryption()
+        .settings(null);
+
+    assertThat(settings.acceptUnprotected()).isFalse();
+    assertThat(settings.writeUnprotected()).isFalse();
+  }
+
+  @Test
+  void bind_writeUnprotectedAlone_failsSayingAcceptUnprotectedMustBeSetForTheRollout() {
+    assertThatThrownBy(() -> bind("lazysession.encryption.keys", "k1:" + SECRET,
+        "lazysession.encryption.write-unprotected", "true"))
+        .hasStackTraceContaining("lazysession.encryption.write-unprotected=true needs "
+            + "lazysession.encryption.accept-unprotected=true");
   }
 
   @Test
