@@ -118,7 +118,36 @@ class BootSessionModuleIT {
           "/actuator/health/lazysession");
 
       assertThat(health.statusCode()).isEqualTo(200);
-      assertThat(health.body()).contains("\"status\":\"UP\"").contains("namespace");
+      assertThat(health.body()).contains("\"status\":\"UP\"").contains("namespace")
+          .contains("\"encryption\":\"off\"");
+    }
+  }
+
+  @Test
+  void healthAndGauge_keysAcceptingUnprotectedValues_sayItWhileItLasts() throws Exception {
+    String key = "k1:" + java.util.Base64.getEncoder().encodeToString(new byte[32]);
+    try (ConfigurableApplicationContext context = start(
+        "management.endpoints.web.exposure.include=health",
+        "management.endpoint.health.show-components=always",
+        "management.endpoint.health.show-details=always",
+        "lazysession.encryption.keys=" + key,
+        "lazysession.encryption.accept-unprotected=true")) {
+      HttpResponse<String> health = send(HttpClient.newHttpClient(), context, "GET",
+          "/actuator/health/lazysession");
+
+      assertThat(health.body()).contains("\"encryption\":\"on, accepting unprotected values\"");
+      assertThat(context.getBean(MeterRegistry.class)
+          .get("lazysession.encryption.accepts.unprotected").gauge().value()).isEqualTo(1.0);
+    }
+    try (ConfigurableApplicationContext context = start(
+        "management.endpoints.web.exposure.include=health",
+        "management.endpoint.health.show-components=always",
+        "management.endpoint.health.show-details=always",
+        "lazysession.encryption.keys=" + key)) {
+      assertThat(send(HttpClient.newHttpClient(), context, "GET", "/actuator/health/lazysession")
+          .body()).contains("\"encryption\":\"on\"");
+      assertThat(context.getBean(MeterRegistry.class)
+          .get("lazysession.encryption.accepts.unprotected").gauge().value()).isZero();
     }
   }
 
