@@ -114,9 +114,10 @@ public final class LazyRedisSessionRepositoryBuilder {
 
   /**
    * How often this node sweeps for expired sessions (publishing the expiry events); default 10
-   * seconds. Zero turns the background sweep off ({@link #cleanUpExpiredSessions()} still works).
-   * Keep it on for at least one node of a namespace, or turn {@link #expiryEvents} off: else the
-   * schedule keeps the ids of expired sessions forever.
+   * seconds. Zero turns the background sweep off
+   * ({@link LazyRedisSessionRepository#cleanUpExpiredSessions()} still works). Keep it on for at
+   * least one node of a namespace, or turn {@link #expiryEvents} off: else the schedule keeps the
+   * ids of expired sessions forever.
    */
   public LazyRedisSessionRepositoryBuilder cleanupInterval(Duration cleanupInterval) {
     this.cleanupInterval = nonNegative(cleanupInterval, "cleanupInterval");

@@ -24,7 +24,7 @@ import java.util.Set;
  *
  * <p>Also always allowed, so that an application needs no setting for what Spring keeps in its
  * sessions: from {@code java.net} only {@code URI}, and {@code URL} in the forms the codecs write
- * (see {@link JavaNetSerializers}: rebuilt from its string, never resolving its host); and the
+ * (see {@code JavaNetSerializers}: rebuilt from its string, never resolving its host); and the
  * Spring portfolio's session classes ({@link SpringSessionTypes}: flash maps, session-scope
  * destruction callbacks, the security context and every authentication, failure exceptions, saved
  * requests, CSRF tokens, OAuth 2.0 and OIDC, SAML 2.0, WebAuthn, one-time tokens). These are data
@@ -260,7 +260,7 @@ public final class ClassAllowList {
    * {@code java.net.URL} and the certificate classes of the JDK's providers are allowed as classes:
    * a codec builds a URL from a string without looking its host up, and a certificate from its
    * encoded form with {@code CertificateFactory} (the JDK's stream filter sees them as what a
-   * {@link SerializedUrl} or a {@code Certificate.CertificateRep} resolves to), while bytes that name
+   * {@code SerializedUrl} or a {@code Certificate.CertificateRep} resolves to), while bytes that name
    * them are refused.
    */
   public boolean isAllowed(Class<?> type) {
