@@ -16,8 +16,8 @@ import org.springframework.security.web.authentication.session.SessionAuthentica
  * save at the end of the request. It does nothing unless the limit is
  * {@link SessionLimit.Action#REFUSE_NEW}: with evict-oldest no sign-in fails, and the save that
  * signs in evicts (not earlier, so that a login that fails later ends no other session). The
- * Spring Boot auto-configuration adds it to every {@code HttpSecurity} when
- * {@value SessionLimit#MAX_PROPERTY} is set; others add it with
+ * Spring Boot auto-configuration adds it to every {@code HttpSecurity} (whether or not
+ * {@value SessionLimit#MAX_PROPERTY} is set); others add it with
  * {@code sessionManagement(s -> s.addSessionAuthenticationStrategy(...))}. Thread-safe.
  *
  * <p>It runs before session fixation protection changes the id; the save that ends the request

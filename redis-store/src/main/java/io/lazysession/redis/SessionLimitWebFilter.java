@@ -20,9 +20,8 @@ import reactor.core.publisher.Mono;
  * with its failure handler (the login page with {@code ?error}) instead of the request failing with
  * {@link SessionLimitExceededException}. It does nothing unless the limit is
  * {@link SessionLimit.Action#REFUSE_NEW}, for the reason the strategy gives. The Spring Boot
- * auto-configuration and {@code @EnableLazyWebSession} define it as a bean when
- * {@value SessionLimit#MAX_PROPERTY} is set and Spring Security's WebFlux support is on the class
- * path; others define it themselves. Thread-safe.
+ * auto-configuration defines it as a bean whenever Spring Security's WebFlux support is on the class
+ * path, {@code @EnableLazyWebSession} when its limit is set; others define it themselves. Thread-safe.
  *
  * <p>Design note: a WebFlux sign-in that keeps its security context in the session
  * ({@code WebSessionServerSecurityContextRepository}) puts the context into the session and then

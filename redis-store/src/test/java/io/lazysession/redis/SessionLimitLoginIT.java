@@ -49,13 +49,18 @@ class SessionLimitLoginIT {
   /** Opens the login page and posts the form; the response to the post. */
   static HttpResponse<String> signIn(HttpClient browser, ConfigurableApplicationContext node)
       throws Exception {
+    return signIn(browser, base(node));
+  }
+
+  /** Opens the login page of the node at {@code base} and posts the form; the response to the post. */
+  static HttpResponse<String> signIn(HttpClient browser, String base) throws Exception {
     HttpResponse<String> page = browser.send(HttpRequest.newBuilder(
-        URI.create(base(node) + "/login")).build(), HttpResponse.BodyHandlers.ofString());
+        URI.create(base + "/login")).build(), HttpResponse.BodyHandlers.ofString());
     Matcher csrf = CSRF.matcher(page.body());
     assertThat(csrf.find()).as("the login page's CSRF token").isTrue();
     String form = "username=ann&password=secret&_csrf="
         + URLEncoder.encode(csrf.group(1), StandardCharsets.UTF_8);
-    return browser.send(HttpRequest.newBuilder(URI.create(base(node) + "/login"))
+    return browser.send(HttpRequest.newBuilder(URI.create(base + "/login"))
         .header("Content-Type", "application/x-www-form-urlencoded")
         .POST(HttpRequest.BodyPublishers.ofString(form)).build(),
         HttpResponse.BodyHandlers.ofString());
@@ -63,7 +68,11 @@ class SessionLimitLoginIT {
 
   static HttpResponse<String> me(HttpClient browser, ConfigurableApplicationContext node)
       throws Exception {
-    return browser.send(HttpRequest.newBuilder(URI.create(base(node) + "/me")).build(),
+    return me(browser, base(node));
+  }
+
+  static HttpResponse<String> me(HttpClient browser, String base) throws Exception {
+    return browser.send(HttpRequest.newBuilder(URI.create(base + "/me")).build(),
         HttpResponse.BodyHandlers.ofString());
   }
 

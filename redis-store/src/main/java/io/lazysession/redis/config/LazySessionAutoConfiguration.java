@@ -23,7 +23,6 @@ import org.springframework.boot.autoconfigure.AutoConfigurationPackages;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Binder;
@@ -171,11 +170,15 @@ public class LazySessionAutoConfiguration {
   @Import(SpringHttpSessionConfiguration.class)
   static class ServletConfiguration {}
 
-  /** Spring Security with a limit of sessions per principal: see the imported configuration. */
+  /**
+   * Spring Security's side of the limit of sessions per principal: see the imported configuration.
+   * Whatever {@code lazysession.max-sessions-per-principal} is: the strategy admits everything
+   * without a limit, and a condition on the property would be fixed when an application is built
+   * for Spring AOT, leaving a limit set only at run time without its login failure page.
+   */
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
   @ConditionalOnClass(name = SessionLimitSecurityConfiguration.HTTP_SECURITY)
-  @ConditionalOnProperty(prefix = LazySessionProperties.PREFIX, name = "max-sessions-per-principal")
   @Import(SessionLimitSecurityConfiguration.class)
   static class SessionLimitSecurity {}
 

@@ -6,7 +6,6 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -51,10 +50,13 @@ public class LazyWebSessionAutoConfiguration {
     return LazyWebSessionConfiguration.reactive(repository);
   }
 
-  /** Spring Security WebFlux with a limit of sessions per principal: see the imported configuration. */
+  /**
+   * Spring Security WebFlux's side of the limit of sessions per principal: see the imported
+   * configuration. Whatever {@code lazysession.max-sessions-per-principal} is, for the reason
+   * {@link LazySessionAutoConfiguration} gives (a condition on it would be fixed by Spring AOT).
+   */
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnClass(name = SessionLimitWebFluxSecurityConfiguration.SECURITY_WEB_FILTER_CHAIN)
-  @ConditionalOnProperty(prefix = LazySessionProperties.PREFIX, name = "max-sessions-per-principal")
   @Import(SessionLimitWebFluxSecurityConfiguration.class)
   static class SessionLimitSecurity {}
 }

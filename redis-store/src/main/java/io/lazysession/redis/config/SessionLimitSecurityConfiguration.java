@@ -12,10 +12,12 @@ import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 /**
  * Spring Security with a limit of sessions per principal: every {@code HttpSecurity} gets the
  * strategy that refuses a sign-in beyond the limit at authentication, so that the user lands on the
- * login failure page (docs/session-policies.md). Imported by the Boot auto-configuration when
- * {@code lazysession.max-sessions-per-principal} is set, and by {@link EnableLazyHttpSession} (through
- * {@link Selector}) when its {@code maxSessionsPerPrincipal} is; only with Spring Security's
- * configuration on the class path.
+ * login failure page (docs/session-policies.md). Imported by the Boot auto-configuration whatever
+ * {@code lazysession.max-sessions-per-principal} is (the strategy admits everything without a
+ * limit, and the property may be given only at run time to an application built for Spring AOT),
+ * and by {@link EnableLazyHttpSession} (through {@link Selector}) when its
+ * {@code maxSessionsPerPrincipal} is set; only with Spring Security's configuration on the class
+ * path.
  */
 @Configuration(proxyBeanMethods = false)
 class SessionLimitSecurityConfiguration {

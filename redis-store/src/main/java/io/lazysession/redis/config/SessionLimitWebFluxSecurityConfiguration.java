@@ -12,9 +12,10 @@ import org.springframework.core.type.AnnotationMetadata;
  * beyond the limit at authentication, so that the user lands on the login failure page
  * (docs/session-policies.md). The reactive twin of {@link SessionLimitSecurityConfiguration}: a web
  * filter instead of a customizer, as WebFlux security has no session authentication strategy to
- * add. Imported by the Boot auto-configuration when {@code lazysession.max-sessions-per-principal}
- * is set, and by {@link EnableLazyWebSession} (through {@link Selector}) when its
- * {@code maxSessionsPerPrincipal} is; only with Spring Security's WebFlux support on the class path.
+ * add. Imported by the Boot auto-configuration whatever {@code lazysession.max-sessions-per-principal}
+ * is (the filter passes everything through without a limit), and by {@link EnableLazyWebSession}
+ * (through {@link Selector}) when its {@code maxSessionsPerPrincipal} is set; only with Spring
+ * Security's WebFlux support on the class path.
  */
 @Configuration(proxyBeanMethods = false)
 class SessionLimitWebFluxSecurityConfiguration {

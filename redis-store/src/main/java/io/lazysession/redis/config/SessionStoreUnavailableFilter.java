@@ -1,11 +1,12 @@
 package io.lazysession.redis.config;
 
-import io.lazysession.redis.SessionStoreUnavailableException;
+import io.lazysession.serializer.SerializationException;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 
@@ -16,7 +17,9 @@ import java.io.IOException;
  * application throw, including a save that fails when the response is committed, before the servlet
  * container would log the exception and render its error page. Failures of other kinds, and those
  * that strike after the response was committed, pass through unchanged. The outage itself is logged
- * once by the session store, so nothing is logged here. Thread-safe (stateless).
+ * once by the session store, so nothing is logged here. A save the store refused because a value
+ * cannot be stored is logged once and answered with the application's error page instead
+ * ({@link SaveRefusals}). Thread-safe (stateless).
  */
 final class SessionStoreUnavailableFilter implements Filter {
   @Override
@@ -25,12 +28,18 @@ final class SessionStoreUnavailableFilter implements Filter {
     try {
       chain.doFilter(request, response);
     } catch (IOException | ServletException | RuntimeException e) {
-      SessionStoreUnavailableException unavailable = OutageResponses.unavailable(e);
-      if (unavailable == null || response.isCommitted()
-          || !(response instanceof HttpServletResponse http)) {
+      if (response.isCommitted() || !(response instanceof HttpServletResponse http)
+          || !(request instanceof HttpServletRequest httpRequest)) {
         throw e;
       }
-      respond(http);
+      SerializationException refused = SaveRefusals.refusal(e);
+      if (refused != null) {
+        SaveRefusals.respond(httpRequest, http, refused, e);
+      } else if (OutageResponses.unavailable(e) != null) {
+        respond(http);
+      } else {
+        throw e;
+      }
     }
   }
 
