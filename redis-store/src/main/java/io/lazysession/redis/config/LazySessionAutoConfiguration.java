@@ -125,6 +125,7 @@ public class LazySessionAutoConfiguration {
       ApplicationEventPublisher events,
       ObjectProvider<LazySessionRepositoryCustomizer> customizers,
       ObjectProvider<EncryptionKeySource> keySource) {
+    UnknownProperties.check(environment);
     List<LazySessionRepositoryCustomizer> applied = new ArrayList<>();
     LazySessionRepositoryCustomizer keys =
         RepositoryFactory.keySource(properties, keySource.getIfAvailable());

@@ -67,7 +67,8 @@ class LazySessionFailureAnalyzer implements FailureAnalyzer, Ordered {
   private FailureAnalysis analyze(Throwable failure, LazySessionConfigurationException cause) {
     StringBuilder description = new StringBuilder(TITLE);
     if (cause.value() == null) {
-      description.append(cause.reason()).append(".\n\nSetting: ").append(cause.setting());
+      description.append(cause.reason()).append(cause.reason().endsWith("?") ? "" : ".")
+          .append("\n\nSetting: ").append(cause.setting());
     } else {
       description.append(cause.setting()).append(' ').append(cause.reason())
           .append(".\n\nSetting: ").append(cause.setting())
