@@ -144,7 +144,8 @@ public class LazySessionAutoConfiguration {
         events, withFlushMode(SpringSessionRedisProperties.flushMode(Binder.get(environment)),
             applied));
     LazyRedisSessionRepository repository = RepositoryFactory.build(request);
-    RepositoryFactory.logStarted(request, allowListMode(environment));
+    RepositoryFactory.logStarted(request, allowListMode(environment),
+        properties.encryption().settings(keySource.getIfAvailable()));
     return repository;
   }
 

@@ -225,17 +225,34 @@ final class RepositoryFactory {
 
   /**
    * The one INFO line that says what the store does, logged once it is built: where Redis is
-   * (without credentials), the namespace, codec, compression, near cache and allow-list mode.
+   * (without credentials), the namespace, codec, compression, near cache and allow-list mode,
+   * encryption (never a key) and every other setting changed from its default
+   * ({@link ChangedSettings}).
    *
    * @param allowListMode what the allow-list does with a class outside it
+   * @param encryption the protection in force (from the properties or a key source bean)
    */
-  static void logStarted(Request request, String allowListMode) {
+  static void logStarted(Request request, String allowListMode,
+      @Nullable SessionEncryption encryption) {
     if (log.isInfoEnabled()) {
-      log.info(summary(request, allowListMode));
+      log.info(summary(request, allowListMode, encryption));
     }
   }
 
-  static String summary(Request request, String allowListMode) {
+  /** As {@link #logStarted(Request, String, SessionEncryption)}, encryption from the properties. */
+  static void logStarted(Request request, String allowListMode) {
+    logStarted(request, allowListMode, request.properties().encryption().settings(null));
+  }
+
+  static String summary(Request request, String allowListMode,
+      @Nullable SessionEncryption encryption) {
+    List<String> changed = ChangedSettings.changed(request.properties());
+    return summary(request, allowListMode) + "; " + ChangedSettings.encryption(encryption)
+        + (changed.isEmpty() ? "" : "; changed from the defaults: "
+            + String.join(", ", changed));
+  }
+
+  private static String summary(Request request, String allowListMode) {
     LazySessionProperties properties = request.properties();
     Compression compression = request.serializer().compression();
     LazySessionProperties.NearCache nearCache = properties.nearCache();
