@@ -74,7 +74,8 @@ class LazySessionFailureAnalyzer implements FailureAnalyzer, Ordered {
           .append(".\n\nSetting: ").append(cause.setting())
           .append("\nValue: ").append(valueOf(cause.setting(), cause.value()));
     }
-    if (cause.getCause() != null) {
+    if (cause.getCause() != null && (cause.getCause().getMessage() == null
+        || !cause.getCause().getMessage().contains(cause.reason()))) {
       description.append("\nCause: ").append(cause.getCause().getMessage());
     }
     return new FailureAnalysis(description.toString(), cause.action(), failure);
