@@ -75,4 +75,19 @@ class StartupFailureReportTest {
         .contains("Set lazysession.near-cache.max-staleness to a duration with a unit "
             + "(250ms, 30s, 5m, 2h) or in ISO-8601 (PT5M)");
   }
+
+  @Test
+  void run_typoInAPropertyName_reportsItAndTheNearestValidProperty(CapturedOutput output) {
+    start("--lazysession.compresion=none");
+
+    assertThat(output.getOut() + output.getErr())
+        .contains("APPLICATION FAILED TO START")
+        .contains("lazysession (Spring Session on Redis) could not start: lazysession.compresion "
+            + "(from ")
+        .contains("is not a lazysession property; did you mean lazysession.compression?")
+        .contains("Setting: lazysession.compresion")
+        .contains("Rename it to lazysession.compression (docs/user-guide.md lists every "
+            + "property)")
+        .contains("set lazysession.ignore-unknown-properties=true");
+  }
 }

@@ -124,6 +124,7 @@ public class LazySessionAutoConfiguration {
       ApplicationEventPublisher events,
       ObjectProvider<LazySessionRepositoryCustomizer> customizers,
       ObjectProvider<EncryptionKeySource> keySource) {
+    UnknownProperties.check(environment);
     List<LazySessionRepositoryCustomizer> applied = new ArrayList<>();
     LazySessionRepositoryCustomizer keys =
         RepositoryFactory.keySource(properties, keySource.getIfAvailable());
@@ -142,7 +143,8 @@ public class LazySessionAutoConfiguration {
         events, withFlushMode(SpringSessionRedisProperties.flushMode(Binder.get(environment)),
             applied));
     LazyRedisSessionRepository repository = RepositoryFactory.build(request);
-    RepositoryFactory.logStarted(request, allowListMode(environment));
+    RepositoryFactory.logStarted(request, allowListMode(environment),
+        properties.encryption().settings(keySource.getIfAvailable()));
     return repository;
   }
 

@@ -67,13 +67,15 @@ class LazySessionFailureAnalyzer implements FailureAnalyzer, Ordered {
   private FailureAnalysis analyze(Throwable failure, LazySessionConfigurationException cause) {
     StringBuilder description = new StringBuilder(TITLE);
     if (cause.value() == null) {
-      description.append(cause.reason()).append(".\n\nSetting: ").append(cause.setting());
+      description.append(cause.reason()).append(cause.reason().endsWith("?") ? "" : ".")
+          .append("\n\nSetting: ").append(cause.setting());
     } else {
       description.append(cause.setting()).append(' ').append(cause.reason())
           .append(".\n\nSetting: ").append(cause.setting())
           .append("\nValue: ").append(valueOf(cause.setting(), cause.value()));
     }
-    if (cause.getCause() != null) {
+    if (cause.getCause() != null && (cause.getCause().getMessage() == null
+        || !cause.getCause().getMessage().contains(cause.reason()))) {
       description.append("\nCause: ").append(cause.getCause().getMessage());
     }
     return new FailureAnalysis(description.toString(), cause.action(), failure);

@@ -35,6 +35,7 @@ final class RepositoryFactory {
 
   static final String REQUIRE_REDIS_AT_STARTUP =
       LazySessionProperties.PREFIX + ".require-redis-at-startup";
+  static final String ENCRYPTION_KEYS = LazySessionProperties.PREFIX + ".encryption.keys";
   private static final Logger log = LoggerFactory.getLogger(RepositoryFactory.class);
 
   private RepositoryFactory() {}
@@ -206,6 +207,10 @@ final class RepositoryFactory {
       throw new LazySessionConfigurationException("lazysession.near-cache.mode", e.getMessage(),
           "Set lazysession.near-cache.mode=validate, or run Redis as that message says.", e);
     } catch (IllegalStateException e) {
+      LazySessionConfigurationException keys = keysRefused(e);
+      if (keys != null) {
+        throw keys;
+      }
       // The builder's message says what failed (typically: cannot connect); add where we looked.
       String where = request.target() == null
           ? "the application's " + request.clientName() + " bean"
@@ -224,18 +229,55 @@ final class RepositoryFactory {
   }
 
   /**
+   * Redis was reached, and the names key it holds does not open with this node's keys (a key id
+   * whose secret differs from the other nodes', or none of their ids): a failure of
+   * {@code lazysession.encryption.keys}, not of the connection. The message names the key ids,
+   * never a key. Null for any other failure.
+   */
+  static @Nullable LazySessionConfigurationException keysRefused(IllegalStateException failure) {
+    String prefix = ENCRYPTION_KEYS + ": ";
+    String message = failure.getMessage();
+    if (message == null || !message.startsWith(prefix)) {
+      return null;
+    }
+    return new LazySessionConfigurationException(ENCRYPTION_KEYS,
+        message.substring(prefix.length()).replaceAll("\\.$", ""),
+        "Give this node the " + ENCRYPTION_KEYS + " of the other nodes of the namespace: each key "
+            + "id with the same secret as theirs (a new secret needs a new key id; "
+            + "docs/security.md, Rotation). Redis is reachable: the connection settings are fine.",
+        failure);
+  }
+
+  /**
    * The one INFO line that says what the store does, logged once it is built: where Redis is
-   * (without credentials), the namespace, codec, compression, near cache and allow-list mode.
+   * (without credentials), the namespace, codec, compression, near cache and allow-list mode,
+   * encryption (never a key) and every other setting changed from its default
+   * ({@link ChangedSettings}).
    *
    * @param allowListMode what the allow-list does with a class outside it
+   * @param encryption the protection in force (from the properties or a key source bean)
    */
-  static void logStarted(Request request, String allowListMode) {
+  static void logStarted(Request request, String allowListMode,
+      @Nullable SessionEncryption encryption) {
     if (log.isInfoEnabled()) {
-      log.info(summary(request, allowListMode));
+      log.info(summary(request, allowListMode, encryption));
     }
   }
 
-  static String summary(Request request, String allowListMode) {
+  /** As {@link #logStarted(Request, String, SessionEncryption)}, encryption from the properties. */
+  static void logStarted(Request request, String allowListMode) {
+    logStarted(request, allowListMode, request.properties().encryption().settings(null));
+  }
+
+  static String summary(Request request, String allowListMode,
+      @Nullable SessionEncryption encryption) {
+    List<String> changed = ChangedSettings.changed(request.properties());
+    return summary(request, allowListMode) + "; " + ChangedSettings.encryption(encryption)
+        + (changed.isEmpty() ? "" : "; changed from the defaults: "
+            + String.join(", ", changed));
+  }
+
+  private static String summary(Request request, String allowListMode) {
     LazySessionProperties properties = request.properties();
     Compression compression = request.serializer().compression();
     LazySessionProperties.NearCache nearCache = properties.nearCache();

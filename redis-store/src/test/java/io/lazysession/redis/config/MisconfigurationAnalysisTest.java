@@ -169,6 +169,17 @@ class MisconfigurationAnalysisTest {
         row("lazysession.session-budget.warn-bytes=-1KB", "lazysession.session-budget.warn-bytes",
             "-1KB", "must be more than 0",
             "Set lazysession.session-budget.warn-bytes to a size such as"),
+        // a typo in a name stops startup naming the nearest valid property
+        row("lazysession.compresion=none", "lazysession.compresion", null,
+            "is not a lazysession property; did you mean lazysession.compression?",
+            "Rename it to lazysession.compression"),
+        row("lazysession.max-session-per-principal=1", "lazysession.max-session-per-principal",
+            null, "is not a lazysession property; did you mean "
+                + "lazysession.max-sessions-per-principal?",
+            "Rename it to lazysession.max-sessions-per-principal"),
+        row("lazysession.encryption.key=k1:" + SECRET, "lazysession.encryption.key", null,
+            "is not a lazysession property; did you mean lazysession.encryption.keys?",
+            "Rename it to lazysession.encryption.keys"),
         row("spring.session.timeout=500ms",
             "spring.session.timeout or server.servlet.session.timeout", "500ms",
             "must be at least one second", "Set the session timeout to 1s or more"),

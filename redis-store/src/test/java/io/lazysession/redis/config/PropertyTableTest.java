@@ -78,6 +78,26 @@ class PropertyTableTest {
         .as("%s", p.get("name")).contains("lazysession"));
   }
 
+  /** A property that takes one of a few words offers them in IDEs (the metadata's hints). */
+  @Test
+  @SuppressWarnings("unchecked")
+  void metadata_hintsTheValuesOfEveryPropertyThatTakesOneOfAFewWords() throws IOException {
+    Map<String, List<String>> hints = new java.util.TreeMap<>();
+    for (Map<String, Object> hint : (List<Map<String, Object>>) json().get("hints")) {
+      hints.put((String) hint.get("name"), ((List<Map<String, Object>>) hint.get("values"))
+          .stream().map(value -> (String) value.get("value")).toList());
+    }
+
+    assertThat(hints).containsEntry("lazysession.allow-list-mode", List.of("enforce", "audit"))
+        .containsEntry("lazysession.codec", List.of("kryo", "jdk"))
+        .containsEntry("lazysession.compression", List.of("zstd", "none"))
+        .containsEntry("lazysession.compression.algorithm", List.of("zstd", "none"))
+        .containsEntry("lazysession.on-decode-failure",
+            List.of("drop-attribute", "invalidate-session", "fail"))
+        .containsEntry("lazysession.max-sessions-action", List.of("evict-oldest", "refuse-new"))
+        .containsEntry("lazysession.migrate-from", List.of("spring-session-data-redis"));
+  }
+
   static List<Map<String, Object>> metadata() throws IOException {
     return all().stream()
         .filter(p -> ((String) p.get("name")).startsWith(LazySessionProperties.PREFIX + "."))
@@ -87,12 +107,15 @@ class PropertyTableTest {
 
   @SuppressWarnings("unchecked")
   static List<Map<String, Object>> all() throws IOException {
+    return (List<Map<String, Object>>) json().get("properties");
+  }
+
+  static Map<String, Object> json() throws IOException {
     URL classes = LazySessionProperties.class.getProtectionDomain().getCodeSource().getLocation();
     try (InputStream in = new URL(classes, "META-INF/spring-configuration-metadata.json")
         .openStream()) {
-      Map<String, Object> json = JsonParserFactory.getJsonParser()
+      return JsonParserFactory.getJsonParser()
           .parseMap(new String(in.readAllBytes(), StandardCharsets.UTF_8));
-      return (List<Map<String, Object>>) json.get("properties");
     }
   }
 

@@ -70,11 +70,11 @@ class RepositoryFactoryTest {
         LazySessionProperties.bind(new MockEnvironment()), "lazysession", null,
         Duration.ofMinutes(30), RepositoryFactory.SESSION_TIMEOUT_NAME, event -> { }, List.of());
     try {
-      assertThat(RepositoryFactory.summary(request, "enforce")).isEqualTo(
+      assertThat(RepositoryFactory.summary(request, "enforce", null)).isEqualTo(
           "lazysession stores sessions in Redis at redis://127.0.0.1:6390 "
               + "(spring.data.redis.url), namespace 'lazysession'; codec kryo, compression zstd "
               + "level 3 from 256 bytes, near cache validate (64MB), allow-list enforce, "
-              + "session timeout 30m");
+              + "session timeout 30m; encryption off");
     } finally {
       request.client().shutdown();
     }
@@ -91,10 +91,10 @@ class RepositoryFactoryTest {
         properties.serializer(List.of(), null), properties, "shop", null,
         Duration.ofMinutes(10), RepositoryFactory.SESSION_TIMEOUT_NAME, event -> { }, List.of());
     try {
-      assertThat(RepositoryFactory.summary(request, "audit")).isEqualTo(
+      assertThat(RepositoryFactory.summary(request, "audit", null)).isEqualTo(
           "lazysession stores sessions in Redis at the application's lazySessionRedisClient "
               + "bean, namespace 'shop'; codec jdk, compression none, near cache track (64MB, "
-              + "max staleness 500ms), allow-list audit, session timeout 10m");
+              + "max staleness 500ms), allow-list audit, session timeout 10m; encryption off");
     } finally {
       request.client().shutdown();
     }
@@ -109,7 +109,7 @@ class RepositoryFactoryTest {
         properties.serializer(List.of(), null), properties, "shop", null,
         Duration.ofMinutes(10), RepositoryFactory.SESSION_TIMEOUT_NAME, event -> { }, List.of());
     try {
-      assertThat(RepositoryFactory.summary(request, "enforce")).contains(", near cache off,");
+      assertThat(RepositoryFactory.summary(request, "enforce", null)).contains(", near cache off,");
     } finally {
       request.client().shutdown();
     }

@@ -33,6 +33,7 @@ class YamlBindingTest {
   static final String EVERY_PROPERTY = """
       lazysession:
         enabled: true
+        ignore-unknown-properties: true
         namespace: shop
         codec: jdk
         compression:
