@@ -74,29 +74,32 @@ class KotlinSessionValuesIT {
   }
 
   /**
-   * Every value but the plain `object`, whose equality is its identity (the tests below), compared
-   * with the same value as the reading node builds it.
+   * Stores each value of `values()` on one node and reads it on the other, comparing it with the
+   * value as the reading node builds it (its identity when `same`); the values that did not come
+   * back so, with what became of them.
    */
+  private fun notReadBack(
+    codec: String, values: () -> Map<String, Any>, same: Boolean = false,
+  ): Map<String, String> {
+    val (one, two) = nodes(codec)
+    val built = values()
+    return values().mapValues { (name, value) ->
+      roundTrip(one, two, name, value, built.getValue(name), same)
+    }.filterValues { it != if (same) "same" else "equal" }
+  }
+
+  /** Every value but the plain `object`, whose equality is its identity (the tests below). */
   @ParameterizedTest
   @ValueSource(strings = ["default", "jdk"])
   fun everyValue_storedOnOneNode_readEqualOnTheOther(codec: String) {
-    val (one, two) = nodes(codec)
-    val built = KotlinSessionValues.all()
-    val outcomes = KotlinSessionValues.all().filterKeys { it != "object" }
-      .mapValues { (name, value) -> roundTrip(one, two, name, value, built.getValue(name), false) }
-
-    assertThat(outcomes.filterValues { it != "equal" }).isEmpty()
+    assertThat(notReadBack(codec, { KotlinSessionValues.all().filterKeys { it != "object" } }))
+      .isEmpty()
   }
 
   @ParameterizedTest
   @ValueSource(strings = ["default", "jdk"])
   fun otherStandardLibraryValues_storedOnOneNode_readEqualOnTheOther(codec: String) {
-    val (one, two) = nodes(codec)
-    val built = KotlinSessionValues.others()
-    val outcomes = KotlinSessionValues.others()
-      .mapValues { (name, value) -> roundTrip(one, two, name, value, built.getValue(name), false) }
-
-    assertThat(outcomes.filterValues { it != "equal" }).isEmpty()
+    assertThat(notReadBack(codec, KotlinSessionValues::others)).isEmpty()
   }
 
   /** Stored as its computed value (Java serialization writes a `Lazy` as its value only). */
@@ -124,10 +127,6 @@ class KotlinSessionValuesIT {
   }
 
   private fun assertSingletonsKeepTheirIdentity(codec: String) {
-    val (one, two) = nodes(codec)
-    val outcomes = KotlinSessionValues.singletons()
-      .mapValues { (name, value) -> roundTrip(one, two, name, value, value, true) }
-
-    assertThat(outcomes.filterValues { it != "same" }).isEmpty()
+    assertThat(notReadBack(codec, KotlinSessionValues::singletons, same = true)).isEmpty()
   }
 }
