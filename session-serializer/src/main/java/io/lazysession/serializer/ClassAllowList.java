@@ -29,6 +29,9 @@ import java.util.Set;
  * destruction callbacks, the security context and every authentication, failure exceptions, saved
  * requests, CSRF tokens, OAuth 2.0 and OIDC, SAML 2.0, WebAuthn, one-time tokens). These are data
  * classes; the rest of Spring (filters, configuration, bean factories, crypto) stays refused.
+ * Likewise the Kotlin standard library's value classes ({@link KotlinTypes}: the empty collections,
+ * the collection builders, {@code Pair}, {@code Triple}...), by exact name: no {@code kotlin}
+ * package is opened, as some of its classes hold code.
  *
  * <p>{@linkplain Mode#AUDIT Audit mode}, for adopting the list: a class outside it is allowed all
  * the same, recorded ({@link #outsideClasses()}) and logged once with the property line that would
@@ -90,7 +93,8 @@ public final class ClassAllowList {
 
   /**
    * Single classes outside the JDK packages: {@code java.net.URI} (parsed from its string, no lookup),
-   * what {@link JdkCodec} writes for a {@code java.net.URL}, and {@link SpringSessionTypes#CLASSES}.
+   * what {@link JdkCodec} writes for a {@code java.net.URL}, {@link SpringSessionTypes#CLASSES} and
+   * {@link KotlinTypes#CLASSES}.
    * {@code java.net.URL} itself is not here: Kryo writes it by id with its own serializer, and JDK
    * bytes that name it are refused.
    */
@@ -125,6 +129,7 @@ public final class ClassAllowList {
 
   private static Set<String> singleClasses() {
     Set<String> all = new java.util.HashSet<>(SpringSessionTypes.CLASSES);
+    all.addAll(KotlinTypes.CLASSES);
     all.add("java.net.URI");
     // What a java.util.Date field holds once loaded from a database (JDBC, Hibernate, JdbcTemplate):
     // value types whose serial forms are a long and an int, like java.util.Date's.
@@ -201,6 +206,9 @@ public final class ClassAllowList {
     if (SINGLE_CLASSES.contains(name)) {
       return true;
     }
+    if (KotlinTypes.isDenied(name)) {
+      return false;
+    }
     if (name.equals(URL_CLASS)) {
       // Never by name, even with java.net allowed: the codecs write a URL in their own form, and a
       // JDK stream naming it is the URLDNS gadget (URL.readObject then HashMap's hashCode: DNS).
@@ -224,9 +232,12 @@ public final class ClassAllowList {
     return null;
   }
 
-  /** Whether no setting allows {@code name}: a denied JDK class, or java.net.URL by name. */
+  /**
+   * Whether no setting allows {@code name}: a denied JDK class, java.net.URL by name, or a Kotlin
+   * class that holds code ({@link KotlinTypes#isDenied}).
+   */
   static boolean isNeverAllowed(String name) {
-    if (name.equals(URL_CLASS)) {
+    if (name.equals(URL_CLASS) || KotlinTypes.isDenied(name)) {
       return true;
     }
     int dot = name.lastIndexOf('.');
