@@ -141,7 +141,8 @@ final class ExpirySweeper implements AutoCloseable {
    * @return true when a live session was deleted
    */
   boolean delete(String id) {
-    return whereItIs(id, current -> deleteLive(current, false) ? Boolean.TRUE : null) != null;
+    return SessionRenaming.elsewhereToo(store.keys(), id,
+        () -> whereItIs(id, current -> deleteLive(current, false) ? Boolean.TRUE : null)) != null;
   }
 
   /**
@@ -161,11 +162,6 @@ final class ExpirySweeper implements AutoCloseable {
         return null;
       }
     }
-  }
-
-  /** Whether ids are renewed (an alias is followed only then). */
-  boolean renewsIds() {
-    return policies.idRenewalInterval() != null;
   }
 
   /**
@@ -281,11 +277,11 @@ final class ExpirySweeper implements AutoCloseable {
    * live.
    */
   @Nullable Taken claimAndTake(String id) {
-    return whereItIs(id, at -> {
+    return SessionRenaming.elsewhereToo(store.keys(), id, () -> whereItIs(id, at -> {
       ScriptReplies.DeletedHash hash =
           claimThenDelete(at, now -> store.delete(at, now, true)).deleted();
       return hash == null ? null : new Taken(at, hash);
-    });
+    }));
   }
 
   /**

@@ -275,6 +275,13 @@ public final class LazyRedisSessionRepository
    */
   public ReencryptionReport reencrypt(ReencryptionMode mode) {
     java.util.Objects.requireNonNull(mode, "mode must not be null");
+    if (mode == ReencryptionMode.SIGN_OUT_UNPROTECTED && encrypts()
+        && shared.store().keys().fallsBack() && !shared.store().keys().keyedByDefault()) {
+      throw new IllegalStateException("reencrypt(SIGN_OUT_UNPROTECTED) on a node that writes "
+          + "unprotected values (lazysession.encryption.write-unprotected=true) would sign out "
+          + "every session: it is for turning protection on, run it on a node that writes with "
+          + "its keys");
+    }
     return StoreFailures.translated("reencrypt", null, () -> new Reencryption(shared.connection(),
         shared.store(), shared.metrics()).run(mode, this::deleteById));
   }

@@ -180,7 +180,8 @@ final class ReactiveSessionWriter {
             session.allAttributes(), List.of()));
       }
       nearCache.invalidate(oldId);
-      return take(oldId, 0)
+      return SessionRenaming.elsewhereTooReactive(store.keys(), oldId, () -> take(oldId, 0),
+              Optional::isPresent)
           // Unpacking decompresses: off Lettuce's event loop, which serves every connection.
           .publishOn(Schedulers.parallel())
           .flatMap(found -> {
@@ -232,7 +233,8 @@ final class ReactiveSessionWriter {
    * sweep claimed it first. Emits whether a live session was deleted.
    */
   Mono<Boolean> delete(String id) {
-    return delete(id, 0);
+    return SessionRenaming.elsewhereTooReactive(store.keys(), id, () -> delete(id, 0),
+        Boolean::booleanValue);
   }
 
   /** {@link #delete}, where the session is now ({@link ExpirySweeper#renewedTo}). */
@@ -330,8 +332,7 @@ final class ReactiveSessionWriter {
   /** As {@link SessionWriter}'s: sent again onto the current pack after a pack conflict. */
   private Mono<Sent> send(String id, LazySession session, SaveRequest request, int attempt) {
     return store.save(id, request).flatMap(answer -> {
-      String movedTo = context.policies().idRenewalInterval() == null ? null
-          : answer.movedTo(store.keys(), id, context.now().toEpochMilli());
+      String movedTo = answer.movedTo(store.keys(), id, context.now().toEpochMilli());
       SaveResult result = answer.unlessMovedNowhere(movedTo);
       if (movedTo != null && attempt < AttributePacking.MAX_ATTEMPTS) {
         session.renewTo(movedTo, true); // renewed meanwhile (IdRenewal): the update goes there

@@ -94,6 +94,10 @@ final class Reencryption {
         metadata.put(field, entry.getValue());
       }
     }
+    if (!metadata.containsKey(SessionKeys.METADATA) && hash.keySet().stream()
+        .anyMatch(field -> new String(field, UTF_8).equals(SessionKeys.ALIAS))) {
+      return new long[] {0, 0, 0, 0}; // a renewal's alias: no session, nothing to seal
+    }
     byte[] sealedId = metadata.get(SessionKeys.ID);
     // A keyed hash's id is its #i only when #i names that very hash: copied from another, it would
     // make this run treat one session's hash as another's.

@@ -38,8 +38,8 @@ record SaveResult(long version, long acknowledged, @Nullable RedisException wait
 
   /**
    * This answer, or "missing" (version 0: nothing was written) when it is {@link #MOVED} to nowhere
-   * this node follows: ids are not renewed here, or the alias is not bound to the session's id (a
-   * writer of Redis made it).
+   * this node follows: the alias is not bound to the session's id (a writer of Redis made it), or
+   * its grace is over.
    */
   SaveResult unlessMovedNowhere(@Nullable String movedTo) {
     return version == MOVED && movedTo == null ? new SaveResult(0, acknowledged, waitFailure) : this;

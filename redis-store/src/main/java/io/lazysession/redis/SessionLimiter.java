@@ -146,10 +146,24 @@ final class SessionLimiter {
       return false;
     }
     for (String session : evicted) {
+      if (signedInAsAnother(principal, session)) {
+        // Only a writer of Redis puts another principal's session in this one's order or
+        // admissions: that session is not this principal's to evict.
+        log.warn("session limit of {}: an id in its sign-in order belongs to a session of another "
+            + "principal; it is not evicted (its order or admissions were written outside "
+            + "lazysession)", principal);
+        continue;
+      }
       expiry.evict(session);
     }
     runOnce(onAdmitted);
     return true;
+  }
+
+  /** Whether session {@code id} exists signed in as another principal than {@code principal}. */
+  private boolean signedInAsAnother(String principal, String id) {
+    String stored = store.metadata(id).principal();
+    return stored != null && !stored.equals(principal);
   }
 
   /**

@@ -86,6 +86,44 @@ final class SessionRenaming {
     });
   }
 
+  /**
+   * {@code attempt} (a delete or an id change's take of session {@code id}) where the session is
+   * located and, when it found nothing there during a rollout, once more under the other name, as
+   * {@link #followed} does for saves: {@code reencrypt()} on any node may have renamed it. Found
+   * there, the session stays located there; else where it was, and the answer is null.
+   */
+  static <T> @Nullable T elsewhereToo(SessionKeys keys, String id, Supplier<@Nullable T> attempt) {
+    T done = attempt.get();
+    if (done != null || !keys.fallsBack()) {
+      return done;
+    }
+    boolean keyed = keys.keyed(id);
+    keys.locate(id, !keyed);
+    done = attempt.get();
+    if (done == null) {
+      keys.locate(id, keyed);
+    }
+    return done;
+  }
+
+  /** As {@link #elsewhereToo}, for the reactive writer: {@code found} tells an answer that found it. */
+  static <T> Mono<T> elsewhereTooReactive(SessionKeys keys, String id,
+      Supplier<Mono<T>> attempt, java.util.function.Predicate<T> found) {
+    return attempt.get().flatMap(done -> {
+      if (found.test(done) || !keys.fallsBack()) {
+        return Mono.just(done);
+      }
+      boolean keyed = keys.keyed(id);
+      keys.locate(id, !keyed);
+      return attempt.get().map(there -> {
+        if (!found.test(there)) {
+          keys.locate(id, keyed);
+        }
+        return there;
+      });
+    });
+  }
+
   /** Whether {@code result} is an update's that found no session, during a rollout. */
   private static boolean missed(SessionKeys keys, SaveRequest request, SaveResult result) {
     return result.version() == 0 && request.mode() == SaveRequest.SaveMode.UPDATE

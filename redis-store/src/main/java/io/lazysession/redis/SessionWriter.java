@@ -388,7 +388,7 @@ final class SessionWriter {
     String id = loadedId;
     for (int attempt = 1; ; attempt++) {
       SaveResult result = write(id, sending);
-      String movedTo = expiry.renewsIds() ? result.movedTo(store.keys(), id, clock.millis()) : null;
+      String movedTo = result.movedTo(store.keys(), id, clock.millis());
       result = result.unlessMovedNowhere(movedTo);
       if (movedTo != null && attempt < AttributePacking.MAX_ATTEMPTS) {
         session.renewTo(movedTo, true); // renewed meanwhile (IdRenewal): the update goes there

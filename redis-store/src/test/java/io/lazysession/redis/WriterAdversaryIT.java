@@ -9,6 +9,7 @@ import io.lazysession.testing.RedisServerExtension;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.security.authentication.UsernamePasswordAuthenticationToken;
@@ -292,6 +293,50 @@ class WriterAdversaryIT {
     assertThat(nodes.a().findById(attacker)).as("the attacker's own older session").isNull();
   }
 
+  @Test
+  void save_anotherUsersMemberRecentInTheAttackersSignInOrder_victimIsNotEvicted() {
+    nodes.configure(builder -> builder.sessionLimit(SessionLimit.evictOldest(1)));
+    String victim = signIn(nodes.a(), "victim16");
+    signIn(nodes.a(), "mallory16");
+    SessionKeys keys = nodes.a().shared().store().keys();
+    byte[] set = keys.principal("mallory16");
+    nodes.raw().sadd(set, keys.member(victim));
+    nodes.raw().zadd(SessionLimiter.orderKey(set), redisMillis(), keys.member(victim));
+
+    signIn(nodes.b(), "mallory16");
+
+    assertThat(secretOf(nodes.a(), victim)).isEqualTo("data of victim16");
+  }
+
+  @Test
+  void save_anotherUsersIdLinkedToTheAttackersAdmission_victimIsNotEvicted() {
+    nodes.configure(builder -> builder.sessionLimit(SessionLimit.evictOldest(1)));
+    String victim = signIn(nodes.a(), "victim17");
+    String attacker = signIn(nodes.a(), "mallory17");
+    SessionKeys keys = nodes.a().shared().store().keys();
+    byte[] set = keys.principal("mallory17");
+    // "the attacker's session is an id change of the victim's": one session, evicted as one
+    byte[] link = concat((Long.toString((long) redisMillis()) + " ").getBytes(UTF_8), keys.member(victim));
+    nodes.raw().hset(SessionLimiter.admissionsKey(set), keys.member(attacker), link);
+
+    signIn(nodes.b(), "mallory17");
+
+    assertThat(secretOf(nodes.a(), victim)).isEqualTo("data of victim17");
+  }
+
+  /** Redis's clock, milliseconds: what the limit's script compares admissions with. */
+  private static double redisMillis() {
+    List<byte[]> time = nodes.raw().time();
+    return Long.parseLong(new String(time.get(0), UTF_8)) * 1000
+        + Long.parseLong(new String(time.get(1), UTF_8)) / 1000;
+  }
+
+  private static byte[] concat(byte[] a, byte[] b) {
+    byte[] joined = java.util.Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, joined, a.length, b.length);
+    return joined;
+  }
+
   // ---- expiry schedule ------------------------------------------------------------------------
 
   @Test
@@ -389,6 +434,52 @@ class WriterAdversaryIT {
     assertThat(nodes.b().findById(planted).<String>getAttribute("grant"))
         .isEqualTo("planted in clear");
     assertThat(nodes.b().metrics().rejectedValues()).isZero();
+  }
+
+  @Test
+  void reencrypt_renewalAliasesInTheNamespace_areNoSessionsNothingRemains() {
+    String id = signIn(nodes.a(), "harry");
+    renewed(id); // the old id's key is now an alias
+
+    ReencryptionReport report = nodes.a().reencrypt(ReencryptionMode.SIGN_OUT_UNPROTECTED);
+
+    assertThat(report.remaining()).isZero();
+    assertThat(report.signedOut()).isZero();
+  }
+
+  @Test
+  void reencrypt_signOutModeOnANodeWritingUnprotected_refusedSayingWhy() {
+    LazyRedisSessionRepository turningOff = nodes.restartA(builder -> builder.encryption(
+        keysOnly().toBuilder().acceptUnprotected(true).writeUnprotected(true).build()));
+    String session = signIn(turningOff, "ivan");
+
+    assertThatThrownBy(() -> turningOff.reencrypt(ReencryptionMode.SIGN_OUT_UNPROTECTED))
+        .hasMessageContaining("lazysession.encryption.write-unprotected=true")
+        .hasMessageContaining("every session");
+    assertThat(secretOf(turningOff, session)).isEqualTo("data of ivan");
+  }
+
+  @Test
+  void deleteAndIdChange_onANodeThatFoundTheSessionUnderItsClearName_afterReencryptRenamedIt() {
+    UnaryOperator<LazyRedisSessionRepositoryBuilder> rollout = builder -> builder.encryption(
+        keysOnly().toBuilder().acceptUnprotected(true).build());
+    LazyRedisSessionRepository a = nodes.restartA(rollout);
+    LazyRedisSessionRepository b = nodes.restartB(rollout);
+    LazyRedisSessionRepository keyless = nodes.another(nodes.clientB(), nodes.eventsB(),
+        builder -> builder.encryption(null));
+    String signingOut = signIn(keyless, "judy");
+    String signingIn = signIn(keyless, "ken");
+    assertThat(secretOf(b, signingOut)).isEqualTo("data of judy"); // located under its clear id
+    LazySession changing = b.findById(signingIn);
+    assertThat(a.reencrypt().renamed()).isEqualTo(2);
+
+    b.deleteById(signingOut);
+    String newId = changing.changeSessionId();
+    b.save(changing);
+
+    assertThat(a.findById(signingOut)).as("signed out").isNull();
+    assertThat(secretOf(a, newId)).as("signed in under the new id").isEqualTo("data of ken");
+    assertThat(a.findById(signingIn)).isNull();
   }
 
   @Test

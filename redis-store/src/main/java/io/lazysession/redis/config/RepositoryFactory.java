@@ -36,6 +36,11 @@ final class RepositoryFactory {
   static final String REQUIRE_REDIS_AT_STARTUP =
       LazySessionProperties.PREFIX + ".require-redis-at-startup";
   static final String ENCRYPTION_KEYS = LazySessionProperties.PREFIX + ".encryption.keys";
+  private static final String ACCEPT_UNPROTECTED =
+      LazySessionProperties.PREFIX + ".encryption.accept-unprotected";
+  /** How the builder's refusal of a take-over that protection forbids starts. */
+  private static final String MIGRATION_REFUSED =
+      "taking sessions over from Spring Session Data Redis";
   private static final Logger log = LoggerFactory.getLogger(RepositoryFactory.class);
 
   private RepositoryFactory() {}
@@ -210,6 +215,11 @@ final class RepositoryFactory {
       LazySessionConfigurationException keys = keysRefused(e);
       if (keys != null) {
         throw keys;
+      }
+      if (String.valueOf(e.getMessage()).startsWith(MIGRATION_REFUSED)) {
+        throw new LazySessionConfigurationException(ACCEPT_UNPROTECTED, e.getMessage(),
+            "Set " + ACCEPT_UNPROTECTED + "=true while " + LazySessionProperties.PREFIX
+                + ".migrate-from takes sessions over (docs/migration.md), then remove both.", e);
       }
       // The builder's message says what failed (typically: cannot connect); add where we looked.
       String where = request.target() == null

@@ -143,6 +143,14 @@ class MisconfigurationAnalysisTest {
         row("lazysession.migrate-from=jdbc", "lazysession.migrate-from", "jdbc",
             "is not a store lazysession can take over from",
             "Set lazysession.migrate-from=spring-session-data-redis"),
+        // keys alone refuse unprotected values, which a take-over reads: the analysis names the
+        // setting to change, not the connection
+        row("lazysession.encryption.keys=k1:" + SECRET
+                + ",lazysession.migrate-from=spring-session-data-redis",
+            "lazysession.encryption.accept-unprotected", null,
+            "lazysession.encryption.accept-unprotected=false (the default with keys) refuses",
+            "Set lazysession.encryption.accept-unprotected=true while lazysession.migrate-from "
+                + "takes sessions over"),
         // lazysession.encryption.* and lazysession.session-budget.*: the analysis names the
         // property at fault and a fix, not "lazysession.encryption must be a valid Encryption"
         row("lazysession.encryption.keys=k1:" + SHORT_SECRET, "lazysession.encryption.keys", null,
