@@ -7,6 +7,7 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.time.Duration;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -255,12 +256,14 @@ class CommandCountIT {
       // ZREM (claim), EVALSHA renew.lua; SREM (the old id leaves the principal set). The rest runs
       // in the scripts: find's HGET and HGETALL; save's EXISTS, HSETs, OBJECT ENCODING (pack.lua)
       // and PEXPIRE; renew's HMGET, DEL, HSET and PEXPIRE.
-      assertThat(renewal).isEqualTo(Map.ofEntries(Map.entry(stats.findCommand(), 1L),
-          Map.entry("hget", 1L), Map.entry("hgetall", 1L), Map.entry("zadd", 1L),
-          Map.entry("sadd", 1L), Map.entry("evalsha", 2L), Map.entry("exists", 1L),
-          Map.entry("hset", 5L), Map.entry("object|encoding", 2L), Map.entry("pexpire", 2L),
-          Map.entry("zrem", 1L), Map.entry("hmget", 1L), Map.entry("del", 1L),
-          Map.entry("srem", 1L)));
+      // Before Redis 7 the find is an EVALSHA too: three in all.
+      Map<String, Long> expected = new TreeMap<>(Map.ofEntries(Map.entry("hget", 1L),
+          Map.entry("hgetall", 1L), Map.entry("zadd", 1L), Map.entry("sadd", 1L),
+          Map.entry("evalsha", 2L), Map.entry("exists", 1L), Map.entry("hset", 5L),
+          Map.entry("object|encoding", 2L), Map.entry("pexpire", 2L), Map.entry("zrem", 1L),
+          Map.entry("hmget", 1L), Map.entry("del", 1L), Map.entry("srem", 1L)));
+      expected.merge(stats.findCommand(), 1L, Long::sum);
+      assertThat(renewal).isEqualTo(expected);
       // A miss looks for the alias of a renewed id: one HMGET more.
       assertThat(miss).isEqualTo(Map.of(stats.findCommand(), 1L, "hget", 1L, "hmget", 1L));
     }

@@ -1,5 +1,6 @@
 package io.lazysession.redis;
 
+import io.lazysession.testing.RedisVersion;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.util.Map;
 import java.util.TreeMap;
@@ -25,20 +26,7 @@ final class CommandStats {
    * functions (7.0 on), else EVALSHA.
    */
   String findCommand() {
-    return redisMajorVersion(commands) >= 7 ? "fcall" : "evalsha";
-  }
-
-  static int redisMajorVersion(RedisCommands<String, String> commands) {
-    return redisMajorVersion(commands.info("server"));
-  }
-
-  /** The major version in the answer to {@code INFO server}. */
-  static int redisMajorVersion(String infoServer) {
-    Matcher version = Pattern.compile("redis_version:(\\d+)").matcher(infoServer);
-    if (!version.find()) {
-      throw new IllegalStateException("INFO server names no redis_version");
-    }
-    return Integer.parseInt(version.group(1));
+    return RedisVersion.parse(commands.info("server")).atLeast(7, 0) ? "fcall" : "evalsha";
   }
 
   Map<String, Long> snapshot() {

@@ -2,7 +2,6 @@ package io.lazysession.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.lazysession.testing.RedisServerExtension;
 import io.lettuce.core.FlushMode;
@@ -161,11 +160,10 @@ class LazyReactiveRedisSessionRepositoryIT {
 
   @Test
   void findById_onRedis7_callsTheFindFunctionAndFallsBackToEvalshaWhenItIsGone() {
+    redis.assumeAtLeast(7, 0, "Redis functions (FCALL)");
     RedisClient client = RedisClient.create(redis.uri());
     try (StatefulRedisConnection<String, String> connection = client.connect()) {
       CommandStats stats = new CommandStats(connection.sync());
-      assumeTrue(CommandStats.redisMajorVersion(connection.sync()) >= 7,
-          "Redis functions need Redis 7");
       LazySession created = nodes.a().createSession();
       created.setAttribute("cart", "two books");
       nodes.a().save(created);

@@ -3,7 +3,6 @@ package io.lazysession.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.lazysession.testing.RedisServerExtension;
 import io.lettuce.core.ClientOptions;
@@ -280,7 +279,7 @@ class NearCacheTrackingIT {
   @Test
   void build_aclRefusingClientTracking_refusedNamingTheProperty() {
     // ACL rules for one subcommand ("-client|tracking") arrived with Redis 7.
-    assumeTrue(CommandStats.redisMajorVersion(admin) >= 7, "ACL subcommand rules need Redis 7");
+    redis.assumeAtLeast(7, 0, "ACL rules that take one subcommand away (-client|tracking)");
     admin.aclSetuser("no-tracking", io.lettuce.core.AclSetuserArgs.Builder.on()
         .addPassword("secret").allKeys().allChannels().allCommands()
         .removeCommand(io.lettuce.core.protocol.CommandType.CLIENT,

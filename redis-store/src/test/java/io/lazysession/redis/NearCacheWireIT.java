@@ -2,7 +2,6 @@ package io.lazysession.redis;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.lazysession.testing.RedisServerExtension;
 import io.lettuce.core.ClientOptions;
@@ -65,7 +64,7 @@ class NearCacheWireIT {
 
   @AfterEach
   void removeOtherFunctions() {
-    if (CommandStats.redisMajorVersion(stats) >= 7) {
+    if (redis.version().atLeast(7, 0)) {
       stats.functionFlush(FlushMode.SYNC);
     }
   }
@@ -116,7 +115,7 @@ class NearCacheWireIT {
 
   @Test
   void findById_nearCacheHitOnRedis7_movesUnder90Bytes() {
-    assumeTrue(CommandStats.redisMajorVersion(stats) >= 7, "Redis functions need Redis 7");
+    redis.assumeAtLeast(7, 0, "Redis functions (FCALL)");
     try (LazyRedisSessionRepository repository = repository()) {
       String id = TestRedis.storeShopSession(repository);
       assertThat(id).hasSize(22); // a UUID would add 14 bytes
@@ -138,7 +137,7 @@ class NearCacheWireIT {
 
   @Test
   void findById_nearCacheHitBeforeRedis7_isEvalshaAnsweredByABareInteger() {
-    assumeTrue(CommandStats.redisMajorVersion(stats) < 7, "Redis before 7 has no functions");
+    redis.assumeBefore(7, 0, "Redis functions (FCALL)");
     try (LazyRedisSessionRepository repository = repository()) {
       String id = TestRedis.storeShopSession(repository);
       repository.findById(id);
@@ -198,7 +197,7 @@ class NearCacheWireIT {
 
   @Test
   void findById_functionFlushedFromRedis_loadsItAgainAndStillAnswers() {
-    assumeTrue(CommandStats.redisMajorVersion(stats) >= 7, "Redis functions need Redis 7");
+    redis.assumeAtLeast(7, 0, "Redis functions (FCALL)");
     try (LazyRedisSessionRepository repository = repository()) {
       String id = TestRedis.storeShopSession(repository);
       repository.findById(id);
@@ -215,7 +214,7 @@ class NearCacheWireIT {
 
   @Test
   void findById_functionNameTakenByAnotherLibrary_findsByEvalsha() {
-    assumeTrue(CommandStats.redisMajorVersion(stats) >= 7, "Redis functions need Redis 7");
+    redis.assumeAtLeast(7, 0, "Redis functions (FCALL)");
     stats.functionLoad("#!lua name=someoneelse\n"
         + "redis.register_function('f', function(keys, args) return 'not ours' end)");
     try (LazyRedisSessionRepository repository = repository()) {

@@ -889,8 +889,8 @@ class SpringSessionDataRedisMigrationIT {
 
   @Test
   void save_neverIdleExpiringSessionTakenOverWithAnAbsoluteTimeout_getsATtlUpToTheDeadline() {
-    // RedisSessionRepository sends EXPIRE with the negative interval, which deletes the hash.
-    assumeTrue(kind == Ssdr.REDIS_INDEXED_SESSION_REPOSITORY);
+    assumeTrue(kind == Ssdr.REDIS_INDEXED_SESSION_REPOSITORY, "RedisSessionRepository sends "
+        + "EXPIRE with the negative interval, which deletes the hash: nothing to take over");
     Session original = ssdr.createSession();
     original.setMaxInactiveInterval(Duration.ofSeconds(-1));
     original.setAttribute("greeting", "hello");

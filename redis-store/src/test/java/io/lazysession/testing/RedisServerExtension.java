@@ -31,8 +31,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Where the servers come from, in this order (see {@link HarnessConfig} for the settings): an explicit
  * URL ({@code lazysession.test.redis.url}, standalone only); else containers through Testcontainers when
- * a Docker engine answers; else Redis processes from the embedded-redis jar. The choice is logged. The
- * servers start before the first test of the class and are removed after the last one.
+ * a Docker engine answers; else Redis processes from the embedded-redis jar. The choice is logged, with
+ * the version the server reports. The servers start before the first test of the class and are removed
+ * after the last one.
+ *
+ * <p>The embedded binary is Redis 6.2, the containers 7.0 or later: a test of a feature some supported
+ * versions lack decides by {@link #version()}, or skips through {@link #assumeAtLeast}, which logs why.
  *
  * <p>Register it on a static field. Not thread-safe during start and stop; the accessors are.
  */
@@ -48,6 +52,7 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
   private final Topology topology;
   private @Nullable ServerLauncher launcher;
   private @Nullable RedisBackend backend;
+  private volatile @Nullable RedisVersion version;
   private final List<RedisNode> primaries = new ArrayList<>();
   private final List<RedisNode> replicas = new ArrayList<>();
   private final List<RedisNode> sentinels = new ArrayList<>();
@@ -100,20 +105,21 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
     if (config.url() != null && !config.mode().equals("container")
         && !config.mode().equals("embedded")) {
       backend = RedisBackend.URL;
-      Assumptions.assumeTrue(topology == Topology.STANDALONE, () -> "the " + topology
-          + " topology cannot be built on an explicit lazysession.test.redis.url; "
-          + "use mode container or embedded");
+      if (topology != Topology.STANDALONE) {
+        skip(testClass, "the " + topology + " topology cannot be built on an explicit "
+            + "lazysession.test.redis.url; use mode container or embedded");
+      }
       RedisURI uri = RedisURI.create(config.url());
       primaries.add(new UrlNode(uri));
-      log.info("lazysession test Redis for {}: explicit URL {} ({})", testClass, uri.getHost()
-          + ":" + uri.getPort(), topology);
+      log.info("lazysession test Redis for {}: explicit URL {} ({}), Redis {}", testClass,
+          uri.getHost() + ":" + uri.getPort(), topology, version());
       return;
     }
     launcher = chooseLauncher(config);
     backend = launcher.backend();
     if (!launcher.sharesHostNetwork()
         && (topology == Topology.SENTINEL || topology == Topology.CLUSTER)) {
-      Assumptions.abort("the " + topology + " topology needs lazysession.test.redis.network=host "
+      skip(testClass, "the " + topology + " topology needs lazysession.test.redis.network=host "
           + "(containers on the bridge network announce addresses the host cannot reach)");
     }
     long started = System.nanoTime();
@@ -127,8 +133,8 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
       }
       case CLUSTER -> startCluster();
     }
-    log.info("lazysession test Redis for {}: {} via {} in {} ms: {}", testClass, topology, backend,
-        (System.nanoTime() - started) / 1_000_000, allNodes());
+    log.info("lazysession test Redis for {}: {} via {}, Redis {}, in {} ms: {}", testClass, topology,
+        backend, version(), (System.nanoTime() - started) / 1_000_000, allNodes());
   }
 
   private static ServerLauncher chooseLauncher(HarnessConfig config) {
@@ -246,6 +252,7 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
     primaries.clear();
     replicas.clear();
     sentinels.clear();
+    version = null;
   }
 
   /** Where the servers came from. */
@@ -305,10 +312,68 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
     return builder.build();
   }
 
+  /**
+   * The version the primary reports ({@code redis_version} in {@code INFO server}): what a test asks
+   * before it uses a feature some supported versions lack, rather than where the server came from.
+   */
+  public RedisVersion version() {
+    RedisVersion known = version;
+    if (known == null) {
+      known = RedisVersion.parse(info(primary(), "server"));
+      version = known;
+    }
+    return known;
+  }
+
+  /**
+   * Skips the calling test when the primary is older than {@code major.minor}, the version that
+   * brought {@code feature} (e.g. "Redis functions (FCALL)"); the reason is logged and given to JUnit,
+   * so that the skip shows in the log and the test report.
+   */
+  public void assumeAtLeast(int major, int minor, String feature) {
+    RedisVersion server = version();
+    if (!server.atLeast(major, minor)) {
+      skip(feature + " need Redis " + major + "." + minor + " or later; the server reports "
+          + server);
+    }
+  }
+
+  /**
+   * Skips the calling test when the primary is {@code major.minor} or later: for a test of how the
+   * store works where a feature is missing ({@code missing}, e.g. "Redis functions (FCALL)").
+   */
+  public void assumeBefore(int major, int minor, String missing) {
+    RedisVersion server = version();
+    if (server.atLeast(major, minor)) {
+      skip("tests a server without " + missing + ", which Redis " + major + "." + minor
+          + " and later have; the server reports " + server);
+    }
+  }
+
   /** Skips the calling test when the servers cannot be paused or killed (an explicit URL). */
   public void assumeFaultInjection() {
-    Assumptions.assumeTrue(backend() != RedisBackend.URL,
-        "fault injection needs servers the harness started (not lazysession.test.redis.url)");
+    if (backend() == RedisBackend.URL) {
+      skip("fault injection needs servers the harness started (not lazysession.test.redis.url)");
+    }
+  }
+
+  /** Skips the test that called into this class, logging the reason. */
+  private static void skip(String reason) {
+    skip(StackWalker.getInstance().walk(frames -> frames
+        .filter(frame -> !frame.getClassName().equals(RedisServerExtension.class.getName()))
+        .findFirst()
+        .map(frame -> frame.getClassName().substring(frame.getClassName().lastIndexOf('.') + 1)
+            + "." + frame.getMethodName().replaceAll("^lambda\\$(.*)\\$\\d+$", "$1"))
+        .orElse("a test")), reason);
+  }
+
+  /**
+   * Skips {@code test} (a test, or a whole class from {@link #beforeAll}): logged, and the reason
+   * given to JUnit, so that a skip shows both in the build log and in the test report.
+   */
+  private static void skip(String test, String reason) {
+    log.info("skipping {}: {}", test, reason);
+    Assumptions.abort(reason);
   }
 
   /** Runs a command on one node through a short-lived connection. */

@@ -12,6 +12,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.opentest4j.TestAbortedException;
 
 class StandaloneHarnessIT {
   @RegisterExtension
@@ -37,6 +38,35 @@ class StandaloneHarnessIT {
       assertThat(commands.get("harness:standalone")).isEqualTo("written");
       assertThat(commands.info("server")).contains("redis_version:");
     }
+  }
+
+  @Test
+  void version_ofTheServer_isWhatInfoServerReports() {
+    try (StatefulRedisConnection<String, String> connection = client.connect()) {
+      assertThat(redis.version()).isEqualTo(RedisVersion.parse(connection.sync().info("server")));
+    }
+  }
+
+  @Test
+  void assumeAtLeast_olderServer_skipsNamingTheFeatureAndTheVersion() {
+    assertThatThrownBy(() -> redis.assumeAtLeast(99, 0, "Redis 99 features"))
+        .isInstanceOf(TestAbortedException.class)
+        .hasMessage("Redis 99 features need Redis 99.0 or later; the server "
+            + "reports " + redis.version());
+  }
+
+  @Test
+  void assumeBefore_newerServer_skipsNamingWhatItHasAndTheVersion() {
+    assertThatThrownBy(() -> redis.assumeBefore(2, 0, "Redis 2 features"))
+        .isInstanceOf(TestAbortedException.class)
+        .hasMessage("tests a server without Redis 2 features, which Redis 2.0 "
+            + "and later have; the server reports " + redis.version());
+  }
+
+  @Test
+  void assumeAtLeastAndBefore_serverOnTheRightSide_runTheTest() {
+    redis.assumeAtLeast(2, 0, "Redis 2 features");
+    redis.assumeBefore(99, 0, "Redis 99 features");
   }
 
   @Test
