@@ -37,18 +37,21 @@ import org.springframework.security.web.authentication.WebAuthenticationDetails;
  */
 class SpringSecurityVersionBumpTest {
   /** What each fixture must still show once decoded: strings in its public state. */
-  private static final Map<String, List<String>> EXPECTED = Map.of(
-      "form login", List.of("ada", "ROLE_ADMIN", "203.0.113.7", "FACTOR_PASSWORD"),
-      "remember-me", List.of("ada", "ROLE_USER", "remember-me-key".hashCode() + ""),
-      "OIDC login", List.of("URL https://idp.example.com", "248289761001", "ada@example.com", "idp"),
-      "passkey login", List.of("Ada Lovelace", "FACTOR_WEBAUTHN"),
-      "OAuth2 authorized clients", List.of("refresh-8xLOxBtZp8", "https://idp.example.com/oauth2/token",
-          "eyJhbGciOiJSUzI1NiJ9.access", "Example IdP"),
-      "OAuth2 authorization request", List.of("https://idp.example.com/oauth2/authorize", "shop"),
-      "saved request", List.of("blue shoes", "theme", "fr_FR", "User-Agent", "item"),
-      "CSRF token", List.of("X-CSRF-TOKEN", "_csrf"),
-      "passkey registration options", List.of("shop.example.com", "Example shop", "ada"),
-      "passkey request options", List.of("shop.example.com"));
+  private static final Map<String, List<String>> EXPECTED = Map.ofEntries(
+      Map.entry("form login", List.of("ada", "ROLE_ADMIN", "203.0.113.7", "FACTOR_PASSWORD")),
+      Map.entry("remember-me", List.of("ada", "ROLE_USER", "remember-me-key".hashCode() + "")),
+      Map.entry("OIDC login",
+          List.of("URL https://idp.example.com", "248289761001", "ada@example.com", "idp")),
+      Map.entry("passkey login", List.of("Ada Lovelace", "FACTOR_WEBAUTHN")),
+      Map.entry("OAuth2 authorized clients", List.of("refresh-8xLOxBtZp8",
+          "https://idp.example.com/oauth2/token", "eyJhbGciOiJSUzI1NiJ9.access", "Example IdP")),
+      Map.entry("OAuth2 authorization request",
+          List.of("https://idp.example.com/oauth2/authorize", "shop")),
+      Map.entry("saved request", List.of("blue shoes", "theme", "fr_FR", "User-Agent", "item")),
+      Map.entry("CSRF token", List.of("X-CSRF-TOKEN", "_csrf")),
+      Map.entry("passkey registration options", List.of("shop.example.com", "Example shop", "ada")),
+      Map.entry("passkey request options", List.of("shop.example.com")),
+      Map.entry("one-time token login", List.of("ada", "ROLE_ADMIN", "FACTOR_OTT")));
 
   private static final AttributeSerializer KRYO =
       AttributeSerializer.builder().codec(CodecKind.KRYO).compression(Compression.none()).build();

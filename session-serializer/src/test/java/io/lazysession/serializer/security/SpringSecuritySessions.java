@@ -104,6 +104,7 @@ public final class SpringSecuritySessions {
     kinds.add(securityContext("remember-me", rememberMe()));
     kinds.add(securityContext("OIDC login", oidcLogin()));
     kinds.add(securityContext("passkey login", passkeyLogin()));
+    kinds.add(securityContext("one-time token login", oneTimeTokenLogin()));
     kinds.add(authorizedClients());
     kinds.add(authorizationRequest());
     kinds.add(savedRequest());
@@ -278,6 +279,25 @@ public final class SpringSecuritySessions {
     OAuth2AuthenticationToken token = new OAuth2AuthenticationToken(user, authorities, "idp");
     token.setDetails(new WebAuthenticationDetailsSource().buildDetails(withSession(request())));
     return token;
+  }
+
+  /** A sign-in with a one-time token ({@code http.oneTimeTokenLogin()}), as its provider makes it. */
+  static Authentication oneTimeTokenLogin() {
+    org.springframework.security.authentication.ott.InMemoryOneTimeTokenService tokens =
+        new org.springframework.security.authentication.ott.InMemoryOneTimeTokenService();
+    String token = tokens.generate(
+        new org.springframework.security.authentication.ott.GenerateOneTimeTokenRequest("ada"))
+        .getTokenValue();
+    Authentication authentication =
+        new org.springframework.security.authentication.ott.OneTimeTokenAuthenticationProvider(
+            tokens, new InMemoryUserDetailsManager(user()))
+            .authenticate(org.springframework.security.authentication.ott
+                .OneTimeTokenAuthenticationToken.unauthenticated(token));
+    if (authentication instanceof org.springframework.security.authentication
+        .AbstractAuthenticationToken token2) {
+      token2.setDetails(new WebAuthenticationDetailsSource().buildDetails(withSession(request())));
+    }
+    return authentication;
   }
 
   static Authentication passkeyLogin() {
