@@ -157,6 +157,8 @@ class UnknownPropertiesTest {
       case "lazysession.near-cache.mode" -> "track";
       case "lazysession.compression.min-bytes" -> "1";
       case "lazysession.allow-organization-packages" -> "false";
+      // true alone is refused: it needs accept-unprotected=true (a rollout)
+      case "lazysession.encryption.write-unprotected" -> "false";
       default -> name.endsWith("bytes") ? "2KB" : name.endsWith("timeout")
           || name.endsWith("interval") || name.endsWith("grace") || name.endsWith("staleness")
           ? "1h" : name.endsWith("packages") ? "org.acme" : name.endsWith("namespace") ? "shop"
