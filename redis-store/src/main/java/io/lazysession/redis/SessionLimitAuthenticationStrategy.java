@@ -52,7 +52,7 @@ public final class SessionLimitAuthenticationStrategy implements SessionAuthenti
       limiter.admitAndEvict(authentication.getName(), session.getId(), null,
           Duration.ofSeconds(session.getMaxInactiveInterval()));
     } catch (SessionLimitExceededException e) {
-      throw new SessionLimitAuthenticationException(e.getMessage());
+      throw SessionLimitAuthenticationException.of(e);
     }
   }
 }

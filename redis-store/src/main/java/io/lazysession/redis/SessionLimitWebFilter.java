@@ -76,7 +76,7 @@ public final class SessionLimitWebFilter implements WebFilter, Ordered {
     public Mono<Void> changeSessionId() {
       return session.changeSessionId().onErrorMap(SessionLimitExceededException.class, refused -> {
         session.getAttributes().remove(LazySession.SPRING_SECURITY_CONTEXT);
-        return new SessionLimitAuthenticationException(refused.getMessage());
+        return SessionLimitAuthenticationException.of(refused);
       });
     }
 

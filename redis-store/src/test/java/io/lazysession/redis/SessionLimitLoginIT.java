@@ -91,6 +91,37 @@ class SessionLimitLoginIT {
     evictOldest_secondSignIn_signsTheFirstBrowserOut(SessionLimitLoginIT::start);
   }
 
+  /**
+   * The refused sign-in's failure, which Spring Security keeps in the session for the login page
+   * ({@code SPRING_SECURITY_LAST_EXCEPTION}), tells the user the limit of sessions was reached, in
+   * Spring Security's words, and shows none of the store's settings.
+   */
+  @Test
+  void login_refuseNewBeyondTheLimit_lastExceptionSaysTheLimitOfSessionsWasReached()
+      throws Exception {
+    String namespace = TestRedis.uniqueNamespace("login-refuse-message");
+    try (ConfigurableApplicationContext node1 = start(namespace, "refuse-new");
+        ConfigurableApplicationContext node2 = start(namespace, "refuse-new")) {
+      CookieManager phoneCookies = new CookieManager();
+      signIn(browser(), node1);
+
+      HttpResponse<String> second = signIn(
+          HttpClient.newBuilder().cookieHandler(phoneCookies).build(), node2);
+
+      assertThat(second.headers().firstValue("Location")).hasValueSatisfying(
+          location -> assertThat(location).endsWith("/login?error"));
+      String id = new String(java.util.Base64.getDecoder().decode(phoneCookies.getCookieStore()
+          .getCookies().stream().filter(cookie -> cookie.getName().equals("SESSION"))
+          .findFirst().orElseThrow().getValue()), StandardCharsets.UTF_8);
+      LazySession session = node1.getBean(LazyRedisSessionRepository.class).findById(id);
+      assertThat(session).isNotNull();
+      Object failure = session.getAttribute("SPRING_SECURITY_LAST_EXCEPTION");
+      assertThat(failure).isInstanceOf(SessionLimitAuthenticationException.class);
+      assertThat(((Exception) failure).getMessage())
+          .isEqualTo("Maximum sessions of 1 for this principal exceeded");
+    }
+  }
+
   /** Two browsers sign in as one user on two nodes with refuse-new: the second fails as a login. */
   static void refuseNew_secondSignIn_landsOnTheLoginFailurePage(Nodes nodes) throws Exception {
     String namespace = TestRedis.uniqueNamespace("login-refuse");

@@ -177,7 +177,7 @@ public record LazySessionProperties(
       PropertyChecks.maxValueBytes(maxValueBytes);
     }
     PropertyChecks.wholeSecondsIfSet("absolute-timeout", absoluteTimeout, "8h");
-    PropertyChecks.wholeSecondsIfSet("anonymous-timeout", anonymousTimeout, "2m");
+    PropertyChecks.wholeSecondsIfSet("anonymous-timeout", anonymousTimeout, "10m");
     PropertyChecks.idRenewal(idRenewalInterval, idRenewalGrace);
     PropertyChecks.sessionLimit(maxSessionsPerPrincipal, maxSessionsAction);
   }

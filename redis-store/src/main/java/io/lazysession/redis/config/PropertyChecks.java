@@ -107,7 +107,7 @@ final class PropertyChecks {
           "must be shorter than the session timeout (" + sessionTimeoutName + ", "
               + PropertyChecks.shown(sessionTimeout) + "), or it changes nothing",
           "Set " + PREFIX + "anonymous-timeout below " + PropertyChecks.shown(sessionTimeout)
-              + " (e.g. 2m), or remove it.");
+              + " (e.g. 10m), or remove it.");
     }
   }
 

@@ -59,11 +59,11 @@ class MisconfigurationAnalysisTest {
             "Set lazysession.id-renewal-grace to a few seconds, such as 10s (the default)"),
         row("lazysession.anonymous-timeout=0s", "lazysession.anonymous-timeout", "0s",
             "must be whole seconds, 1s or more",
-            "Set lazysession.anonymous-timeout to a duration such as 2m, or remove it for none"),
+            "Set lazysession.anonymous-timeout to a duration such as 10m, or remove it for none"),
         row("lazysession.anonymous-timeout=30m", "lazysession.anonymous-timeout", "30m",
             "must be shorter than the session timeout (spring.session.timeout or "
                 + "server.servlet.session.timeout, 30m), or it changes nothing",
-            "Set lazysession.anonymous-timeout below 30m (e.g. 2m), or remove it."),
+            "Set lazysession.anonymous-timeout below 30m (e.g. 10m), or remove it."),
         row("lazysession.max-sessions-per-principal=0", "lazysession.max-sessions-per-principal",
             "0", "must be at least 1", "Set it to 1 or more (1: one session per user), or remove "
                 + "it for no limit."),
