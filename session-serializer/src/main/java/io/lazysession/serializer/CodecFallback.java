@@ -11,9 +11,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Encoding with the configured codec, and with the JDK codec when Kryo cannot encode a value that
  * Java serialization can: an exception without a public {@code (String)} constructor (Spring
- * Security's {@code OAuth2AuthenticationException}), a class whose {@code writeReplace} or
- * {@code writeObject} says what it is when stored (Spring's {@code DisposableBeanAdapter} behind a
- * {@code @SessionScope} bean). The envelope records the codec, so every node reads such a value, and
+ * Security's {@code OAuth2AuthenticationException}), a class whose {@code writeReplace} returns an
+ * object of another class (a serialization proxy: {@code JavaSerialSemantics}). The envelope
+ * records the codec, so every node reads such a value, and
  * no request fails because of the codec for what Spring Session Data Redis would have stored.
  *
  * <p>Not a fallback: a value over the size limit (the JDK encoding is larger still), one Kryo refused

@@ -5,7 +5,6 @@ import io.lazysession.testing.RedisServerExtension
 import java.math.BigDecimal
 import org.assertj.core.api.Assertions.assertThat
 import org.junit.jupiter.api.AfterAll
-import org.junit.jupiter.api.Disabled
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.extension.RegisterExtension
 import org.junit.jupiter.params.ParameterizedTest
@@ -116,7 +115,6 @@ class KotlinSessionValuesIT {
   }
 
   @Test
-  @Disabled("needs readResolve in the Kryo codec")
   fun singletons_defaultSettings_keepTheirIdentityOnTheOtherNode() {
     assertSingletonsKeepTheirIdentity("default")
   }

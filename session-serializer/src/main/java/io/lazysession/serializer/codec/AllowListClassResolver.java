@@ -1,10 +1,13 @@
 package io.lazysession.serializer.codec;
 
+import com.esotericsoftware.kryo.kryo5.Kryo;
+import com.esotericsoftware.kryo.kryo5.KryoException;
 import com.esotericsoftware.kryo.kryo5.Registration;
 import com.esotericsoftware.kryo.kryo5.io.Input;
 import com.esotericsoftware.kryo.kryo5.io.Output;
 import com.esotericsoftware.kryo.kryo5.util.DefaultClassResolver;
 import com.esotericsoftware.kryo.kryo5.util.IntMap;
+import com.esotericsoftware.kryo.kryo5.util.ObjectMap;
 import io.lazysession.serializer.ClassAllowList;
 import io.lazysession.serializer.ClassNotAllowedException;
 import io.lazysession.serializer.IncompatibleDataException;
@@ -12,6 +15,7 @@ import io.lazysession.serializer.SerializationException;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A Kryo class resolver that refuses, by name and before {@code Class.forName}, any class outside the
@@ -32,6 +36,8 @@ final class AllowListClassResolver extends DefaultClassResolver {
    * checked once per instance rather than at every value of it written.
    */
   private final Set<Class<?>> writable = Collections.newSetFromMap(new IdentityHashMap<>());
+  /** Classes that passed the checks of a {@code Class} value, as {@link #writable} for objects. */
+  private final Set<Class<?>> references = Collections.newSetFromMap(new IdentityHashMap<>());
   /** Classes outside the JDK read by name: their serializer, not the bytes, says where they end. */
   private long applicationClassesRead;
 
@@ -72,14 +78,18 @@ final class AllowListClassResolver extends DefaultClassResolver {
    */
   @Override
   protected Registration readName(Input input) {
-    int start = input.position();
+    return registration(readNamedType(input));
+  }
+
+  /** The class a name (or a name id) in the bytes stands for, allowed, loaded but not initialized. */
+  private Class<?> readNamedType(Input input) {
     int nameId = input.readVarInt(true);
     if (nameIdToClass == null) {
       nameIdToClass = new IntMap<>();
     }
     Class<?> type = nameIdToClass.get(nameId);
     if (type != null) {
-      return registration(type);
+      return type;
     }
     int at = input.position();
     int length = KnownClassNames.asciiLength(input.getBuffer(), at, input.limit());
@@ -89,22 +99,49 @@ final class AllowListClassResolver extends DefaultClassResolver {
         input.setPosition(at + length);
         nameIdToClass.put(nameId, type);
         countApplicationClass(type);
-        return registration(type);
+        return type;
       }
     }
-    input.setPosition(start);
-    Registration registration;
+    String className = input.readString();
     try {
-      registration = super.readName(input);
+      type = getTypeByName(className);
+      if (type == null) {
+        type = load(className);
+        if (nameToClass == null) {
+          nameToClass = new ObjectMap<>();
+        }
+        nameToClass.put(className, type);
+      }
     } catch (LinkageError e) {
-      input.setPosition(at);
-      throw unloadable(input.readString(), e);
+      throw unloadable(className, e);
     }
+    nameIdToClass.put(nameId, type);
     if (length > 0 && input.position() == at + length) {
-      known.add(input.getBuffer(), at, length, registration.getType());
+      known.add(input.getBuffer(), at, length, type);
     }
-    countApplicationClass(registration.getType());
-    return registration;
+    countApplicationClass(type);
+    return type;
+  }
+
+  /**
+   * As Kryo loads a class by name: never initialized, from Kryo's class loader if not found; a
+   * primitive's name (Kryo writes {@code void}, the one it does not register, by name) as that
+   * primitive.
+   */
+  private Class<?> load(String className) {
+    Class<?> primitive = ClassReferences.primitive(className);
+    if (primitive != null) {
+      return primitive;
+    }
+    try {
+      return Class.forName(className, false, kryo.getClassLoader());
+    } catch (ClassNotFoundException e) {
+      try {
+        return Class.forName(className, false, Kryo.class.getClassLoader());
+      } catch (ClassNotFoundException ignored) {
+        throw new KryoException("Unable to find class: " + className, e);
+      }
+    }
   }
 
   private void countApplicationClass(Class<?> type) {
@@ -133,6 +170,47 @@ final class AllowListClassResolver extends DefaultClassResolver {
   private static IncompatibleDataException unloadable(String className, LinkageError e) {
     return new IncompatibleDataException(className, "Kryo: the class cannot be loaded or initialized"
         + " on this node (" + e + ")", e);
+  }
+
+  /**
+   * Writes a {@code Class} value: the bytes Kryo's own {@code ClassSerializer} writes (the class's
+   * id, or its name), checked as a reference to the class ({@link ClassReferences}) rather than as
+   * the class of an object, and without a registration, nor a serializer, for the class it names.
+   * A class registered with an id is written by its id; any other by its own name, even one
+   * {@link CollectionCopies} writes as another class when it is the class of an object.
+   */
+  void writeClassReference(Output output, Class<?> type) {
+    if (!references.contains(type)) {
+      ClassReferences.check(allowList, type);
+      references.add(type);
+    }
+    Registration registration = getRegistration(type);
+    if (registration != null && registration.getId() != NAME) {
+      output.writeVarInt(registration.getId() + 2, true);
+      return;
+    }
+    super.writeName(output, type, registration != null ? registration
+        : new Registration(type, ClassReferences.NAME_ONLY, NAME));
+  }
+
+  /**
+   * Reads what {@link #writeClassReference} (or Kryo's {@code ClassSerializer}) wrote: the class,
+   * allowed by name before it is loaded, loaded without being initialized, and given no
+   * registration. Null for Kryo's null class.
+   */
+  @Nullable Class<?> readClassReference(Input input) {
+    int id = input.readVarInt(true);
+    if (id == Kryo.NULL) {
+      return null;
+    }
+    if (id == NAME + 2) {
+      return readNamedType(input);
+    }
+    Registration registration = getRegistration(id - 2);
+    if (registration == null) {
+      throw new KryoException("Encountered unregistered class ID: " + (id - 2));
+    }
+    return registration.getType();
   }
 
   @Override

@@ -115,6 +115,25 @@ final class BoundedKryo extends Kryo {
       owner.referencedId[owner.level] = id;
       return super.getReadObject(type, id);
     }
+
+    /** The last id given to an object read: the object a serializer is called for, when new. */
+    int lastReadId() {
+      return readObjects.size() - 1;
+    }
+
+    /** Later back-references to {@code id} get {@code resolved}, if {@code id} is {@code read}'s. */
+    void resolved(int id, Object read, Object resolved) {
+      if (id >= 0 && id < readObjects.size() && readObjects.get(id) == read) {
+        readObjects.set(id, resolved);
+      }
+    }
+  }
+
+  /** Kryo's default serializer for the class, keeping Java serialization's replacement methods. */
+  @Override
+  @SuppressWarnings("rawtypes")
+  public Serializer getDefaultSerializer(Class type) {
+    return JavaSerialSemantics.wrap(type, super.getDefaultSerializer(type));
   }
 
   private void opened(int id) {

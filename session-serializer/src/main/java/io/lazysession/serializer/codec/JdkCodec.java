@@ -193,11 +193,13 @@ final class JdkCodec implements Codec {
       return JavaNetSerializers.replaceForJdk(obj);
     }
 
+    /**
+     * Every class the stream names, of an object or a {@code Class} value, is read back by its name:
+     * checked by the rules for names ({@link ClassReferences#check}).
+     */
     @Override
     protected void annotateClass(Class<?> type) {
-      if (!allowList.isAllowed(type)) {
-        throw new ClassNotAllowedException(type.getName());
-      }
+      ClassReferences.check(allowList, type);
     }
 
     @Override

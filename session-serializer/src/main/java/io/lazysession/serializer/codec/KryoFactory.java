@@ -84,6 +84,8 @@ final class KryoFactory {
       });
     }
     kryo.addDefaultSerializer(Enum.class, EnumNameSerializer.class);
+    // A Class value is a reference to a class by name, checked as such (ClassReferences).
+    kryo.addDefaultSerializer(Class.class, new ClassReferences.ClassValueSerializer());
     // Throwable's fields are closed to reflection on Java 17: exceptions travel as their public state.
     kryo.addDefaultSerializer(Throwable.class, new ThrowableSerializer());
     // java.sql.Timestamp is millis and nanos: Kryo's Date serializer, which it would otherwise get,
