@@ -24,7 +24,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.SpringApplicationAotProcessor;
-import org.springframework.context.aot.AbstractAotProcessor;
 
 /**
  * The Spring Security login app built for Spring AOT as a user builds it (Boot's AOT processing of
@@ -47,11 +46,27 @@ class AotLoginIT {
   @BeforeAll
   static void buildForSpringAot() throws IOException {
     Path sources = build.resolve("sources");
-    AbstractAotProcessor.Settings settings = AbstractAotProcessor.Settings.builder()
-        .sourceOutput(sources).resourceOutput(build.resolve("resources"))
-        .classOutput(build.resolve("classes")).groupId("io.lazysession").artifactId("aot-login")
-        .build();
-    new SpringApplicationAotProcessor(LoginApplication.class, settings, new String[0]).process();
+    // In a JVM of its own, as a build runs it: in this one, a test that started LoginApplication
+    // before made its configuration proxy already, and Spring AOT would not write that class.
+    List<String> command = List.of(
+        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-cp", System.getProperty("java.class.path"),
+        SpringApplicationAotProcessor.class.getName(), LoginApplication.class.getName(),
+        sources.toString(), build.resolve("resources").toString(),
+        build.resolve("classes").toString(), "io.lazysession", "aot-login");
+    Process process = new ProcessBuilder(command).redirectErrorStream(true)
+        .redirectOutput(build.resolve("aot-processor.log").toFile()).start();
+    try {
+      assertThat(process.waitFor(3, java.util.concurrent.TimeUnit.MINUTES))
+          .as("Spring AOT processing ends").isTrue();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException(e);
+    } finally {
+      process.destroyForcibly();
+    }
+    assertThat(process.exitValue()).as("Spring AOT processing: "
+        + Files.readString(build.resolve("aot-processor.log"))).isZero();
     compile(sources, build.resolve("classes"));
   }
 
