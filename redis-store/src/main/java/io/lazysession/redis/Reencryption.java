@@ -90,12 +90,11 @@ final class Reencryption {
     for (Map.Entry<byte[], byte[]> entry : hash.entrySet()) {
       String field = new String(entry.getKey(), UTF_8);
       if (field.equals(SessionKeys.ID) || field.equals(SessionKeys.METADATA)
-          || field.equals(SessionKeys.PRINCIPAL)) {
+          || field.equals(SessionKeys.PRINCIPAL) || field.equals(SessionKeys.ALIAS)) {
         metadata.put(field, entry.getValue());
       }
     }
-    if (!metadata.containsKey(SessionKeys.METADATA) && hash.keySet().stream()
-        .anyMatch(field -> new String(field, UTF_8).equals(SessionKeys.ALIAS))) {
+    if (!metadata.containsKey(SessionKeys.METADATA) && metadata.containsKey(SessionKeys.ALIAS)) {
       return new long[] {0, 0, 0, 0}; // a renewal's alias: no session, nothing to seal
     }
     byte[] sealedId = metadata.get(SessionKeys.ID);

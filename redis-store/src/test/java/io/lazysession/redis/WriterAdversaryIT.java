@@ -83,6 +83,39 @@ class WriterAdversaryIT {
   // ---- alias (#>, #t) -----------------------------------------------------------------------
 
   @Test
+  void findById_attackersOwnCookie_mustNotReturnAnotherUsersSession() {
+    String victim = signIn(nodes.a(), "victim");
+    String attacker = signIn(nodes.a(), "mallory");
+
+    plantAlias(attacker, nodes.raw().hget(key(victim), ID), 99999999999999L);
+    LazySession found = nodes.b().findById(attacker); // the attacker's own cookie, on node B
+
+    assertThat(found == null ? null : found.getId()).as("session handed to the attacker's cookie "
+        + "(victim id " + victim + ")").isNotEqualTo(victim);
+  }
+
+  @Test
+  void save_attackersOwnSession_mustNotLandInAnotherUsersSession() {
+    String victim = signIn(nodes.a(), "victim2");
+    String attacker = signIn(nodes.a(), "mallory2");
+    LazySession attackers = nodes.b().findById(attacker); // a request in flight
+
+    plantAlias(attacker, nodes.raw().hget(key(victim), ID), 99999999999999L);
+    attackers.setAttribute("secret", "written by mallory2");
+    nodes.b().save(attackers);
+
+    assertThat((String) nodes.a().findById(victim).getAttribute("secret"))
+        .isEqualTo("data of victim2");
+  }
+
+  /** save.lua answers "moved" to an alias it finds, whether or not this node renews ids. */
+  @Test
+  void save_renewalOff_attackersOwnSession_mustNotLandInAnotherUsersSession() {
+    nodes.configure(builder -> builder.idRenewal(null, Duration.ofSeconds(10)));
+    save_attackersOwnSession_mustNotLandInAnotherUsersSession();
+  }
+
+  @Test
   void deleteById_attackersHashAliasesAnotherUsersSealedId_victimStaysSignedIn() {
     String victim = signIn(nodes.a(), "victim3");
     String attacker = signIn(nodes.a(), "mallory3");
