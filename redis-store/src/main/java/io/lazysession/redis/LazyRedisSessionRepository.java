@@ -300,6 +300,32 @@ public final class LazyRedisSessionRepository
     return shared.store().protection().enabled();
   }
 
+  /**
+   * The Redis format of this repository's namespace: the format this node reads and writes, the one
+   * the namespace is finalized at, and every node serving it, as they announce themselves
+   * (docs/versioning.md, "Rolling upgrades"). One call to Redis.
+   *
+   * @throws SessionStoreUnavailableException when Redis cannot be reached
+   */
+  public RedisFormatStatus formatStatus() {
+    return StoreFailures.translated("formatStatus", null, shared.store().format()::status);
+  }
+
+  /**
+   * Moves the namespace to the newest Redis format that every live node reads, once a rolling
+   * upgrade has reached every node: the one step after which nodes write that format, and after
+   * which rolling back to a version that does not read it signs out the sessions written in it
+   * (docs/versioning.md, "Finalizing"). Logged; does nothing when there is nothing newer to move to.
+   *
+   * @return the format as it stands after the call
+   * @throws IllegalStateException when a live node reads only an older format than this node, naming
+   *     it
+   * @throws SessionStoreUnavailableException when Redis cannot be reached
+   */
+  public RedisFormatStatus finalizeFormat() {
+    return StoreFailures.translated("finalizeFormat", null, shared.store().format()::finalizeFormat);
+  }
+
   /** The namespace (key prefix) this repository stores sessions under. */
   public String namespace() {
     return shared.store().keys().namespace();
@@ -319,6 +345,7 @@ public final class LazyRedisSessionRepository
   @Override
   public void close() {
     shared.expiry().close();
+    shared.store().format().close();
     if (shared.tracking() != null) {
       shared.tracking().close();
     }

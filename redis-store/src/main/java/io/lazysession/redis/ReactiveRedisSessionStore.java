@@ -93,7 +93,7 @@ final class ReactiveRedisSessionStore {
         keys.session(id), store.deleteArguments(nowMillis, all)))
         .filter(answer -> !RedisSessionStore.isNil(answer))
         .map(answer -> ScriptReplies.deletedHash(
-            store.countedRead(RedisSessionStore.elements(answer)), store.protection().of(id)));
+            store.countedRead(ScriptReplies.elements(answer)), store.protection().of(id)));
   }
 
   /** As {@link RedisSessionStore#aliasOf}: empty when {@code id} is no alias within its grace. */

@@ -44,6 +44,8 @@ final class RedisScript {
   static final RedisScript FIND_SSDR = load("find-ssdr");
   /** Seals values anew under the current key; see {@link Reencryption}. */
   static final RedisScript RESEAL = load("reseal");
+  /** Announces a node and reads the namespace's format; see {@link RedisFormat}. */
+  static final RedisScript FORMAT = load("format");
   /** find.lua as the body of a Redis 7 function library; see find-function.lua. */
   static final RedisScript FIND_FUNCTION = load("find-function");
 

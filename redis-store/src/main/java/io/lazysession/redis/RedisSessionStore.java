@@ -40,6 +40,7 @@ final class RedisSessionStore {
   private final long absoluteMillis;
   private final SessionIndexes indexes;
   private final ReplicaWait replicaWait;
+  private final RedisFormat format;
   /** Set by {@link #loadScripts}; cleared when Redis loses the function and will not take it back. */
   private volatile boolean findByFunction;
 
@@ -50,6 +51,7 @@ final class RedisSessionStore {
    */
   RedisSessionStore(SessionConnection connection, SessionKeys keys, MetricsRecorder metrics,
       ValueProtection protection, long absoluteMillis) {
+    this.format = new RedisFormat(connection, keys.namespace());
     this.connection = connection;
     this.keys = keys;
     this.metrics = metrics;
@@ -82,6 +84,11 @@ final class RedisSessionStore {
     return keys;
   }
 
+  /** The namespace's Redis format and this node's announcements. */
+  RedisFormat format() {
+    return format;
+  }
+
   /**
    * Loads the scripts into Redis once, so the first requests do not pay for it. On a Cluster, Lettuce
    * sends SCRIPT LOAD to every node; a primary promoted later learns them through the NOSCRIPT
@@ -91,11 +98,8 @@ final class RedisSessionStore {
    */
   void loadScripts(boolean expiringSets) {
     RedisClusterCommands<byte[], byte[]> commands = connection.commands();
-    List<RedisScript> scripts = expiringSets
-        ? List.of(RedisScript.FIND, RedisScript.SAVE, RedisScript.DELETE, RedisScript.PRINCIPAL_ADD,
-            RedisScript.RENEW)
-        : List.of(RedisScript.FIND, RedisScript.SAVE, RedisScript.DELETE, RedisScript.EXPIRE,
-            RedisScript.RENEW);
+    List<RedisScript> scripts = List.of(RedisScript.FIND, RedisScript.SAVE, RedisScript.DELETE,
+        expiringSets ? RedisScript.PRINCIPAL_ADD : RedisScript.EXPIRE, RedisScript.RENEW);
     for (RedisScript script : scripts) {
       String sha = commands.scriptLoad(script.source());
       metrics.roundTrips.increment();
@@ -187,13 +191,18 @@ final class RedisSessionStore {
   /** A find answer that is a list of fields and values (a hash, or a verbose "unchanged"). */
   private @Nullable StoredSession findReply(String id, List<Object> answer,
       NearCache.@Nullable Snapshot cached) {
-    List<byte @Nullable []> fields = elements(answer);
+    List<byte @Nullable []> fields = ScriptReplies.elements(answer);
     long bytes = 0;
     for (byte[] value : fields) {
       bytes += value == null ? 0 : value.length;
     }
     metrics.bytesRead.add(bytes);
-    return ScriptReplies.find(fields, cached, protection.of(id));
+    try {
+      return ScriptReplies.find(fields, cached, protection.of(id));
+    } catch (ScriptReplies.LaterFormat e) {
+      format.unreadable(id, e.format());
+      return null;
+    }
   }
 
   /**
@@ -238,7 +247,7 @@ final class RedisSessionStore {
       List<Object> answer = eval(primary, RedisScript.DELETE, ScriptOutputType.MULTI, key,
           deleteArguments(nowMillis, all));
       return isNil(answer) ? null
-          : ScriptReplies.deletedHash(countedRead(elements(answer)), protection.of(id));
+          : ScriptReplies.deletedHash(countedRead(ScriptReplies.elements(answer)), protection.of(id));
     }, java.util.Objects::nonNull, replicas, timeout);
   }
 
@@ -251,7 +260,7 @@ final class RedisSessionStore {
     List<Object> answer = eval(connection.commands(), RedisScript.DELETE, ScriptOutputType.MULTI,
         keys.session(id), deleteArguments(nowMillis, all));
     return isNil(answer) ? null
-        : ScriptReplies.deletedHash(countedRead(elements(answer)), protection.of(id));
+        : ScriptReplies.deletedHash(countedRead(ScriptReplies.elements(answer)), protection.of(id));
   }
 
   /** renew.lua on {@code oldId}'s hash; its answer as text ('1', '>' + id, 'v' or '0'). */
@@ -324,7 +333,7 @@ final class RedisSessionStore {
   ScriptReplies.ExpireReply expire(String id, long nowMillis, boolean all) {
     List<Object> answer = eval(connection.commands(), RedisScript.EXPIRE, ScriptOutputType.MULTI,
         keys.session(id), deleteArguments(nowMillis, all));
-    return ScriptReplies.expire(answer == null ? List.of() : countedRead(elements(answer)),
+    return ScriptReplies.expire(answer == null ? List.of() : countedRead(ScriptReplies.elements(answer)),
         protection.of(id));
   }
 
@@ -412,15 +421,6 @@ final class RedisSessionStore {
       metrics.roundTrips.increment();
       return (T) commands.eval(script.source(), type, scriptKeys, arguments);
     }
-  }
-
-  /** A script's multi-bulk answer as byte arrays; nil elements (and any non-bulk ones) are null. */
-  static List<byte @Nullable []> elements(List<Object> answer) {
-    List<byte @Nullable []> elements = new ArrayList<>(answer.size());
-    for (Object element : answer) {
-      elements.add(element instanceof byte[] b ? b : null);
-    }
-    return elements;
   }
 
   /** A script's nil answer arrives as an empty list or a list holding one null. */

@@ -90,9 +90,16 @@ final class Reencryption {
     for (Map.Entry<byte[], byte[]> entry : hash.entrySet()) {
       String field = new String(entry.getKey(), UTF_8);
       if (field.equals(SessionKeys.ID) || field.equals(SessionKeys.METADATA)
-          || field.equals(SessionKeys.PRINCIPAL) || field.equals(SessionKeys.ALIAS)) {
+          || field.equals(SessionKeys.PRINCIPAL) || field.equals(SessionKeys.ALIAS)
+          || field.equals(RedisFormat.FIELD)) {
         metadata.put(field, entry.getValue());
       }
+    }
+    byte[] format = metadata.get(RedisFormat.FIELD);
+    if (format != null && !new String(format, UTF_8).equals(Integer.toString(RedisFormat.READS))) {
+      // A later Redis format: never resealed nor moved by this version; a node that reads it will.
+      store.format().unreadable(inKey, new String(format, UTF_8));
+      return new long[] {0, 1, 0, 0};
     }
     if (!metadata.containsKey(SessionKeys.METADATA) && metadata.containsKey(SessionKeys.ALIAS)) {
       return new long[] {0, 0, 0, 0}; // a renewal's alias: no session, nothing to seal

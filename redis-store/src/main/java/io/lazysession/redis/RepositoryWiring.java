@@ -136,6 +136,7 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
       SessionLimiter.loadScript(connection, builder.sessionLimit);
       EvictionPolicyCheck.report(connection.commands());
     }
+    store.format().start(); // announces this node now if Redis answers, else once it does
     SessionIdGenerator ids =
         builder.idGenerator != null ? builder.idGenerator : new CompactSessionIdGenerator();
     SessionContext context = SessionContext.of(serializer, protection, ids, builder.clock,

@@ -2,6 +2,7 @@ package io.lazysession.redis;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -101,7 +102,8 @@ final class ScriptReplies {
 
   /**
    * Parses a find answer (alternating field names and values); null when a metadata field is missing
-   * or unreadable. An "unchanged" answer carries no creation time nor attributes: they are taken from
+   * or unreadable; {@link LaterFormat} when the hash names a Redis format this version does not
+   * read. An "unchanged" answer carries no creation time nor attributes: they are taken from
    * {@code cached}, the copy whose version the caller sent. Field names are told apart by their
    * bytes: only attribute names become strings.
    */
@@ -123,6 +125,7 @@ final class ScriptReplies {
     long version = MISSING;
     long renewed = 0;
     String principal = null;
+    byte[] format = null;
     PackFields pack = new PackFields();
     boolean unchanged = false;
     Map<String, byte[]> attributes = new LinkedHashMap<>(capacity(fields.size() / 2));
@@ -175,8 +178,12 @@ final class ScriptReplies {
         case 'p' -> principal = values.principal(value);
         case 's' -> pack.offer(name, value);
         case '=' -> unchanged = true;
+        case 'f' -> format = value;
         default -> { } // metadata written by a later version: ignored
       }
+    }
+    if (format != null && !(format.length == 1 && format[0] == '0' + RedisFormat.READS)) {
+      throw new LaterFormat(new String(format, UTF_8));
     }
     if (unchanged) {
       if (cached == null || version == MISSING || cached.version() != version) {
@@ -194,6 +201,24 @@ final class ScriptReplies {
     }
     return new StoredSession(creation, lastAccess, maxInactive, version, principal, unchanged,
         attributes, stored, renewed);
+  }
+
+  /**
+   * A find answer names a Redis format this version does not read (its field {@link
+   * RedisFormat#FIELD}): the session reads as missing ({@link RedisFormat#unreadable}). Thrown only
+   * then, so it carries no stack trace.
+   */
+  static final class LaterFormat extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    LaterFormat(String format) {
+      super(format, null, false, false);
+    }
+
+    /** The format the hash names, as stored. */
+    String format() {
+      return String.valueOf(getMessage());
+    }
   }
 
   /** What claim-ssdr.lua did with a Spring Session Data Redis hash. */
@@ -392,5 +417,14 @@ final class ScriptReplies {
 
   private static byte @Nullable [] at(List<byte @Nullable []> values, int index) {
     return index < values.size() ? values.get(index) : null;
+  }
+
+  /** A script's multi-bulk answer as byte arrays; nil elements (and any non-bulk ones) are null. */
+  static List<byte @Nullable []> elements(List<Object> answer) {
+    List<byte @Nullable []> elements = new ArrayList<>(answer.size());
+    for (Object element : answer) {
+      elements.add(element instanceof byte[] b ? b : null);
+    }
+    return elements;
   }
 }

@@ -14,11 +14,13 @@
 -- The metadata field '#' holds 'creation:lastAccess:maxInactive:version'.
 -- #include metadata.lua
 local key = KEYS[1]
-local meta = redis.call('HMGET', key, '#', '#p')
+local meta = redis.call('HMGET', key, '#', '#p', '#f')
 local c, a, m, v = metadata(meta[1])
 if not v then
   -- The alias an id renewal left (renew.lua) stays for its grace: the session lives on elsewhere.
-  if redis.call('HEXISTS', key, '#>') == 0 then
+  -- A hash of a later Redis format (readable, metadata.lua) is left alone: this version cannot
+  -- tell what it is.
+  if redis.call('HEXISTS', key, '#>') == 0 and readable(meta[3]) then
     redis.call('DEL', key)
   end
   return {'gone', false, false, false, meta[2]}

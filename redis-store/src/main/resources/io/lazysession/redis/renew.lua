@@ -17,9 +17,12 @@
 -- The metadata field '#' holds 'creation:lastAccess:maxInactive:version'.
 -- #include metadata.lua
 local key = KEYS[1]
-local meta = redis.call('HMGET', key, '#', '#>', '#t')
+local meta = redis.call('HMGET', key, '#', '#>', '#t', '#f')
 local c, a, m, v = metadata(meta[1])
 local now = tonumber(ARGV[1])
+if not readable(meta[4]) then
+  return 'v' -- a later Redis format (metadata.lua): never moved by this version
+end
 if not v then
   if meta[2] and tonumber(meta[3] or '0') > now then
     return '>' .. meta[2]

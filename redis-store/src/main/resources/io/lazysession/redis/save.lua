@@ -24,7 +24,8 @@
 -- ARGV[10]: what an update adds to the stored version (1 or more, random: two writes made on one
 --           version by two nodes, one of them lost in a failover, give two versions)
 -- ARGV[11]: number N of fields to set; then N field/value pairs; then the fields to delete
--- Returns the new version; 0 when an update finds the session missing, partial or expired (nothing
+-- Returns the new version; 0 when an update finds the session missing, partial, expired or in a
+-- Redis format this version does not read ('#f', see metadata.lua) (nothing
 -- is written, so a session deleted meanwhile is not resurrected); {-3, id} when an update finds the
 -- alias an id renewal left within its grace ('#>': the new id, '#t': the grace's end, see renew.lua):
 -- nothing is written, the caller sends its update to that id; -1 when creating over an existing key
@@ -50,7 +51,11 @@ local absolute = tonumber(absoluteText) -- nil: no absolute timeout
 local version = 1
 local packBefore -- the pack's fields as the update's check read them
 if ARGV[1] == 'u' then
-  local c, a, m, v = metadata(redis.call('HGET', key, '#'))
+  local meta = redis.call('HMGET', key, '#', '#f')
+  if not readable(meta[2]) then
+    return 0 -- a later Redis format: this version never writes over it
+  end
+  local c, a, m, v = metadata(meta[1])
   if not v then
     local alias = redis.call('HMGET', key, '#>', '#t')
     if alias[1] and tonumber(alias[2] or '0') > now then

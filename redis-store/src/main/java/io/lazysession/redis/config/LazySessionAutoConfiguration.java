@@ -216,6 +216,18 @@ public class LazySessionAutoConfiguration {
     }
   }
 
+  /** The {@value LazySessionFormatEndpoint#ID} actuator endpoint, with actuator. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.annotation.Endpoint")
+  static class FormatEndpointConfiguration {
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnAvailableEndpoint(LazySessionFormatEndpoint.class)
+    LazySessionFormatEndpoint lazySessionFormatEndpoint(LazyRedisSessionRepository repository) {
+      return new LazySessionFormatEndpoint(repository);
+    }
+  }
+
   /** The {@code lazysession} health contribution, with Spring Boot's health support. */
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnClass(HealthIndicator.class)

@@ -1,0 +1,303 @@
+package io.lazysession.redis;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Redis format of one namespace (docs/redis-layout.md, "Format"; docs/versioning.md): the
+ * newest format this version reads, what the nodes serving the namespace announce, and the one step
+ * that moves the namespace to a newer format once every live node reads it. Thread-safe.
+ *
+ * <p>Design: a node writes the format the namespace is finalized at, never a newer one, so that a
+ * node of the previous release, which reads it, can serve every session until an operator
+ * finalizes; finalizing is refused while a live node announces that it reads only an older format.
+ * Each node announces itself in the hash {@code <ns>:format} (field {@code node:<id>}: {@code
+ * reads=N writes=N version=V host=H seen=T}, the server's time) when it starts and every {@link
+ * #HEARTBEAT}, and removes its field when it closes; the hash's field {@code finalized} holds the
+ * finalized format (absent: 1). A hash that needs a newer format than its reader's carries it in its
+ * field {@code #f}: that reader treats the session as missing, says so once at WARN ({@link
+ * #unreadable}), and its scripts never write over, move or reseal the hash.
+ */
+final class RedisFormat {
+  static final Logger log = LoggerFactory.getLogger(RedisFormat.class);
+  /** The newest Redis format this version reads (and the only one it writes). */
+  static final int READS = 1;
+  /** The field of a session hash naming the lowest format a reader needs; absent: format 1. */
+  static final String FIELD = "#f";
+  /** How often a node announces itself again. */
+  static final Duration HEARTBEAT = Duration.ofSeconds(30);
+  /** A node silent for this long is not live: three heartbeats missed, and some slack for clocks. */
+  static final Duration LIVE = Duration.ofSeconds(100);
+  /** A node silent for this long is forgotten (its field removed by the next announcement). */
+  static final Duration FORGET = Duration.ofDays(1);
+  private static final String NODE_PREFIX = "node:";
+  private static final String FINALIZED = "finalized";
+
+  private final SessionConnection connection;
+  private final String namespace;
+  private final byte[] key;
+  private final String id;
+  private final byte[] field;
+  private final String version;
+  private final Set<String> warned = ConcurrentHashMap.newKeySet();
+  private volatile int finalized = 1;
+  private volatile @Nullable ScheduledExecutorService thread;
+
+  RedisFormat(SessionConnection connection, String namespace) {
+    this.connection = connection;
+    this.namespace = namespace;
+    this.key = (namespace + ":format").getBytes(UTF_8);
+    byte[] random = new byte[9];
+    ThreadLocalRandom.current().nextBytes(random);
+    this.id = Base64.getUrlEncoder().withoutPadding().encodeToString(random);
+    this.field = (NODE_PREFIX + id).getBytes(UTF_8);
+    String implementation = RedisFormat.class.getPackage().getImplementationVersion();
+    this.version = implementation == null ? "development" : implementation;
+  }
+
+  /** The version of lazysession this node runs, as it announces it. */
+  String version() {
+    return version;
+  }
+
+  /** The format this node writes: the finalized one, or the newest it reads if that is older. */
+  int writes() {
+    return Math.min(READS, finalized);
+  }
+
+  /**
+   * Announces this node now (when Redis answers; else at the next heartbeat) and every {@link
+   * #HEARTBEAT} after, on a daemon thread of its own.
+   */
+  void start() {
+    heartbeat();
+    ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(runnable -> {
+      Thread announcer = new Thread(runnable, "lazysession-format-" + namespace);
+      announcer.setDaemon(true);
+      return announcer;
+    });
+    long period = HEARTBEAT.toMillis();
+    scheduler.scheduleWithFixedDelay(this::heartbeat, period, period, TimeUnit.MILLISECONDS);
+    thread = scheduler;
+  }
+
+  private void heartbeat() {
+    try {
+      announce(null);
+    } catch (RuntimeException e) {
+      // Redis is down or refuses: the next heartbeat tries again; requests say what is wrong.
+      log.debug("lazysession (namespace {}) could not announce its Redis format: {}", namespace,
+          e.toString());
+    }
+  }
+
+  /** Stops announcing and removes this node's announcement (best effort). */
+  void close() {
+    ScheduledExecutorService scheduler = thread;
+    if (scheduler == null) {
+      return;
+    }
+    scheduler.shutdownNow();
+    try {
+      connection.commands().hdel(key, field);
+    } catch (RuntimeException e) {
+      // Redis is gone: the announcement stops counting as live after LIVE, and is forgotten later.
+    }
+  }
+
+  /** The namespace's format as the nodes announce it, this one announced anew. */
+  RedisFormatStatus status() {
+    return announce(null);
+  }
+
+  /**
+   * Moves the namespace to the newest format every live node reads, if that is newer than the
+   * finalized one, and logs it.
+   *
+   * @throws IllegalStateException when a live node reads an older format than this node and the
+   *     namespace cannot move, naming those nodes
+   */
+  RedisFormatStatus finalizeFormat() {
+    RedisFormatStatus status = announce(null);
+    int target = Math.min(READS, status.readByAllLiveNodes());
+    if (target > status.finalized()) {
+      RedisFormatStatus after = announce(target);
+      log.warn("lazysession (namespace {}): the Redis format is finalized at {} (was {}); every "
+          + "node writes it from its next heartbeat (within {} s). A node of a version that reads "
+          + "only an older format treats sessions written in it as missing: rolling back now signs "
+          + "those users out (docs/versioning.md, \"Finalizing\")", namespace, after.finalized(),
+          status.finalized(), HEARTBEAT.toSeconds());
+      return after;
+    }
+    List<String> behind = new ArrayList<>();
+    for (RedisFormatStatus.Node node : status.nodes()) {
+      if (node.live() && node.reads() < READS) {
+        behind.add(node.host() + " (lazysession " + node.version() + ", node " + node.id()
+            + ", reads format " + node.reads() + ")");
+      }
+    }
+    if (!behind.isEmpty()) {
+      throw new IllegalStateException("lazysession (namespace " + namespace + ") cannot finalize "
+          + "its Redis format at " + READS + ": live nodes read only older formats: "
+          + String.join(", ", behind) + ". Upgrade them first; a node silent for "
+          + LIVE.toSeconds() + " s no longer counts (docs/versioning.md, \"Finalizing\")");
+    }
+    log.info("lazysession (namespace {}): the Redis format is finalized at {}, the newest this "
+        + "node reads; nothing to finalize", namespace, status.finalized());
+    return status;
+  }
+
+  /**
+   * A session hash names a format this node does not read ({@code #f}): said once per format at
+   * WARN. The session reads as missing; the hash is left as it is.
+   */
+  void unreadable(String id, String format) {
+    if (warned.add(format)) {
+      log.warn("lazysession {} (namespace {}) reads Redis format {} only, and found session {} "
+          + "in format {}: a later lazysession wrote it after the namespace was finalized at that "
+          + "format. This node treats such sessions as missing (their users sign in again here) "
+          + "and never changes or deletes them; upgrade this node (docs/versioning.md, "
+          + "\"Finalizing\"). Said once per format", version, namespace, READS, id, format);
+    }
+  }
+
+  private RedisFormatStatus announce(@Nullable Integer finalizeAt) {
+    String announcement = "reads=" + READS + " writes=" + writes() + " version=" + version
+        + " host=" + Host.NAME;
+    byte[][] arguments = finalizeAt == null
+        ? new byte[][] {field, announcement.getBytes(UTF_8), millis(FORGET)}
+        : new byte[][] {field, announcement.getBytes(UTF_8), millis(FORGET),
+            Integer.toString(finalizeAt).getBytes(UTF_8)};
+    byte[][] keys = {key};
+    List<Object> answer;
+    try {
+      answer = connection.evalsha(RedisScript.FORMAT.sha(), ScriptOutputType.MULTI, keys,
+          arguments);
+    } catch (RedisNoScriptException e) {
+      answer = connection.commands().eval(RedisScript.FORMAT.source(), ScriptOutputType.MULTI,
+          keys, arguments);
+    }
+    return read(answer);
+  }
+
+  private RedisFormatStatus read(List<Object> answer) {
+    List<byte @Nullable []> elements = ScriptReplies.elements(answer);
+    if (elements.isEmpty() || elements.get(0) == null) {
+      throw new RedisException("format.lua answered without the server's time");
+    }
+    long now = Long.parseLong(new String(elements.get(0), UTF_8));
+    int finalizedNow = 1;
+    List<RedisFormatStatus.Node> nodes = new ArrayList<>();
+    for (int i = 1; i + 1 < elements.size(); i += 2) {
+      byte[] name = elements.get(i);
+      byte[] value = elements.get(i + 1);
+      if (name == null || value == null) {
+        continue;
+      }
+      String fieldName = new String(name, UTF_8);
+      if (fieldName.equals(FINALIZED)) {
+        finalizedNow = Math.max(1, number(new String(value, UTF_8), 1));
+      } else if (fieldName.startsWith(NODE_PREFIX)) {
+        nodes.add(node(fieldName.substring(NODE_PREFIX.length()), new String(value, UTF_8), now));
+      } // any other field: written by a later version, ignored
+    }
+    int before = finalized;
+    finalized = finalizedNow;
+    if (finalizedNow != before || finalizedNow > READS) {
+      changed(before, finalizedNow);
+    }
+    return new RedisFormatStatus(READS, writes(), finalizedNow, nodes);
+  }
+
+  private void changed(int before, int now) {
+    if (now > READS) {
+      if (warned.add("finalized " + now)) {
+        log.warn("lazysession {} (namespace {}) reads Redis format {} only, but the namespace is "
+            + "finalized at format {}: sessions later nodes write in it read as missing here (their "
+            + "users sign in again on this node); this node keeps writing format {}. Upgrade this "
+            + "node (docs/versioning.md, \"Finalizing\")", version, namespace, READS, now, writes());
+      }
+    } else {
+      log.info("lazysession (namespace {}): the namespace is finalized at Redis format {} (was {});"
+          + " this node writes format {}", namespace, now, before, writes());
+    }
+  }
+
+  private RedisFormatStatus.Node node(String nodeId, String announcement, long now) {
+    int reads = 1;
+    int writes = 1;
+    String nodeVersion = "?";
+    String host = "?";
+    long seen = 0;
+    for (String part : announcement.split(" ")) {
+      int equals = part.indexOf('=');
+      if (equals < 0) {
+        continue;
+      }
+      String value = part.substring(equals + 1);
+      switch (part.substring(0, equals)) {
+        case "reads" -> reads = number(value, 1);
+        case "writes" -> writes = number(value, 1);
+        case "version" -> nodeVersion = value;
+        case "host" -> host = value;
+        case "seen" -> seen = number(value, 0L);
+        default -> { } // announced by a later version: ignored
+      }
+    }
+    return new RedisFormatStatus.Node(nodeId, nodeVersion, host, reads, writes,
+        Instant.ofEpochMilli(seen), now - seen <= LIVE.toMillis(), nodeId.equals(id));
+  }
+
+  private static int number(String text, int otherwise) {
+    try {
+      return Integer.parseInt(text);
+    } catch (NumberFormatException e) {
+      return otherwise;
+    }
+  }
+
+  private static long number(String text, long otherwise) {
+    try {
+      return Long.parseLong(text);
+    } catch (NumberFormatException e) {
+      return otherwise;
+    }
+  }
+
+  private static byte[] millis(Duration duration) {
+    return Long.toString(duration.toMillis()).getBytes(UTF_8);
+  }
+
+  /** This machine's name, looked up once, when a node first announces itself (no spaces). */
+  private static final class Host {
+    static final String NAME = lookUp();
+
+    private static String lookUp() {
+      String name;
+      try {
+        name = InetAddress.getLocalHost().getHostName();
+      } catch (java.io.IOException | RuntimeException e) {
+        name = System.getenv().getOrDefault("HOSTNAME", "unknown");
+      }
+      return name.isBlank() ? "unknown" : name.replaceAll("\\s", "_");
+    }
+  }
+}

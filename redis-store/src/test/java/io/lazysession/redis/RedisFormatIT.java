@@ -1,0 +1,191 @@
+package io.lazysession.redis;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import io.lazysession.testing.RedisServerExtension;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Redis format as a contract (docs/redis-layout.md, "Format"; docs/versioning.md): nodes
+ * announce what they read, a session hash in a later format reads as missing here, is said once at
+ * WARN, and is never written over, moved nor deleted by this version; finalizing moves only as far
+ * as every live node reads.
+ */
+class RedisFormatIT {
+  @RegisterExtension
+  static final RedisServerExtension redis = RedisServerExtension.standalone();
+  @RegisterExtension
+  static final TwoNodes nodes = TwoNodes.on(redis);
+
+  private final ListAppender<ILoggingEvent> logs = new ListAppender<>();
+  private final Logger logger = (Logger) LoggerFactory.getLogger(RedisFormat.class);
+
+  @BeforeEach
+  void captureLogs() {
+    logs.start();
+    logger.addAppender(logs);
+  }
+
+  @AfterEach
+  void releaseLogs() {
+    logger.detachAppender(logs);
+  }
+
+  @Test
+  void everyNodeAnnouncesWhatItReadsAndLeavesWhenClosed() {
+    LazyRedisSessionRepository a = nodes.a();
+    nodes.b();
+
+    RedisFormatStatus status = a.formatStatus();
+    assertThat(status.reads()).isEqualTo(1);
+    assertThat(status.writes()).isEqualTo(1);
+    assertThat(status.finalized()).isEqualTo(1);
+    assertThat(status.nodes()).hasSize(2).allSatisfy(node -> {
+      assertThat(node.live()).isTrue();
+      assertThat(node.reads()).isEqualTo(1);
+      assertThat(node.writes()).isEqualTo(1);
+      assertThat(node.version()).isNotBlank();
+      assertThat(node.host()).isNotBlank();
+    });
+    assertThat(status.nodes()).filteredOn(RedisFormatStatus.Node::self).hasSize(1);
+    assertThat(status.readByAllLiveNodes()).isEqualTo(1);
+
+    nodes.b().close();
+    assertThat(a.formatStatus().nodes()).singleElement()
+        .satisfies(node -> assertThat(node.self()).isTrue());
+  }
+
+  @Test
+  void aSessionInALaterFormatReadsAsMissingIsSaidOnceAndIsNeverWrittenOverMovedNorDeleted() {
+    LazyRedisSessionRepository a = nodes.a();
+    LazySession session = a.createSession();
+    session.setAttribute("cart", "3 books");
+    session.setAttribute("large", "x".repeat(5_000));
+    a.save(session);
+    LazySession loadedBefore = a.findById(session.getId());
+    LazySession renamedBefore = a.findById(session.getId());
+    byte[] key = sessionKey(session.getId());
+    nodes.raw().hset(key, utf8("#f"), utf8("2"));
+    nodes.raw().hset(key, utf8("#z"), utf8("what format 2 adds"));
+    Map<String, String> stored = hash(key);
+
+    LazyRedisSessionRepository b = nodes.b();
+    assertThat(b.findById(session.getId())).isNull();
+    assertThat(b.findById(session.getId())).isNull();
+    assertThat(warnings()).singleElement().asString()
+        .contains("reads Redis format 1 only", "in format 2", session.getId(), "Finalizing");
+
+    loadedBefore.setAttribute("cart", "written over by format 1");
+    a.save(loadedBefore); // loaded before it was marked: the update finds a later format
+    renamedBefore.changeSessionId();
+    a.save(renamedBefore); // an id change would carry over only what this version reads
+    assertThat(hash(key)).isEqualTo(stored);
+    assertThat(nodes.raw().exists(sessionKey(renamedBefore.getId()))).isZero();
+
+    a.deleteById(session.getId()); // missing here, as for a find
+    assertThat(hash(key)).isEqualTo(stored);
+  }
+
+  @Test
+  void finalizingMovesNothingWhileFormatOneIsTheNewestEveryNodeReads() {
+    LazyRedisSessionRepository a = nodes.a();
+    nodes.b();
+
+    RedisFormatStatus status = a.finalizeFormat();
+
+    assertThat(status.finalized()).isEqualTo(1);
+    assertThat(status.writes()).isEqualTo(1);
+    assertThat(nodes.raw().hget(formatKey(), utf8("finalized"))).isNull();
+    assertThat(logs.list).filteredOn(event -> event.getLevel() == Level.INFO)
+        .singleElement().asString().contains("nothing to finalize");
+  }
+
+  @Test
+  void aLiveNodeReadingAnOlderFormatBlocksFinalizingAndIsNamed() {
+    LazyRedisSessionRepository a = nodes.a();
+    nodes.raw().hset(formatKey(), utf8("node:old"),
+        utf8("reads=0 writes=0 version=0.0.9 host=web-7 seen=" + redisMillis()));
+
+    assertThatThrownBy(a::finalizeFormat).isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("web-7 (lazysession 0.0.9, node old, reads format 0)");
+  }
+
+  @Test
+  void silentNodesStopCountingAndAreForgottenAfterADay() {
+    LazyRedisSessionRepository a = nodes.a();
+    long now = redisMillis();
+    nodes.raw().hset(formatKey(), utf8("node:quiet"),
+        utf8("reads=0 writes=0 version=0.0.9 host=web-8 seen=" + (now - 101_000)));
+    nodes.raw().hset(formatKey(), utf8("node:gone"),
+        utf8("reads=0 writes=0 version=0.0.9 host=web-9 seen=" + (now - 86_401_000L)));
+
+    RedisFormatStatus status = a.finalizeFormat(); // neither blocks it
+
+    assertThat(status.nodes()).extracting(RedisFormatStatus.Node::id)
+        .doesNotContain("gone").contains("quiet");
+    assertThat(status.nodes()).filteredOn(node -> node.id().equals("quiet"))
+        .singleElement().satisfies(node -> assertThat(node.live()).isFalse());
+    assertThat(nodes.raw().hexists(formatKey(), utf8("node:gone"))).isFalse();
+  }
+
+  @Test
+  void aNamespaceFinalizedAtAFormatThisNodeDoesNotReadIsSaidAndThisNodeKeepsWritingItsOwn() {
+    nodes.raw().hset(formatKey(), utf8("finalized"), utf8("2"));
+    LazyRedisSessionRepository a = nodes.a();
+
+    RedisFormatStatus status = a.formatStatus();
+    assertThat(status.finalized()).isEqualTo(2);
+    assertThat(status.writes()).isEqualTo(1);
+    assertThat(warnings()).singleElement().asString()
+        .contains("finalized at format 2", "keeps writing format 1");
+
+    LazySession session = a.createSession();
+    session.setAttribute("cart", "2 books");
+    a.save(session);
+    assertThat(nodes.b().findById(session.getId()).<String>getAttribute("cart"))
+        .isEqualTo("2 books");
+    assertThat(nodes.raw().hexists(sessionKey(session.getId()), utf8("#f"))).isFalse();
+  }
+
+  private List<ILoggingEvent> warnings() {
+    return logs.list.stream().filter(event -> event.getLevel() == Level.WARN).toList();
+  }
+
+  private byte[] sessionKey(String id) {
+    return utf8(nodes.namespace() + ":s:{" + id + "}");
+  }
+
+  private byte[] formatKey() {
+    return utf8(nodes.namespace() + ":format");
+  }
+
+  private long redisMillis() {
+    List<byte[]> time = nodes.raw().time();
+    return Long.parseLong(new String(time.get(0), UTF_8)) * 1000
+        + Long.parseLong(new String(time.get(1), UTF_8)) / 1000;
+  }
+
+  private Map<String, String> hash(byte[] key) {
+    Map<String, String> fields = new TreeMap<>();
+    nodes.raw().hgetall(key).forEach((name, value) ->
+        fields.put(new String(name, UTF_8), java.util.HexFormat.of().formatHex(value)));
+    return fields;
+  }
+
+  private static byte[] utf8(String text) {
+    return text.getBytes(UTF_8);
+  }
+}
