@@ -17,7 +17,8 @@ import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * With Micrometer and the actuator, the {@code lazysessionsizes} endpoint lists the largest
- * attributes saved on this node; {@code lazysession.session-budget.*} reach the repository.
+ * attributes saved on this node; {@code lazysession.session-budget.*} reach the repository. The
+ * {@code lazysessionformat} endpoint shows the namespace's Redis format and finalizes it.
  */
 class BootSizesEndpointIT {
   @RegisterExtension
@@ -50,6 +51,30 @@ class BootSizesEndpointIT {
 
       assertThat(body).contains("\"namespace\":\"" + namespace + "\"", "\"name\":\"basket\"",
           "\"name\":\"visits\"", "\"largestBytes\":");
+    }
+  }
+
+  @Test
+  void formatEndpoint_listsThisNodeAndFinalizesOnPost() throws Exception {
+    String namespace = TestRedis.uniqueNamespace("format");
+    try (ConfigurableApplicationContext context = new SpringApplicationBuilder(
+        ShopApplication.class).web(WebApplicationType.SERVLET)
+        .properties("server.port=0", "spring.main.banner-mode=off",
+            "spring.data.redis.url=" + redis.url(), "lazysession.namespace=" + namespace,
+            "management.endpoints.web.exposure.include=lazysessionformat")
+        .run()) {
+      int port = Integer.parseInt(context.getEnvironment().getProperty("local.server.port"));
+      HttpClient http = HttpClient.newHttpClient();
+
+      String body = get(http, port, "/actuator/lazysessionformat");
+      HttpResponse<String> finalized = http.send(HttpRequest.newBuilder(
+          URI.create("http://127.0.0.1:" + port + "/actuator/lazysessionformat"))
+          .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+
+      assertThat(body).contains("\"reads\":1", "\"writes\":1", "\"finalized\":1",
+          "\"self\":true", "\"live\":true");
+      assertThat(finalized.statusCode()).isEqualTo(200);
+      assertThat(finalized.body()).contains("\"finalized\":1");
     }
   }
 }

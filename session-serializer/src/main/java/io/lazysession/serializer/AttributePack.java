@@ -163,7 +163,8 @@ final class AttributePack {
       return v1 ? bodyV1(pack, 2, pack.length) : body(pack, 2, pack.length);
     }
     if (compression != 1 && compression != 2) {
-      throw new CorruptDataException("pack names unknown compression id " + compression);
+      throw new IncompatibleDataException(null, "the attribute pack names compression id "
+          + compression + ", which this node does not have (written by a newer lazysession)", null);
     }
     PackCursor header = new PackCursor(pack, 2, pack.length);
     ZstdDictionary dictionary = null;

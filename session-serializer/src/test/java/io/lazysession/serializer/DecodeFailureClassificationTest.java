@@ -399,12 +399,13 @@ class DecodeFailureClassificationTest {
   }
 
   @Test
-  void deserialize_unknownCodecIdOrZstdError_corrupt() {
+  void deserialize_unknownCodecIdIsKeptZstdErrorIsCorrupt() {
     AttributeSerializer serializer = serializer(CodecKind.KRYO);
     byte[] unknownCodec = {(byte) 0xA1, 9, 0, 1};
     byte[] badFrame = {(byte) 0xA1, 2, 1, 10, 1, 2, 3, 4};
 
-    assertThatThrownBy(() -> serializer.deserialize(unknownCodec)).isInstanceOf(CorruptDataException.class);
+    assertThatThrownBy(() -> serializer.deserialize(unknownCodec))
+        .isInstanceOf(IncompatibleDataException.class);
     assertThatThrownBy(() -> serializer.deserialize(badFrame)).isInstanceOf(CorruptDataException.class);
   }
 }

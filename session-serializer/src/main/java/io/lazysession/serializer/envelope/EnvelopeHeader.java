@@ -31,6 +31,11 @@ public record EnvelopeHeader(CodecKind codec, EnvelopeCompression compression, i
 
   /** The format byte of version 1. */
   public static final int FORMAT_BYTE = 0xA1;
+  /**
+   * The last format byte a later envelope version may take (versions 2 to 9): read as such, never as
+   * corrupt. {@code 0xAC} is left out: it starts a bare Java serialization stream.
+   */
+  private static final int LAST_FORMAT_BYTE = 0xA9;
   /** The version written and read by this library. */
   public static final int FORMAT_VERSION = 1;
   /** The longest Java array: a larger declared length is no writer's. */
@@ -56,7 +61,9 @@ public record EnvelopeHeader(CodecKind codec, EnvelopeCompression compression, i
    *
    * @param maxDecodedLength larger declared decoded lengths are refused (decompression bombs)
    * @throws CorruptDataException if the bytes do not start with a valid header
-   * @throws IncompatibleDataException if the payload is larger than {@code maxDecodedLength}
+   * @throws IncompatibleDataException if the payload is larger than {@code maxDecodedLength}, or
+   *     the header is of a later envelope version or names a codec or compression this version
+   *     does not have: bytes to keep for the node that wrote them
    */
   public static EnvelopeHeader read(byte[] envelope, int maxDecodedLength) {
     if (envelope.length < 3) {
@@ -64,6 +71,12 @@ public record EnvelopeHeader(CodecKind codec, EnvelopeCompression compression, i
           + " bytes is shorter than the 3-byte header");
     }
     int format = envelope[0] & 0xFF;
+    if (format > FORMAT_BYTE && format <= LAST_FORMAT_BYTE) {
+      // A later envelope version (docs/redis-layout.md, "Format"): kept for the node that wrote it.
+      throw new IncompatibleDataException(null, String.format("the envelope is of format version "
+          + "%d, this node reads version %d (written by a newer lazysession)", format & 0x0F,
+          FORMAT_VERSION), null);
+    }
     if (format != FORMAT_BYTE) {
       throw new CorruptDataException(String.format(
           "envelope starts with 0x%02X, expected format byte 0x%02X (version %d)",
@@ -72,11 +85,14 @@ public record EnvelopeHeader(CodecKind codec, EnvelopeCompression compression, i
     int codecId = envelope[1] & 0xFF;
     CodecKind codec = CodecKind.ofId(codecId);
     if (codec == null) {
-      throw new CorruptDataException("envelope names unknown codec id " + codecId);
+      throw new IncompatibleDataException(null, "the envelope names codec id " + codecId
+          + ", which this node does not have (written by a newer lazysession)", null);
     }
     EnvelopeCompression compression = EnvelopeCompression.ofId(envelope[2] & 0xFF);
     if (compression == null) {
-      throw new CorruptDataException("envelope names unknown compression id " + (envelope[2] & 0xFF));
+      throw new IncompatibleDataException(null, "the envelope names compression id "
+          + (envelope[2] & 0xFF) + ", which this node does not have (written by a newer "
+          + "lazysession)", null);
     }
     int position = 3;
     int dictionaryId = 0;

@@ -50,11 +50,20 @@ class EnvelopeHeaderTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"", "a1", "a102", "a20200", "aced00", "a10300", "a10203", "a10201",
+  @ValueSource(strings = {"", "a1", "a102", "a00200", "aa0200", "aced00", "b10200", "a10201",
       "a10201ffffffffff01", "a10202", "a1020200", "a102018080808010"})
   void read_malformed_throwsCorruptData(String hex) {
     assertThatThrownBy(() -> EnvelopeHeader.read(hex(hex), 1 << 20))
         .isInstanceOf(CorruptDataException.class);
+  }
+
+  /** What a later version may write: kept for it, never deleted as corrupt (redis-layout.md). */
+  @ParameterizedTest
+  @ValueSource(strings = {"a20200", "a90200", "a10300", "a1ff00", "a10203", "a102ff"})
+  void read_laterVersionCodecOrCompression_throwsIncompatibleData(String hex) {
+    assertThatThrownBy(() -> EnvelopeHeader.read(hex(hex), 1 << 20))
+        .isInstanceOf(IncompatibleDataException.class)
+        .hasMessageContaining("newer lazysession");
   }
 
   @Test
