@@ -10,9 +10,13 @@ import io.lazysession.testing.RedisNode;
 import io.lazysession.testing.RedisServerExtension;
 import io.lettuce.core.AclSetuserArgs;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -21,7 +25,8 @@ import org.springframework.context.ConfigurableApplicationContext;
 /**
  * {@code spring.data.redis.sentinel.username/password} reach the Sentinels (no SSL); Sentinels that
  * refuse them stop the application from starting, even when one of them hangs up instead of
- * answering; Sentinels that answer nothing at all let it start without Redis (the default
+ * answering, and when they answer only after the client's timeouts (as on a loaded machine);
+ * Sentinels that answer nothing at all let it start without Redis (the default
  * {@code lazysession.require-redis-at-startup=false}).
  */
 class BootSentinelAuthIT {
@@ -53,12 +58,15 @@ class BootSentinelAuthIT {
     }
   }
 
-  static ConfigurableApplicationContext start(String nodes, String password) {
-    return BootConnectionDetailsIT.start(ShopApplication.class,
+  static ConfigurableApplicationContext start(String nodes, String password,
+      String... properties) {
+    List<String> all = new ArrayList<>(List.of(
         "spring.data.redis.sentinel.master=" + RedisServerExtension.SENTINEL_MASTER,
         "spring.data.redis.sentinel.nodes=" + nodes,
         "spring.data.redis.sentinel.username=sessions",
-        "spring.data.redis.sentinel.password=" + password);
+        "spring.data.redis.sentinel.password=" + password));
+    all.addAll(List.of(properties));
+    return BootConnectionDetailsIT.start(ShopApplication.class, all.toArray(String[]::new));
   }
 
   @Test
@@ -90,6 +98,36 @@ class BootSentinelAuthIT {
 
       assertRefusedNamingTheConnectionSettings(failure);
       assertThat(hangsUp.accepted()).as("the Sentinel that hangs up was asked").isPositive();
+    }
+  }
+
+  /**
+   * Every Sentinel's WRONGPASS reaches the client only after both of its timeouts (the handshake's
+   * and the connect timeout), so Lettuce's connection fails with timeouts alone: the slow path a
+   * loaded machine takes at random, taken every time here.
+   */
+  @Test
+  void startup_wrongSentinelPasswordAnsweredAfterTheTimeouts_isRefused() throws IOException {
+    redis.assumeFaultInjection();
+    requireSentinelAuth();
+    List<SlowSentinel> slow = new ArrayList<>();
+    try {
+      for (RedisNode sentinel : redis.sentinels()) {
+        slow.add(new SlowSentinel(sentinel));
+      }
+      String nodes = String.join(",", slow.stream().map(SlowSentinel::node).toList());
+
+      Throwable failure = catchThrowable(() -> start(nodes, "wrong",
+          "spring.data.redis.timeout=" + SlowSentinel.CLIENT_TIMEOUT_MILLIS + "ms",
+          "spring.data.redis.connect-timeout=" + SlowSentinel.CLIENT_TIMEOUT_MILLIS + "ms")
+          .close());
+
+      assertRefusedNamingTheConnectionSettings(failure);
+      assertThat(slow).as("answers held past the timeouts").anyMatch(s -> s.held() > 0);
+    } finally {
+      for (SlowSentinel sentinel : slow) {
+        sentinel.close();
+      }
     }
   }
 
@@ -156,6 +194,76 @@ class BootSentinelAuthIT {
 
     int accepted() {
       return accepted.get();
+    }
+
+    @Override
+    public void close() throws IOException {
+      socket.close();
+    }
+  }
+
+  /**
+   * In front of a real Sentinel: passes on what the client sends at once, and holds each answer of
+   * the Sentinel for {@link #HOLD_MILLIS} before passing it on, ten times the client's timeouts in
+   * the test: a Sentinel whose answer always arrives after the client gave up waiting for it.
+   */
+  private static final class SlowSentinel implements AutoCloseable {
+    static final long CLIENT_TIMEOUT_MILLIS = 100;
+    static final long HOLD_MILLIS = 10 * CLIENT_TIMEOUT_MILLIS;
+    private final RedisNode sentinel;
+    private final ServerSocket socket;
+    private final AtomicInteger held = new AtomicInteger();
+
+    SlowSentinel(RedisNode sentinel) throws IOException {
+      this.sentinel = sentinel;
+      socket = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+      Thread thread = new Thread(this::accept, "slow-sentinel");
+      thread.setDaemon(true);
+      thread.start();
+    }
+
+    private void accept() {
+      while (!socket.isClosed()) {
+        try {
+          Socket client = socket.accept();
+          Socket server = new Socket(sentinel.host(), sentinel.port());
+          pass(client, server, false);
+          pass(server, client, true);
+        } catch (IOException e) {
+          // closed: the test is over; or the Sentinel is gone, and the client sees a hang-up
+        }
+      }
+    }
+
+    /** Copies {@code from} to {@code to} on a thread of its own; closes both when either ends. */
+    private void pass(Socket from, Socket to, boolean hold) {
+      Thread thread = new Thread(() -> {
+        byte[] buffer = new byte[8192];
+        try (Socket in = from; Socket out = to) {
+          InputStream input = in.getInputStream();
+          OutputStream output = out.getOutputStream();
+          for (int read = input.read(buffer); read != -1; read = input.read(buffer)) {
+            if (hold) {
+              Thread.sleep(HOLD_MILLIS);
+              held.incrementAndGet();
+            }
+            output.write(buffer, 0, read);
+            output.flush();
+          }
+        } catch (IOException | InterruptedException e) {
+          // one side closed the connection
+        }
+      }, "slow-sentinel-" + (hold ? "answers" : "commands"));
+      thread.setDaemon(true);
+      thread.start();
+    }
+
+    String node() {
+      return "127.0.0.1:" + socket.getLocalPort();
+    }
+
+    int held() {
+      return held.get();
     }
 
     @Override

@@ -184,6 +184,48 @@ class ReactiveNonBlockingIT {
   }
 
   /**
+   * The other reactive reads that bring a pack: a principal lookup, a load of a session whose
+   * near-cache copy another node made stale, and a load by an id that a renewal replaced (through
+   * its alias, to the new id's hash). Each reads the pack on a parallel thread too.
+   */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"principal lookup", "stale copy", "renewed id"})
+  void reads_packInTheAnswer_expandOffLettucesEventLoop(String read) {
+    if (read.equals("renewed id")) {
+      nodes.configure(builder -> builder.idRenewal(Duration.ofMinutes(10), Duration.ofSeconds(10)));
+    }
+    LazyReactiveRedisSessionRepository b = LazyReactiveRedisSessionRepository.of(nodes.b());
+    LazySession created = nodes.a().createSession();
+    created.setAttribute("theme", "dark");
+    created.setAttribute(PRINCIPAL, "dora");
+    nodes.a().save(created);
+    String id = created.getId();
+    Mono<LazySession> reading = switch (read) {
+      case "principal lookup" -> b.findByPrincipalName("dora")
+          .mapNotNull(found -> found.get(id));
+      case "stale copy" -> {
+        onNonBlockingThread(b.findById(id)); // node B's copy
+        LazySession other = nodes.a().findById(id);
+        other.setAttribute("lang", "fr");
+        nodes.a().save(other);
+        yield b.findById(id);
+      }
+      default -> {
+        nodes.clock().advance(Duration.ofMinutes(11));
+        assertThat(nodes.a().findById(id).getId()).as("renewed by node A").isNotEqualTo(id);
+        yield b.findById(id);
+      }
+    };
+    packWork.clear();
+
+    LazySession loaded = onNonBlockingThread(reading);
+
+    assertThat(packWorkThreads("expand")).isNotEmpty()
+        .noneMatch(ReactiveNonBlockingIT::lettuceEventLoop);
+    assertThat((Object) loaded.getAttribute("theme")).isEqualTo("dark");
+  }
+
+  /**
    * A reactive save of a new id: the old hash, taken by the claim, has its pack read on a parallel
    * thread before the session is written whole under the new id.
    */

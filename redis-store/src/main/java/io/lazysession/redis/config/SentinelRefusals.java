@@ -28,7 +28,12 @@ import org.jspecify.annotations.Nullable;
  * the store would start without Redis and never connect, instead of refusing to start. Asked
  * directly, with the client's credentials for them, a Sentinel that answers with an error (WRONGPASS,
  * NOAUTH, NOPERM...) is refusing this client; one that does not answer, or lets the client in, says
- * nothing. Bounded by the client's connect timeout, as the Sentinels are asked in parallel.
+ * nothing. The Sentinels are asked in parallel, and given {@link #MIN_WAIT} to answer, or the
+ * client's connect timeout when longer: not the client's timeouts alone, which a loaded machine may
+ * beat at startup (the answers then arrive after Lettuce gave up on them, and would again after
+ * the probe's), and which an application may set short to fail fast; a Sentinel's late WRONGPASS
+ * must still stop the start. Only Sentinels that accept the connection and then answer nothing
+ * make the start wait that long, once.
  *
  * <p>Called from the clients {@link CappedReconnects} builds, at their first connection: the
  * client is where the Sentinels and their credentials are known (Lettuce's {@code RedisClient} does
@@ -36,20 +41,27 @@ import org.jspecify.annotations.Nullable;
  * Redis. Stateless.
  */
 final class SentinelRefusals {
+  /**
+   * How long the Sentinels are given to answer at least (Lettuce's default connect timeout): a
+   * refusal that arrives within it stops the start, whatever the client's timeouts.
+   */
+  static final Duration MIN_WAIT = Duration.ofSeconds(10);
+
   private SentinelRefusals() {}
 
   /**
    * Adds to {@code failure}, as suppressed exceptions, the error answers of the Sentinels of
-   * {@code uri} that refuse {@code client}; waits for them at most the client's connect timeout.
-   * Does nothing when {@code uri} names no Sentinels or {@code failure} already holds an error
-   * answer.
+   * {@code uri} that refuse {@code client}; waits for them at most {@link #MIN_WAIT}, or the
+   * client's connect timeout when longer. Does nothing when {@code uri} names no Sentinels or
+   * {@code failure} already holds an error answer.
    */
   static void addTo(RedisException failure, RedisClient client, RedisURI uri) {
     List<RedisURI> sentinels = uri.getSentinels();
     if (sentinels.isEmpty() || RepositoryFactory.isRefusal(failure)) {
       return;
     }
-    Duration timeout = client.getOptions().getSocketOptions().getConnectTimeout();
+    Duration connectTimeout = client.getOptions().getSocketOptions().getConnectTimeout();
+    Duration timeout = connectTimeout.compareTo(MIN_WAIT) > 0 ? connectTimeout : MIN_WAIT;
     List<CompletableFuture<@Nullable Throwable>> answers = new ArrayList<>();
     for (RedisURI sentinel : sentinels) {
       // The URI's timeout bounds the handshake (HELLO or AUTH) of a Sentinel that accepts the
