@@ -7,21 +7,20 @@
 --          is past counts as expired
 -- Returns {c, a, m, p} of the deleted session (p may be nil), followed with 'all' by its fields and
 -- values as HGETALL gives them (a pack in chunks is joined by the caller, see pack.lua); nil when
--- there was nothing live to delete, or with 'all' the hash is in a Redis format this version does
--- not read ('#f', see metadata.lua: nothing is deleted). An expired session is left for the expiry sweep, so that it is
+-- there was nothing live to delete, or the hash is in a Redis format this version does not read
+-- ('#f', see metadata.lua: nothing is deleted). An expired session is left for the expiry sweep, so that it is
 -- reported once, as expired.
 -- The metadata field '#' holds 'creation:lastAccess:maxInactive:version'.
 -- #include metadata.lua
 local key = KEYS[1]
 local meta = redis.call('HMGET', key, '#', '#p', '#f')
-if ARGV[2] == 'all' and not readable(meta[3]) then
-  return nil -- an id change would carry over only what this version reads: a later format stays
+if not readable(meta[3]) then
+  return nil -- a later Redis format reads as missing here, and is left to the nodes that read it
 end
 local c, a, m, v = metadata(meta[1])
 if not v then
   -- The alias an id renewal left (renew.lua) stays for its grace: the session lives on elsewhere.
-  -- A hash of a later Redis format is left alone: this version cannot tell what it is.
-  if redis.call('HEXISTS', key, '#>') == 0 and readable(meta[3]) then
+  if redis.call('HEXISTS', key, '#>') == 0 then
     redis.call('DEL', key)
   end
   return nil

@@ -11,8 +11,8 @@ end
 -- readable(format): whether this version reads a hash whose field '#f' is format (nil: absent). '#f'
 -- names the lowest Redis format a reader needs for the hash; absent, the hash is in format 1, the
 -- only one this version reads (docs/redis-layout.md, "Format"). A hash this version cannot read is
--- never written over, moved or resealed by it; only the deletes that read '#' alone (kept in every
--- format) may remove it: the sweep of an expired session, the eviction of a principal's oldest.
+-- never written over, moved, resealed nor deleted by it; only the sweep of an expired session, which
+-- reads '#' alone (kept in every format), may remove it.
 local function readable(format)
   return not format or format == '1'
 end
