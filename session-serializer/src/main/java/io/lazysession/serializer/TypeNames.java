@@ -4,6 +4,8 @@ package io.lazysession.serializer;
  * Type names as Java source writes them, for messages: {@code byte[]} rather than {@code [B},
  * {@code java.lang.String[][]} rather than {@code [[Ljava.lang.String;}. Nested classes keep their
  * binary {@code $} (what a stack trace and a class loader show). Stateless.
+ *
+ * <p>Internal: public for lazysession's own packages; not part of the supported API (docs/api.md).
  */
 public final class TypeNames {
   private TypeNames() {}

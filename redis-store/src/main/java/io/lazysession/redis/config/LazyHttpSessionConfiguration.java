@@ -24,6 +24,9 @@ import org.springframework.session.config.annotation.web.http.SpringHttpSessionC
  * {@link LazySessionProperties}, exactly as the Boot properties are; the repository is then built by
  * the same {@link RepositoryFactory}. Public only because Spring imports it; not meant to be used
  * directly. Not thread-safe: Spring configures it once, on the thread that refreshes the context.
+ *
+ * <p>Internal: public for lazysession's own packages (the annotation imports it); not part of the
+ * supported API (docs/api.md). Applications use {@link EnableLazyHttpSession}.
  */
 @Configuration(proxyBeanMethods = false)
 public class LazyHttpSessionConfiguration extends SpringHttpSessionConfiguration

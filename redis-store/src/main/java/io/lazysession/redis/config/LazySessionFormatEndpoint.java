@@ -13,6 +13,9 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * (docs/versioning.md, "Rolling upgrades"). Expose it as any endpoint ({@code
  * management.endpoints.web.exposure.include=lazysessionformat}), and only to operators: a write
  * changes what every node writes. Thread-safe.
+ *
+ * <p>Internal: public for lazysession's own packages; not part of the supported API
+ * (docs/api.md). The endpoint {@value #ID} itself is supported.
  */
 @Endpoint(id = LazySessionFormatEndpoint.ID)
 public class LazySessionFormatEndpoint {

@@ -9,6 +9,10 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
  * The actuator endpoint {@value #ID}: the largest attributes seen on this node, the same ranking
  * that bounds the {@code attribute} tag of {@code lazysession.attribute.stored.bytes}. Expose it as
  * any endpoint ({@code management.endpoints.web.exposure.include=lazysessionsizes}). Thread-safe.
+ *
+ * <p>Internal: public for lazysession's own packages and for Spring Boot's actuator, which reads it;
+ * not part of the supported API (docs/api.md). The endpoint itself, its id and what it answers, is
+ * supported; this class is not.
  */
 @Endpoint(id = LazySessionSizesEndpoint.ID)
 public class LazySessionSizesEndpoint {

@@ -24,6 +24,9 @@ import org.springframework.session.config.annotation.web.server.SpringWebSession
  * the annotation's attributes bound as {@code lazysession.*}, as {@link LazyHttpSessionConfiguration}
  * does) and its reactive face, plus Spring Session's {@code webSessionManager}. Public only because
  * Spring imports it; not meant to be used directly.
+ *
+ * <p>Internal: public for lazysession's own packages (the annotation imports it); not part of the
+ * supported API (docs/api.md). Applications use {@link EnableLazyWebSession}.
  */
 @Configuration(proxyBeanMethods = false)
 public class LazyWebSessionConfiguration extends SpringWebSessionConfiguration

@@ -25,6 +25,9 @@ import org.jspecify.annotations.Nullable;
  * the scratch buffer instead ({@link #decompress(byte[], int, int, int, ZstdDictionary, PayloadReader)}).
  * The scratch buffer is kept up to {@link #RETAINED_BUFFER_BYTES} per thread, so that a thread that
  * once handled a 10 MB value does not hold 10 MB for its lifetime.
+ *
+ * <p>Internal: public for lazysession's own packages; not part of the supported API (docs/api.md).
+ * Applications choose compression with {@link Compression}.
  */
 public final class ZstdCompressor {
   private static final ThreadLocal<PerThread> PER_THREAD = ThreadLocal.withInitial(PerThread::new);
@@ -132,7 +135,10 @@ public final class ZstdCompressor {
     return target;
   }
 
-  /** Reads a decompressed payload that is only valid during the call. */
+  /**
+   * Reads a decompressed payload that is only valid during the call. Internal, as its enclosing
+   * class.
+   */
   @FunctionalInterface
   public interface PayloadReader<T> {
     T read(byte[] bytes, int offset, int length);
