@@ -118,9 +118,16 @@ interface SessionConnection extends AutoCloseable {
         ? new WaitConnections<>(connect, closing -> closing.removeListener(listener),
             MAX_IDLE_WAIT_CONNECTIONS, MAX_WAIT_CONNECTIONS)
         : null;
+    // With Sentinel: a promotion drops the connections to the old primary at once (SentinelSwitch).
+    Disposable sentinel = SentinelSwitch.follow(client, () -> {
+      SentinelSwitch.reconnect(connection);
+      if (waits != null) {
+        waits.forEachOpen(SentinelSwitch::reconnect);
+      }
+    });
     return Lettuce.open(connection, connection.sync(), waits == null ? null
         : (key, work) -> waits.with(dedicated -> work.apply(dedicated.sync())),
-        () -> {}, () -> {}, waits);
+        () -> {}, sentinel == null ? () -> {} : sentinel, waits);
   }
 
   /**

@@ -134,6 +134,15 @@ final class WaitConnections<C extends StatefulConnection<byte[], byte[]>> implem
     connection.closeAsync();
   }
 
+  /** Runs {@code action} on every open connection, idle or in use. */
+  void forEachOpen(Consumer<C> action) {
+    List<C> open;
+    synchronized (all) {
+      open = new ArrayList<>(all);
+    }
+    open.forEach(action);
+  }
+
   /** Closes every connection, idle or in use. */
   @Override
   public void close() {

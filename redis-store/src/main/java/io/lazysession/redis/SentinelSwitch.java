@@ -1,0 +1,187 @@
+package io.lazysession.redis;
+
+import io.lettuce.core.Delegating;
+import io.lettuce.core.RedisChannelHandler;
+import io.lettuce.core.RedisChannelWriter;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisConnectionStateListener;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.protocol.DefaultEndpoint;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import java.lang.reflect.Field;
+import java.net.SocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.Disposable;
+
+/**
+ * Follows a Sentinel failover at once: when the Sentinels promote a replica of the store's primary,
+ * every connection of the repository to the old primary is dropped, and Lettuce reconnects it to the
+ * primary the Sentinels name now (docs/operations.md, "Failover"). Thread-safe.
+ *
+ * <p>Why: a connection made through Sentinel stays with the server it reached. A primary that was
+ * paused (a stalled VM, a long fork) comes back still believing it is the primary until the
+ * Sentinels demote it, a few seconds later; meanwhile it acknowledges the writes that reach it, and
+ * loses them when it resynchronizes with the new primary. The Sentinels announce a promotion on
+ * their channel {@code +switch-master} ({@code <master> <old ip> <old port> <new ip> <new port>}):
+ * one subscription per Sentinel (any of them may be down), and a promotion is acted on once, by the
+ * address it names. A subscription that reconnects asks its Sentinel for the primary's address,
+ * so that a promotion announced while every subscription was down is caught too.
+ *
+ * <p>Lettuce offers no accessor for a client's URI, which holds the Sentinels and the master's name:
+ * it is read from the client's field once, at start; where that fails (another Lettuce), failovers
+ * are followed as before this class, when the old primary's connection drops, and a WARN says so.
+ */
+final class SentinelSwitch implements Disposable {
+  private static final Logger log = LoggerFactory.getLogger(SentinelSwitch.class);
+  private static final String CHANNEL = "+switch-master";
+
+  private final String master;
+  private final Runnable follow;
+  private final List<StatefulRedisPubSubConnection<String, String>> subscriptions =
+      new ArrayList<>();
+  /** The primary's address ({@code ip port}) as last announced or asked for. */
+  private final AtomicReference<@Nullable String> primary = new AtomicReference<>();
+  private volatile boolean disposed;
+
+  private SentinelSwitch(String master, Runnable follow) {
+    this.master = master;
+    this.follow = follow;
+  }
+
+  /**
+   * Subscribes to the Sentinels of {@code client}'s URI; null (nothing to follow) when it names no
+   * Sentinel. A Sentinel that cannot be reached now is skipped: the others announce the switch.
+   *
+   * @param follow drops the repository's connections to the primary (they reconnect through the
+   *     Sentinels); run on a Lettuce thread, at most once per promotion
+   */
+  static @Nullable Disposable follow(RedisClient client, Runnable follow) {
+    RedisURI uri = uriOf(client);
+    if (uri == null || uri.getSentinels().isEmpty() || uri.getSentinelMasterId() == null) {
+      return null;
+    }
+    SentinelSwitch sentinelSwitch = new SentinelSwitch(uri.getSentinelMasterId(), follow);
+    for (RedisURI sentinel : uri.getSentinels()) {
+      sentinelSwitch.subscribe(client, sentinel);
+    }
+    if (sentinelSwitch.subscriptions.isEmpty()) {
+      log.warn("lazysession could not subscribe to any Sentinel's {}: a failover is followed when "
+          + "the old primary's connection drops, not at once", CHANNEL);
+    }
+    return sentinelSwitch;
+  }
+
+  private void subscribe(RedisClient client, RedisURI sentinel) {
+    StatefulRedisPubSubConnection<String, String> connection;
+    try {
+      connection = client.connectPubSub(StringCodec.UTF8, sentinel);
+    } catch (RuntimeException e) {
+      log.debug("lazysession could not subscribe to Sentinel {}: {}", sentinel, e.toString());
+      return;
+    }
+    connection.addListener(new RedisPubSubAdapter<>() {
+      @Override
+      public void message(String channel, String message) {
+        switched(message);
+      }
+    });
+    connection.addListener(new RedisConnectionStateListener() {
+      @Override
+      public void onRedisConnected(RedisChannelHandler<?, ?> handler, SocketAddress address) {
+        // Lettuce subscribes again by itself; a promotion announced while it was away is asked for.
+        askPrimary(client, sentinel);
+      }
+    });
+    connection.sync().subscribe(CHANNEL);
+    synchronized (subscriptions) {
+      subscriptions.add(connection);
+    }
+    if (primary.get() == null) {
+      askPrimary(client, sentinel);
+    }
+  }
+
+  /** A {@code +switch-master} message: follows it when it names this store's master. */
+  void switched(String message) {
+    String[] parts = message.split(" ");
+    if (parts.length != 5 || !parts[0].equals(master)) {
+      return;
+    }
+    moved(parts[3] + " " + parts[4]);
+  }
+
+  private void moved(String address) {
+    String before = primary.getAndSet(address);
+    if (disposed || before == null || before.equals(address)) {
+      return;
+    }
+    log.info("lazysession: Sentinel promoted {} to primary of {} (was {}); reconnecting the store's "
+        + "connections to it", address, master, before);
+    follow.run();
+  }
+
+  private void askPrimary(RedisClient client, RedisURI sentinel) {
+    client.connectSentinelAsync(StringCodec.UTF8, sentinel).thenCompose(connection ->
+        connection.async().getMasterAddrByName(master).whenComplete((address, error) ->
+            connection.closeAsync()))
+        .whenComplete((address, error) -> {
+          if (address instanceof java.net.InetSocketAddress inet) {
+            moved(inet.getHostString() + " " + inet.getPort());
+          }
+        });
+  }
+
+  @Override
+  public void dispose() {
+    disposed = true;
+    synchronized (subscriptions) {
+      subscriptions.forEach(StatefulConnection::closeAsync);
+      subscriptions.clear();
+    }
+  }
+
+  @Override
+  public boolean isDisposed() {
+    return disposed;
+  }
+
+  /**
+   * Drops {@code connection}'s channel, so that Lettuce reconnects it (to the primary the Sentinels
+   * name now); its commands in flight are retried there, as after any dropped connection.
+   */
+  static void reconnect(StatefulConnection<?, ?> connection) {
+    if (!(connection instanceof RedisChannelHandler<?, ?> handler)) {
+      return;
+    }
+    RedisChannelWriter writer = handler.getChannelWriter();
+    while (writer instanceof Delegating<?> delegating
+        && delegating.getDelegate() instanceof RedisChannelWriter inner) {
+      writer = inner;
+    }
+    if (writer instanceof DefaultEndpoint endpoint) {
+      endpoint.disconnect();
+    }
+  }
+
+  /** The URI {@code client} connects with, or null when this Lettuce keeps it elsewhere. */
+  private static @Nullable RedisURI uriOf(RedisClient client) {
+    try {
+      Field field = RedisClient.class.getDeclaredField("redisURI");
+      field.setAccessible(true);
+      return (RedisURI) Objects.requireNonNull(field.get(client));
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      log.warn("lazysession cannot read the Sentinels of this Lettuce client ({}): a failover is "
+          + "followed when the old primary's connection drops, not at once", e.toString());
+      return null;
+    }
+  }
+}
