@@ -25,7 +25,10 @@ final class SoakReport {
         .append(config.faultBudget().toSeconds()).append(" s of faults).\n\n");
     out.append("**Machine:** ").append(machine()).append("; Redis ").append(outcome.redisVersion())
         .append(" (").append(backend).append(": a primary, a replica and three Sentinels on "
-            + "127.0.0.1, down-after 1 s, failover timeout 5 s); run on ")
+            + "127.0.0.1, down-after 1 s, failover timeout 5 s")
+        .append(serverArgs().length == 0 ? "" : "; every data server started with `"
+            + String.join(" ", serverArgs()) + "`")
+        .append("); run on ")
         .append(LocalDate.now(ZoneOffset.UTC)).append("; ")
         .append(outcome.faultTime().toSeconds()).append(" s of faults. The machine is shared: "
             + "times are what they were, not a benchmark.\n\n");
@@ -180,6 +183,12 @@ final class SoakReport {
 
   private static String millis(long millis) {
     return millis < 0 ? "none" : millis + " ms";
+  }
+
+  /** {@code -Dsoak.serverArgs}: settings of every data server, split at spaces; none by default. */
+  static String[] serverArgs() {
+    String args = System.getProperty("soak.serverArgs", "").trim();
+    return args.isEmpty() ? new String[0] : args.split("\\s+");
   }
 
   /** {@code nproc}, memory, OS and Java of this machine. */
