@@ -64,7 +64,7 @@ final class NamesKey {
     Map<String, byte[]> stored = fields(commands.hgetall(key));
     if (stored.isEmpty()) {
       byte[] secret = new byte[EncryptionKey.SECRET_BYTES];
-      ValueProtection.RANDOM.nextBytes(secret);
+      ValueProtection.randomBytes(secret);
       List<byte[]> arguments = new ArrayList<>();
       for (EncryptionKey each : keys) {
         arguments.add(each.id().getBytes(UTF_8));
@@ -135,7 +135,7 @@ final class NamesKey {
     byte[] wrapped = new byte[1 + NONCE_BYTES + secret.length + TAG_BYTES];
     wrapped[0] = VERSION;
     byte[] nonce = new byte[NONCE_BYTES];
-    ValueProtection.RANDOM.nextBytes(nonce);
+    ValueProtection.randomBytes(nonce);
     System.arraycopy(nonce, 0, wrapped, 1, NONCE_BYTES);
     try {
       Cipher cipher = cipher(Cipher.ENCRYPT_MODE, namespace, key, wrapped);

@@ -294,7 +294,7 @@ final class NearCacheTracking {
 
   private static String newWriter() {
     byte[] random = new byte[9];
-    ValueProtection.RANDOM.nextBytes(random);
+    ValueProtection.randomBytes(random);
     return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(random);
   }
 

@@ -165,14 +165,14 @@ final class ValueProtection {
     try {
       if (derived == null || derived.uses >= SEALS_PER_SALT || !derived.keyId.equals(keyId)) {
         byte[] salt = new byte[SALT_BYTES];
-        RANDOM.nextBytes(salt);
+        randomBytes(salt);
         derived = new DerivedKey(keyId, salt, valueKey(keyId, salt, 0));
         state.sealing = derived;
       }
       derived.uses++;
       System.arraycopy(derived.salt, 0, sealed, header, SALT_BYTES);
       byte[] nonce = new byte[NONCE_BYTES - SALT_BYTES];
-      RANDOM.nextBytes(nonce); // fresh for every value: nothing a restored or forked JVM repeats
+      randomBytes(nonce); // fresh for every value: nothing a restored or forked JVM repeats
       System.arraycopy(nonce, 0, sealed, header + SALT_BYTES, nonce.length);
       Cipher cipher = cipher(Cipher.ENCRYPT_MODE, derived.key, sealed, header, id, field);
       cipher.doFinal(plain, 0, plain.length, sealed, header + NONCE_BYTES);
@@ -380,6 +380,16 @@ final class ValueProtection {
       buffer.putInt(part.length).put(part);
     }
     return buffer.array();
+  }
+
+  /**
+   * Fills {@code bytes} from {@link #RANDOM}: a read of the kernel's generator that never waits
+   * ({@code /dev/urandom}, NativePRNG's non-blocking source), also on event-loop threads, where a
+   * reactive save seals values. BlockHound sees a file read; lazysession's integration
+   * ({@code internal.BlockHoundAllowances}) allows this method and nothing else.
+   */
+  static void randomBytes(byte[] bytes) {
+    RANDOM.nextBytes(bytes);
   }
 
   private static SecureRandom nonceSource() {

@@ -103,6 +103,23 @@ class ReactiveNonBlockingIT {
 
   @Test
   void everyOperation_onNonBlockingThreads_neverBlocks() {
+    everyOperationOnNonBlockingThreads();
+  }
+
+  /**
+   * With keys, every value is sealed with a nonce from the operating system's generator, read on
+   * non-blocking threads too: a read of the kernel's generator that never waits (NativePRNG's
+   * non-blocking source), which BlockHound would report unless lazysession's integration allows it.
+   */
+  @Test
+  void everyOperation_withEncryptionKeys_onNonBlockingThreads_neverBlocks() {
+    nodes.configure(builder -> builder.encryption(SessionEncryption.builder()
+        .keys(EncryptionKey.parseList("k1:" + java.util.Base64.getEncoder()
+            .encodeToString(new byte[32]))).build()));
+    everyOperationOnNonBlockingThreads();
+  }
+
+  private void everyOperationOnNonBlockingThreads() {
     LazyReactiveRedisSessionRepository b = LazyReactiveRedisSessionRepository.of(nodes.b());
     // The first calls load Reactor's and Lettuce's classes; done here, on the test thread, so
     // that class loading (which reads jars) is not what the check sees.
