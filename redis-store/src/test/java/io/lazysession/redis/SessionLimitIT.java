@@ -489,17 +489,23 @@ class SessionLimitIT {
    * taken, the new one not written yet, and a lookup meets both ids then. The new id keeps the old
    * sign-in time (older than the in-flight minute), but the recent admissions name it with the id
    * it replaces: the lookup keeps its entry, and another sign-in's script counts it as in flight,
-   * one session with the old id, so refuse-new still refuses a sign-in beyond a limit of one.
+   * one session with the old id, so refuse-new still refuses a sign-in beyond a limit of one;
+   * also when the id change comes between that sign-in's first call, which saw only the old id,
+   * and its check of the ids, which finds the old hash gone.
    */
-  @ParameterizedTest(name = "expiry events {0}")
-  @ValueSource(booleans = {true, false})
+  @ParameterizedTest(name = "expiry events {0}, during the check {1}")
+  @MethodSource("expiryEventsAndMoments")
   void save_signInWhileALongSignedInSessionChangesItsIdAfterItsHashIsTaken_isRefused(
-      boolean expiryEvents) {
+      boolean expiryEvents, boolean duringTheCheck) {
     SessionLimit limit = SessionLimit.refuseNew(1);
     String namespace = TestRedis.uniqueNamespace("limit-id-change-taken");
     RecordingEventPublisher events = new RecordingEventPublisher();
+    HookedClock clock = new HookedClock(java.time.Clock.systemUTC());
     try (LazyRedisSessionRepository a = node(clients.a(), namespace, limit, events, expiryEvents);
-        LazyRedisSessionRepository b = node(clients.b(), namespace, limit, events, expiryEvents)) {
+        LazyRedisSessionRepository b = LazyRedisSessionRepository.builder(clients.b())
+            .serializer(TestRedis.serializer()).namespace(namespace).sessionLimit(limit)
+            .eventPublisher(events).expiryEvents(expiryEvents).cleanupInterval(Duration.ZERO)
+            .clock(clock).build()) {
       String session = signedIn(a, "jan");
       SessionKeys keys = a.shared().store().keys();
       byte[] order = SessionLimiter.orderKey(keys.principal("jan", session));
@@ -507,18 +513,37 @@ class SessionLimitIT {
       assertThat(signedIn).as("sign-in time").isNotNull();
       clients.raw().zadd(order, signedIn - 120_000, keys.member(session)); // two minutes ago
       String newId = a.createSession().getId();
-      // What the id change's save does before it writes the new hash: the admission, the take.
-      assertThat(a.shared().limiter().admitAndEvict("jan", newId, session,
-          a.defaultMaxInactiveInterval())).isTrue();
-      assertThat(a.shared().expiry().claimAndTake(session)).as("the old hash, taken").isNotNull();
-      assertThat(b.findByPrincipalName("jan")).isEmpty(); // neither id has a hash now
+      Duration timeout = a.defaultMaxInactiveInterval();
+      Runnable idChange = () -> { // what its save does before it writes the new hash
+        assertThat(a.shared().limiter().admitAndEvict("jan", newId, session, timeout)).isTrue();
+        assertThat(a.shared().expiry().claimAndTake(session)).as("the old hash").isNotNull();
+        assertThat(a.findByPrincipalName("jan")).isEmpty(); // neither id has a hash now
+      };
+      String signIn = b.createSession().getId();
+      java.util.concurrent.atomic.AtomicBoolean changed =
+          new java.util.concurrent.atomic.AtomicBoolean();
+      if (duringTheCheck) {
+        // The limiter reads the clock first when it checks the ids of a first call's answer.
+        clock.onRead(1, () -> {
+          idChange.run();
+          changed.set(true);
+        });
+      } else {
+        idChange.run();
+        changed.set(true);
+      }
 
-      LazySession other = b.createSession();
-      other.setAttribute(PRINCIPAL, "jan");
-      assertThatThrownBy(() -> b.save(other)).isInstanceOf(SessionLimitExceededException.class);
+      assertThatThrownBy(() -> b.shared().limiter().admit("jan", signIn, null, timeout))
+          .isInstanceOf(SessionLimitExceededException.class);
+      assertThat(changed).as("the id change ran").isTrue();
       assertThat(clients.raw().zscore(order, keys.member(newId))).as("sign-in time kept")
           .isEqualTo(signedIn - 120_000);
     }
+  }
+
+  static Stream<Arguments> expiryEventsAndMoments() {
+    return Stream.of(Arguments.of(true, false), Arguments.of(false, false),
+        Arguments.of(true, true), Arguments.of(false, true));
   }
 
   /** A stored anonymous session, loaded again and given a principal: its next save signs it in. */
