@@ -204,7 +204,8 @@ public final class LazyReactiveRedisSessionRepository
           if (entry.session() != null && indexValue.equals(entry.session().storedPrincipal())) {
             return Mono.just(entry);
           }
-          Mono<Boolean> keep = entry.session() != null ? Mono.just(false)
+          Mono<Boolean> keep = entry.session() != null
+              ? store.recentlyAdmitted(indexValue, entry.id()) // a stored session signing in
               : beingWritten(indexValue, entry.id());
           return keep.flatMap(kept -> kept ? Mono.<Entry>empty()
               : removeStale(indexValue, entry.id()).then(Mono.<Entry>empty()));

@@ -164,7 +164,8 @@ final class PrincipalIndex {
    * The sessions whose stored principal is {@code principal}, each loaded by {@code loader}. Entries
    * whose session is gone, or now stores another principal, are removed on the way; an entry whose
    * hash is missing but whose id is scheduled to expire in the future is a create (or an id change)
-   * in flight, and is kept.
+   * in flight, and is kept; so is one the limit of sessions admitted a moment ago, whatever its hash
+   * holds (a stored session signing in has no principal there until its save is written).
    *
    * @throws RedisException as the store does
    */
@@ -175,7 +176,8 @@ final class PrincipalIndex {
       LazySession session = loader.apply(id);
       if (session != null && principal.equals(session.storedPrincipal())) {
         sessions.put(id, session);
-      } else if (session != null || !beingWritten(principal, id)) {
+      } else if (!(session == null ? beingWritten(principal, id)
+          : store.indexes().recentlyAdmitted(principal, id))) {
         removeStale(principal, id);
       }
     }
@@ -190,7 +192,9 @@ final class PrincipalIndex {
    * a removal that raced with them (so a node with expiry events off still asks the schedule, for
    * the writes of nodes with them on during a rolling deploy). That entry comes too late for the
    * limit of sessions per principal, whose next run takes an id out of the sign-in order once it
-   * is out of the set: so an id the limit admitted a moment ago is being written as well.
+   * is out of the set (the sign-in then deletes itself after its write, or, with refuse-new,
+   * another sign-in takes its place): so an id the limit admitted a moment ago is being written as
+   * well.
    */
   private boolean beingWritten(String principal, String id) {
     Long due = store.indexes().scheduledExpiry(id);

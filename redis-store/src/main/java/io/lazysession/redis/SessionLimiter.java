@@ -37,6 +37,9 @@ import reactor.core.scheduler.Schedulers;
  * the save is written, so a refusal writes nothing. An id change or renewal that was on its way
  * when its session was evicted is not a sign-in: the script keeps a tombstone of what it evicts for
  * as long as a sign-in counts as in flight, and such a move is answered as gone and writes nothing.
+ * An id that leaves the principal set leaves the order at the next run, so a principal lookup never
+ * removes an id admitted less than {@link #IN_FLIGHT} ago, whatever its hash holds yet
+ * ({@link PrincipalIndex#find}).
  */
 final class SessionLimiter {
   /**

@@ -412,6 +412,160 @@ class SessionLimitIT {
     }
   }
 
+  /**
+   * A session already stored (anonymous) signs in: its admission puts its id in the set and the
+   * sign-in order before its hash stores the principal. A lookup of the user's sessions (an admin
+   * page, Spring Security's session registry) meeting it in between must keep its entry: removed,
+   * another sign-in's script takes the id out of the order, and the sign-in, out of the order after
+   * its write, deletes itself although the user is within the limit.
+   */
+  @ParameterizedTest(name = "{0}, expiry events {1}")
+  @MethodSource("facesAndExpiryEvents")
+  void findByPrincipalName_duringTheSignInOfAStoredSession_keepsItAdmitted(
+      Function<LazyRedisSessionRepository, Face> faceOf, boolean expiryEvents) throws Exception {
+    SessionLimit limit = SessionLimit.evictOldest(2);
+    String namespace = TestRedis.uniqueNamespace("limit-lookup-stored");
+    RecordingEventPublisher events = new RecordingEventPublisher();
+    ExecutorService thread = Executors.newSingleThreadExecutor();
+    try (LazyRedisSessionRepository a = node(clients.a(), namespace, limit, events, expiryEvents);
+        LazyRedisSessionRepository b = node(clients.b(), namespace, limit, events, expiryEvents)) {
+      LazySession first = storedSigningIn(a, "hank");
+      CountDownLatch write = new CountDownLatch(1);
+      Future<?> firstSaved = savedUntilAdmitted(a, first, thread, write);
+      try {
+        assertThat(faceOf.apply(b).findByPrincipalName("hank")).isEmpty(); // no principal yet
+        signedIn(b, "hank"); // within the limit of two
+      } finally {
+        write.countDown();
+      }
+      firstSaved.get(30, TimeUnit.SECONDS);
+
+      assertThat(b.findById(first.getId())).as("the first sign-in").isNotNull();
+      assertThat(faceOf.apply(b).findByPrincipalName("hank")).hasSize(2);
+      assertThat(events.ofType(SessionDeletedEvent.class)).isEmpty();
+    } finally {
+      thread.shutdownNow();
+    }
+  }
+
+  /**
+   * The same lookup with refuse-new and a limit of one: had it removed the entry of the sign-in in
+   * flight, a second sign-in's script would find the user with no session and admit it, and the
+   * first one's write would follow: two live sessions for a limit of one.
+   */
+  @ParameterizedTest(name = "{0}, expiry events {1}")
+  @MethodSource("facesAndExpiryEvents")
+  void save_signInWhileALookupMeetsAnotherSignInInFlight_isRefused(
+      Function<LazyRedisSessionRepository, Face> faceOf, boolean expiryEvents) throws Exception {
+    SessionLimit limit = SessionLimit.refuseNew(1);
+    String namespace = TestRedis.uniqueNamespace("limit-lookup-refuse");
+    RecordingEventPublisher events = new RecordingEventPublisher();
+    ExecutorService thread = Executors.newSingleThreadExecutor();
+    try (LazyRedisSessionRepository a = node(clients.a(), namespace, limit, events, expiryEvents);
+        LazyRedisSessionRepository b = node(clients.b(), namespace, limit, events, expiryEvents)) {
+      LazySession first = storedSigningIn(a, "ida");
+      CountDownLatch write = new CountDownLatch(1);
+      Future<?> firstSaved = savedUntilAdmitted(a, first, thread, write);
+      LazySession second = b.createSession();
+      second.setAttribute(PRINCIPAL, "ida");
+      try {
+        assertThat(faceOf.apply(b).findByPrincipalName("ida")).isEmpty(); // no principal yet
+        assertThatThrownBy(() -> b.save(second))
+            .isInstanceOf(SessionLimitExceededException.class);
+      } finally {
+        write.countDown();
+      }
+      firstSaved.get(30, TimeUnit.SECONDS);
+
+      assertThat(faceOf.apply(b).findByPrincipalName("ida").keySet())
+          .containsExactly(first.getId());
+    } finally {
+      thread.shutdownNow();
+    }
+  }
+
+  /**
+   * An id change of a session that signed in long ago, at its most exposed point: the old hash is
+   * taken, the new one not written yet, and a lookup meets both ids then. The new id keeps the old
+   * sign-in time (older than the in-flight minute), but the recent admissions name it with the id
+   * it replaces: the lookup keeps its entry, and another sign-in's script counts it as in flight,
+   * one session with the old id, so refuse-new still refuses a sign-in beyond a limit of one;
+   * also when the id change comes between that sign-in's first call, which saw only the old id,
+   * and its check of the ids, which finds the old hash gone.
+   */
+  @ParameterizedTest(name = "expiry events {0}, during the check {1}")
+  @MethodSource("expiryEventsAndMoments")
+  void save_signInWhileALongSignedInSessionChangesItsIdAfterItsHashIsTaken_isRefused(
+      boolean expiryEvents, boolean duringTheCheck) {
+    SessionLimit limit = SessionLimit.refuseNew(1);
+    String namespace = TestRedis.uniqueNamespace("limit-id-change-taken");
+    RecordingEventPublisher events = new RecordingEventPublisher();
+    HookedClock clock = new HookedClock(java.time.Clock.systemUTC());
+    try (LazyRedisSessionRepository a = node(clients.a(), namespace, limit, events, expiryEvents);
+        LazyRedisSessionRepository b = LazyRedisSessionRepository.builder(clients.b())
+            .serializer(TestRedis.serializer()).namespace(namespace).sessionLimit(limit)
+            .eventPublisher(events).expiryEvents(expiryEvents).cleanupInterval(Duration.ZERO)
+            .clock(clock).build()) {
+      String session = signedIn(a, "jan");
+      SessionKeys keys = a.shared().store().keys();
+      byte[] order = SessionLimiter.orderKey(keys.principal("jan", session));
+      Double signedIn = clients.raw().zscore(order, keys.member(session));
+      assertThat(signedIn).as("sign-in time").isNotNull();
+      clients.raw().zadd(order, signedIn - 120_000, keys.member(session)); // two minutes ago
+      String newId = a.createSession().getId();
+      Duration timeout = a.defaultMaxInactiveInterval();
+      Runnable idChange = () -> { // what its save does before it writes the new hash
+        assertThat(a.shared().limiter().admitAndEvict("jan", newId, session, timeout)).isTrue();
+        assertThat(a.shared().expiry().claimAndTake(session)).as("the old hash").isNotNull();
+        assertThat(a.findByPrincipalName("jan")).isEmpty(); // neither id has a hash now
+      };
+      String signIn = b.createSession().getId();
+      java.util.concurrent.atomic.AtomicBoolean changed =
+          new java.util.concurrent.atomic.AtomicBoolean();
+      if (duringTheCheck) {
+        // The limiter reads the clock first when it checks the ids of a first call's answer.
+        clock.onRead(1, () -> {
+          idChange.run();
+          changed.set(true);
+        });
+      } else {
+        idChange.run();
+        changed.set(true);
+      }
+
+      assertThatThrownBy(() -> b.shared().limiter().admit("jan", signIn, null, timeout))
+          .isInstanceOf(SessionLimitExceededException.class);
+      assertThat(changed).as("the id change ran").isTrue();
+      assertThat(clients.raw().zscore(order, keys.member(newId))).as("sign-in time kept")
+          .isEqualTo(signedIn - 120_000);
+    }
+  }
+
+  static Stream<Arguments> expiryEventsAndMoments() {
+    return Stream.of(Arguments.of(true, false), Arguments.of(false, false),
+        Arguments.of(true, true), Arguments.of(false, true));
+  }
+
+  /** A stored anonymous session, loaded again and given a principal: its next save signs it in. */
+  private static LazySession storedSigningIn(LazyRedisSessionRepository node, String principal) {
+    LazySession anonymous = node.createSession();
+    anonymous.setAttribute("cart", "tea");
+    node.save(anonymous);
+    LazySession loaded = node.findById(anonymous.getId());
+    loaded.setAttribute(PRINCIPAL, principal);
+    return loaded;
+  }
+
+  private static LazyRedisSessionRepository node(io.lettuce.core.RedisClient client,
+      String namespace, SessionLimit limit, RecordingEventPublisher events, boolean expiryEvents) {
+    return expiryEvents ? node(client, namespace, limit, events)
+        : withoutExpiryEvents(client, namespace, limit, events);
+  }
+
+  static Stream<Arguments> facesAndExpiryEvents() {
+    return faces().flatMap(face -> Stream.of(Arguments.of(face, true), Arguments.of(face, false)));
+  }
+
   static Stream<Function<LazyRedisSessionRepository, Face>> faces() {
     return Stream.of(Face::servlet, Face::reactive);
   }
