@@ -30,7 +30,9 @@ public final class PreviousReleaseNode {
         .build();
     LazyRedisSessionRepositoryBuilder builder = LazyRedisSessionRepository.builder(client)
         .namespace(namespace)
-        .serializer(AttributeSerializer.builder().allowList(allowList).build());
+        .serializer(AttributeSerializer.builder().allowList(allowList)
+            // Classes named in payloads resolve through the release's loader, not the test's.
+            .classLoader(PreviousReleaseNode.class.getClassLoader()).build());
     if (keys != null) {
       builder.encryption(SessionEncryption.builder().keys(EncryptionKey.parseList(keys)).build());
     }

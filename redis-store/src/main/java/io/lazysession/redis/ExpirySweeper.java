@@ -378,6 +378,11 @@ final class ExpirySweeper implements AutoCloseable {
       case NEVER -> {
         return false;
       }
+      case LATER -> {
+        // Nodes that read its format sweep it; looked at again by this one a minute from now.
+        store.indexes().scheduleExpiry(id, now + ExpirySweeper.IN_FLIGHT.toMillis());
+        return false;
+      }
       case LIVE -> {
         Long due = dueMillis(reply.metadata());
         if (due != null) {

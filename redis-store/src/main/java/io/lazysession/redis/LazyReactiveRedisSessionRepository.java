@@ -206,7 +206,9 @@ public final class LazyReactiveRedisSessionRepository
           }
           Mono<Boolean> keep = entry.session() != null
               ? store.recentlyAdmitted(indexValue, entry.id()) // a stored session signing in
-              : beingWritten(indexValue, entry.id());
+              : beingWritten(indexValue, entry.id()).flatMap(written -> written ? Mono.just(true)
+                  : repository.shared().store().format().laterReactive(
+                      store.keys().session(entry.id())));
           return keep.flatMap(kept -> kept ? Mono.<Entry>empty()
               : removeStale(indexValue, entry.id()).then(Mono.<Entry>empty()));
         })

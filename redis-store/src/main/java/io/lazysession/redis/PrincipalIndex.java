@@ -177,6 +177,7 @@ final class PrincipalIndex {
       if (session != null && principal.equals(session.storedPrincipal())) {
         sessions.put(id, session);
       } else if (!(session == null ? beingWritten(principal, id)
+              || store.format().later(store.keys().session(id))
           : store.indexes().recentlyAdmitted(principal, id))) {
         removeStale(principal, id);
       }

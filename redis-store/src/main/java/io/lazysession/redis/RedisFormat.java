@@ -42,6 +42,7 @@ final class RedisFormat {
   static final int READS = 1;
   /** The field of a session hash naming the lowest format a reader needs; absent: format 1. */
   static final String FIELD = "#f";
+  private static final byte[] FIELD_BYTES = FIELD.getBytes(UTF_8);
   /** How often a node announces itself again. */
   static final Duration HEARTBEAT = Duration.ofSeconds(30);
   /** A node silent for this long is not live: three heartbeats missed, and some slack for clocks. */
@@ -59,6 +60,8 @@ final class RedisFormat {
   private final String version;
   private final Set<String> warned = ConcurrentHashMap.newKeySet();
   private volatile int finalized = 1;
+  /** Whether the last announcement failed: said once at WARN, and once more when one succeeds. */
+  private volatile boolean failing;
   private volatile @Nullable ScheduledExecutorService thread;
 
   RedisFormat(SessionConnection connection, String namespace) {
@@ -84,29 +87,68 @@ final class RedisFormat {
   }
 
   /**
-   * Announces this node now (when Redis answers; else at the next heartbeat) and every {@link
-   * #HEARTBEAT} after, on a daemon thread of its own.
+   * Announces this node at once and every {@link #HEARTBEAT} after (when Redis answers; else at
+   * the next heartbeat), on a daemon thread of its own, which also looks up the host name.
    */
   void start() {
-    heartbeat();
     ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(runnable -> {
       Thread announcer = new Thread(runnable, "lazysession-format-" + namespace);
       announcer.setDaemon(true);
       return announcer;
     });
     long period = HEARTBEAT.toMillis();
-    scheduler.scheduleWithFixedDelay(this::heartbeat, period, period, TimeUnit.MILLISECONDS);
+    scheduler.scheduleWithFixedDelay(this::heartbeat, 0, period, TimeUnit.MILLISECONDS);
     thread = scheduler;
   }
 
+  /** Announces this node now, on its thread: Redis is back after a start without it. */
+  void announceSoon() {
+    ScheduledExecutorService scheduler = thread;
+    if (scheduler != null && !scheduler.isShutdown()) {
+      scheduler.execute(this::heartbeat);
+    }
+  }
+
+  /** Nothing may escape: a scheduled task that throws is never run again. */
   private void heartbeat() {
     try {
       announce(null);
-    } catch (RuntimeException e) {
-      // Redis is down or refuses: the next heartbeat tries again; requests say what is wrong.
-      log.debug("lazysession (namespace {}) could not announce its Redis format: {}", namespace,
-          e.toString());
+      if (failing) {
+        failing = false;
+        log.info("lazysession (namespace {}) announces its Redis format again", namespace);
+      }
+    } catch (VirtualMachineError e) {
+      throw e;
+    } catch (Throwable e) {
+      if (!failing) {
+        failing = true;
+        // Unannounced, this node is not counted when the namespace is finalized.
+        log.warn("lazysession (namespace {}) cannot announce the Redis format it reads in {}:format "
+            + "({}); it retries every {} s. A node that cannot announce itself is not counted "
+            + "when the namespace is finalized: grant the store's user EVAL and TIME on that key "
+            + "(docs/redis-layout.md, \"Format\")", namespace, namespace, e.toString(),
+            HEARTBEAT.toSeconds());
+      }
     }
+  }
+
+  /**
+   * Whether the hash at {@code key} names a Redis format this version does not read: one HGET,
+   * asked only of a hash that read as missing, before anything is removed because of it.
+   */
+  boolean later(byte[] key) {
+    return !readable(connection.commands().hget(key, FIELD_BYTES));
+  }
+
+  /** As {@link #later(byte[])}, on the reactive API. */
+  reactor.core.publisher.Mono<Boolean> laterReactive(byte[] key) {
+    return connection.reactive().hget(key, FIELD_BYTES).map(format -> !readable(format))
+        .defaultIfEmpty(false);
+  }
+
+  /** Whether this version reads a hash whose {@code #f} is {@code format} (null: absent). */
+  static boolean readable(byte @Nullable [] format) {
+    return format == null || (format.length == 1 && format[0] == '0' + READS);
   }
 
   /** Stops announcing and removes this node's announcement (best effort). */
@@ -116,6 +158,12 @@ final class RedisFormat {
       return;
     }
     scheduler.shutdownNow();
+    try {
+      // A heartbeat in flight would announce this node again after the HDEL.
+      scheduler.awaitTermination(1, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
     try {
       connection.commands().hdel(key, field);
     } catch (RuntimeException e) {
@@ -138,8 +186,9 @@ final class RedisFormat {
   RedisFormatStatus finalizeFormat() {
     RedisFormatStatus status = announce(null);
     int target = Math.min(READS, status.readByAllLiveNodes());
-    if (target > status.finalized()) {
-      RedisFormatStatus after = announce(target);
+    RedisFormatStatus after = target > status.finalized() ? announce(target) : status;
+    if (after.finalized() > status.finalized()) {
+      // Raised by format.lua only if no live node reads less, checked in the same call.
       log.warn("lazysession (namespace {}): the Redis format is finalized at {} (was {}); every "
           + "node writes it from its next heartbeat (within {} s). A node of a version that reads "
           + "only an older format treats sessions written in it as missing: rolling back now signs "
@@ -148,7 +197,7 @@ final class RedisFormat {
       return after;
     }
     List<String> behind = new ArrayList<>();
-    for (RedisFormatStatus.Node node : status.nodes()) {
+    for (RedisFormatStatus.Node node : after.nodes()) {
       if (node.live() && node.reads() < READS) {
         behind.add(node.host() + " (lazysession " + node.version() + ", node " + node.id()
             + ", reads format " + node.reads() + ")");
@@ -170,12 +219,13 @@ final class RedisFormat {
    * WARN. The session reads as missing; the hash is left as it is.
    */
   void unreadable(String id, String format) {
-    if (warned.add(format)) {
+    String named = format.matches("[0-9]{1,4}") ? format : "(unreadable)";
+    if (warned.size() < 64 && warned.add(named)) {
       log.warn("lazysession {} (namespace {}) reads Redis format {} only, and found session {} "
           + "in format {}: a later lazysession wrote it after the namespace was finalized at that "
           + "format. This node treats such sessions as missing (their users sign in again here) "
           + "and never changes or deletes them; upgrade this node (docs/versioning.md, "
-          + "\"Finalizing\"). Said once per format", version, namespace, READS, id, format);
+          + "\"Finalizing\"). Said once per format", version, namespace, READS, id, named);
     }
   }
 
@@ -185,7 +235,7 @@ final class RedisFormat {
     byte[][] arguments = finalizeAt == null
         ? new byte[][] {field, announcement.getBytes(UTF_8), millis(FORGET)}
         : new byte[][] {field, announcement.getBytes(UTF_8), millis(FORGET),
-            Integer.toString(finalizeAt).getBytes(UTF_8)};
+            Integer.toString(finalizeAt).getBytes(UTF_8), millis(LIVE)};
     byte[][] keys = {key};
     List<Object> answer;
     try {
@@ -263,7 +313,7 @@ final class RedisFormat {
       }
     }
     return new RedisFormatStatus.Node(nodeId, nodeVersion, host, reads, writes,
-        Instant.ofEpochMilli(seen), now - seen <= LIVE.toMillis(), nodeId.equals(id));
+        Instant.ofEpochMilli(seen), Math.abs(now - seen) <= LIVE.toMillis(), nodeId.equals(id));
   }
 
   private static int number(String text, int otherwise) {

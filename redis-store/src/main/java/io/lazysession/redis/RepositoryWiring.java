@@ -97,6 +97,7 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
         // Not needed to serve: a script Redis lacks is sent whole on first use (NOSCRIPT).
       }
       EvictionPolicyCheck.report(opened.commands());
+      shared.store().format().announceSoon();
       shared.metrics().outage.available();
       return tracks == null || builder.client == null ? null
           : TrackingConnection.open(builder.client, builder.namespace, tracks);
@@ -136,7 +137,6 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
       SessionLimiter.loadScript(connection, builder.sessionLimit);
       EvictionPolicyCheck.report(connection.commands());
     }
-    store.format().start(); // announces this node now if Redis answers, else once it does
     SessionIdGenerator ids =
         builder.idGenerator != null ? builder.idGenerator : new CompactSessionIdGenerator();
     SessionContext context = SessionContext.of(serializer, protection, ids, builder.clock,
@@ -165,6 +165,7 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
         context, principals, expiry, events, touch, builder.defaultMaxInactiveInterval,
         builder.expiryGrace, builder.durabilityReplicas, migration != null, ids,
         tracking, sizes, renewal, limiter);
+    store.format().start(); // last: nothing after it can fail and leave its thread running
     return new RepositoryWiring(shared, reader, writer, migration, sizes);
   }
 

@@ -24,7 +24,9 @@ final class ScriptReplies {
     /** Live again (touched since it was scheduled): nothing deleted. */
     LIVE,
     /** No longer expires: nothing deleted. */
-    NEVER
+    NEVER,
+    /** In a later Redis format ({@link RedisFormat}): nothing deleted, left to the nodes that read it. */
+    LATER
   }
 
   /**
@@ -125,10 +127,18 @@ final class ScriptReplies {
     long version = MISSING;
     long renewed = 0;
     String principal = null;
-    byte[] format = null;
     PackFields pack = new PackFields();
     boolean unchanged = false;
     Map<String, byte[]> attributes = new LinkedHashMap<>(capacity(fields.size() / 2));
+    for (int i = 0; i + 1 < fields.size(); i += 2) {
+      byte[] name = fields.get(i);
+      // A later Redis format first, before any value is opened (RedisFormat).
+      if (name != null && name.length == 2 && name[0] == '#' && name[1] == 'f'
+          && !RedisFormat.readable(fields.get(i + 1))) {
+        byte[] format = fields.get(i + 1);
+        throw new LaterFormat(format == null ? "?" : new String(format, UTF_8));
+      }
+    }
     for (int i = 0; i + 1 < fields.size(); i += 2) {
       byte[] name = fields.get(i);
       byte[] value = fields.get(i + 1);
@@ -178,12 +188,8 @@ final class ScriptReplies {
         case 'p' -> principal = values.principal(value);
         case 's' -> pack.offer(name, value);
         case '=' -> unchanged = true;
-        case 'f' -> format = value;
-        default -> { } // metadata written by a later version: ignored
+        default -> { } // metadata written by a later version ('#f' of format 1 too): ignored
       }
-    }
-    if (format != null && !(format.length == 1 && format[0] == '0' + RedisFormat.READS)) {
-      throw new LaterFormat(new String(format, UTF_8));
     }
     if (unchanged) {
       if (cached == null || version == MISSING || cached.version() != version) {
@@ -391,6 +397,9 @@ final class ScriptReplies {
     String outcome = answer.isEmpty() ? "gone" : text(answer.get(0));
     if ("never".equals(outcome)) {
       return new ExpireReply(ExpireOutcome.NEVER, SessionMetadata.NONE);
+    }
+    if ("later".equals(outcome)) {
+      return new ExpireReply(ExpireOutcome.LATER, SessionMetadata.NONE);
     }
     if ("live".equals(outcome)) {
       return new ExpireReply(ExpireOutcome.LIVE, new SessionMetadata(number(at(answer, 3)),

@@ -33,7 +33,9 @@ import reactor.core.Disposable;
  * loses them when it resynchronizes with the new primary. The Sentinels announce a promotion on
  * their channel {@code +switch-master} ({@code <master> <old ip> <old port> <new ip> <new port>}):
  * one subscription per Sentinel (any of them may be down), and a promotion is acted on once, by the
- * address it names. A subscription that reconnects asks its Sentinel for the primary's address,
+ * address it names. Lettuce's reconnect asks the Sentinels in turn: one that has not switched yet
+ * may send it to the old primary, whose handshake then times out while it is paused, and the next
+ * attempt asks again. A subscription that reconnects asks its Sentinel for the primary's address,
  * so that a promotion announced while every subscription was down is caught too.
  *
  * <p>Lettuce offers no accessor for a client's URI, which holds the Sentinels and the master's name:
@@ -88,6 +90,17 @@ final class SentinelSwitch implements Disposable {
       log.debug("lazysession could not subscribe to Sentinel {}: {}", sentinel, e.toString());
       return;
     }
+    try {
+      listen(client, sentinel, connection);
+    } catch (RuntimeException e) {
+      // Refused (an ACL) or timed out: the other Sentinels announce the switch.
+      log.debug("lazysession could not subscribe to Sentinel {}: {}", sentinel, e.toString());
+      connection.closeAsync();
+    }
+  }
+
+  private void listen(RedisClient client, RedisURI sentinel,
+      StatefulRedisPubSubConnection<String, String> connection) {
     connection.addListener(new RedisPubSubAdapter<>() {
       @Override
       public void message(String channel, String message) {
@@ -121,7 +134,7 @@ final class SentinelSwitch implements Disposable {
 
   private void moved(String address) {
     String before = primary.getAndSet(address);
-    if (disposed || before == null || before.equals(address)) {
+    if (disposed || address.equals(before)) {
       return;
     }
     log.info("lazysession: Sentinel promoted {} to primary of {} (was {}); reconnecting the store's "
@@ -129,13 +142,20 @@ final class SentinelSwitch implements Disposable {
     follow.run();
   }
 
+  /**
+   * Asks {@code sentinel} for the primary's address; a first answer is only remembered (the store
+   * connected to that primary a moment ago), a later one that differs is followed.
+   */
   private void askPrimary(RedisClient client, RedisURI sentinel) {
     client.connectSentinelAsync(StringCodec.UTF8, sentinel).thenCompose(connection ->
         connection.async().getMasterAddrByName(master).whenComplete((address, error) ->
             connection.closeAsync()))
         .whenComplete((address, error) -> {
           if (address instanceof java.net.InetSocketAddress inet) {
-            moved(inet.getHostString() + " " + inet.getPort());
+            String named = inet.getHostString() + " " + inet.getPort();
+            if (!primary.compareAndSet(null, named)) {
+              moved(named);
+            }
           }
         });
   }

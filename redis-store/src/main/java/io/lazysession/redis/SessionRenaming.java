@@ -37,7 +37,9 @@ final class SessionRenaming {
    * is deleted only while its metadata is what was copied, so the copy and that comparison must
    * see the same version (a save between a separate read and the DUMP would leave both hashes).
    */
-  private static final String SNAPSHOT = "return {redis.call('dump', KEYS[1]), redis.call('hget', "
+  private static final String SNAPSHOT = "local f = redis.call('hget', KEYS[1], '"
+      + RedisFormat.FIELD + "') if f and f ~= '" + RedisFormat.READS + "' then return {false} end "
+      + "return {redis.call('dump', KEYS[1]), redis.call('hget', "
       + "KEYS[1], '" + SessionKeys.METADATA + "'), redis.call('pttl', KEYS[1]), redis.call('hget', "
       + "KEYS[1], '" + SessionKeys.PRINCIPAL + "')}";
   private static final byte[] ID_FIELD = SessionKeys.ID.getBytes(UTF_8);
@@ -168,6 +170,9 @@ final class SessionRenaming {
     beforeCopy.run();
     metrics.roundTrips.increment();
     List<Object> snapshot = commands.eval(SNAPSHOT, ScriptOutputType.MULTI, fromKey);
+    if (snapshot.size() < 4) {
+      return false; // a later Redis format (RedisFormat): never moved by this version
+    }
     byte[] dump = snapshot.get(0) instanceof byte[] bytes ? bytes : null;
     byte[] metadata = snapshot.get(1) instanceof byte[] bytes ? bytes : null;
     Long ttl = snapshot.get(2) instanceof Long millis ? millis : null;

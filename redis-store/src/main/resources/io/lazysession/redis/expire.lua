@@ -10,17 +10,19 @@
 -- Returns {'expired', c, a, m, p} when it deleted an expired session, followed with 'all' by its
 -- fields and values as HGETALL gives them; {'gone', c, a, m, p} when the
 -- hash was missing or incomplete (deleted if present; the values may be nil); {'live', a, m, c} when
--- the session is live again (nothing deleted); {'never'} when it no longer expires.
+-- the session is live again (nothing deleted); {'never'} when it no longer expires; {'later'} when
+-- the hash is in a Redis format this version does not read ('#f', metadata.lua): nothing deleted.
 -- The metadata field '#' holds 'creation:lastAccess:maxInactive:version'.
 -- #include metadata.lua
 local key = KEYS[1]
 local meta = redis.call('HMGET', key, '#', '#p', '#f')
+if not readable(meta[3]) then
+  return {'later'} -- a later Redis format (metadata.lua): left to the nodes that read it
+end
 local c, a, m, v = metadata(meta[1])
 if not v then
   -- The alias an id renewal left (renew.lua) stays for its grace: the session lives on elsewhere.
-  -- A hash of a later Redis format (readable, metadata.lua) is left alone: this version cannot
-  -- tell what it is.
-  if redis.call('HEXISTS', key, '#>') == 0 and readable(meta[3]) then
+  if redis.call('HEXISTS', key, '#>') == 0 then
     redis.call('DEL', key)
   end
   return {'gone', false, false, false, meta[2]}

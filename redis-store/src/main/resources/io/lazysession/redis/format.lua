@@ -6,7 +6,8 @@
 --          announce nothing (a read)
 -- ARGV[3]: milliseconds after which a node that has not announced itself again is forgotten
 -- ARGV[4] (optional): a format to finalize the namespace at: raises field 'finalized' to it, never
---          lowers it
+--          lowers it, unless a live node (one seen less than ARGV[5] ms ago) reads an older format
+-- ARGV[5] (with ARGV[4]): how long a node counts as live after it announced itself, milliseconds
 -- Returns {now, field, value, field, value, ...}: the time of the Redis server (epoch milliseconds,
 -- written into each announcement as 'seen=') and the hash as it stands after the call.
 -- TIME before writes: replicated as effects (the default since Redis 5, the only way since 7).
@@ -18,18 +19,32 @@ local nowText = string.format('%d', now)
 if ARGV[2] ~= '' then
   redis.call('HSET', key, ARGV[1], ARGV[2] .. ' seen=' .. nowText)
 end
+local forget = tonumber(ARGV[3])
+local all = redis.call('HGETALL', key)
 if ARGV[4] then
+  local target = tonumber(ARGV[4])
+  local blocked = false
+  for i = 1, #all, 2 do
+    if string.sub(all[i], 1, 5) == 'node:' then
+      local seen = tonumber(string.match(all[i + 1], 'seen=(%d+)') or '')
+      local reads = tonumber(string.match(all[i + 1], 'reads=(%d+)') or '') or 1
+      if seen and math.abs(now - seen) <= tonumber(ARGV[5]) and reads < target then
+        blocked = true
+      end
+    end
+  end
   local current = tonumber(redis.call('HGET', key, 'finalized') or '1') or 1
-  if tonumber(ARGV[4]) > current then
+  if not blocked and target > current then
     redis.call('HSET', key, 'finalized', ARGV[4])
+    all = redis.call('HGETALL', key)
   end
 end
-local all = redis.call('HGETALL', key)
 local answer = {nowText}
-local forget = tonumber(ARGV[3])
 for i = 1, #all, 2 do
-  local seen = string.sub(all[i], 1, 5) == 'node:' and tonumber(string.match(all[i + 1], 'seen=(%d+)'))
-  if seen and now - seen > forget then
+  local node = string.sub(all[i], 1, 5) == 'node:'
+  local seen = node and tonumber(string.match(all[i + 1], 'seen=(%d+)') or '')
+  -- A node silent for ARGV[3] ms is forgotten; so is one without a time, or with one far ahead.
+  if node and (not seen or math.abs(now - seen) > forget) then
     redis.call('HDEL', key, all[i])
   else
     answer[#answer + 1] = all[i]
