@@ -29,6 +29,27 @@ record Durability(int replicas, Duration timeout) {
         || (result.waitFailure() == null && result.acknowledged() >= replicas);
   }
 
+  /** Whether a write followed by WAIT reached enough replicas. */
+  boolean replicated(ReplicaWait.Waited<?> waited) {
+    return waited.failure() == null && waited.acknowledged() >= replicas;
+  }
+
+  /**
+   * Throws when fewer replicas than asked acknowledged a delete ({@code operation}: a sign-out, the
+   * removal of the old hash by an id change) of session {@code id} that the primary applied.
+   */
+  void requireDeleted(String operation, String id, ReplicaWait.Waited<?> waited) {
+    if (waited.failure() != null) {
+      throw new SessionStoreUnavailableException(operation, id, "the primary applied it, but "
+          + "waiting for " + replicas + " replica(s) failed: " + waited.failure().getMessage(),
+          waited.failure());
+    }
+    if (waited.acknowledged() < replicas) {
+      throw new SessionNotReplicatedException(operation, id, replicas, waited.acknowledged(),
+          timeout);
+    }
+  }
+
   /**
    * Throws, for a save of session {@code id} that wrote, when too few replicas acknowledged it:
    * either exception says that the primary applied the change.

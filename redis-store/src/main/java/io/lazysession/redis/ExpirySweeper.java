@@ -20,10 +20,15 @@ import org.slf4j.LoggerFactory;
  * The expiry schedule (a sorted set of session ids by due time) and the sweep that reports expired
  * sessions, on a background thread of its own. Thread-safe.
  *
- * <p>Design note: whoever removes an id from the schedule (ZREM answered 1) <em>claims</em> it, and
- * only the claimant reports the session. Deletes, id changes and sweeps all claim before they delete
- * ({@link #claimAndDelete}, {@link #expireClaimed}), so that of a delete and a sweep racing on one id
- * exactly one reports it, and a session whose id moved is never reported as expired.
+ * <p>Design note: whoever removes an id from the schedule (ZREM answered 1) <em>claims</em> it.
+ * Deletes, id changes and sweeps all claim before they delete ({@link #claimAndDelete},
+ * {@link #expireClaimed}). The call whose script deletes a live hash reports it as deleted, claim
+ * or not (a delete or an eviction; an id change reports nothing: the session lives on); the claim
+ * decides who reports a session nobody deleted live: the sweep that holds it reports it as expired.
+ * So a claimant that finds the hash gone although it was there (another call deleted or moved it)
+ * reports nothing and does not put the id back on the schedule: of two deletes racing, or a delete
+ * and a sweep, exactly one reports the session, and a session whose id moved is never reported as
+ * expired.
  *
  * <p>Without expiry events ({@code scheduling} false) there is no schedule: nothing here writes
  * {@code ns:expirations}, no sweep runs, a delete needs no claim (it always reports the session
@@ -188,77 +193,46 @@ final class ExpirySweeper implements AutoCloseable {
   }
 
   /**
-   * {@link #delete}; {@code evicted}: reported whenever this call deleted it ({@link #evict}). A
-   * delete (not an eviction, which is part of a sign-in's save) waits for the replicas durability
-   * asks for, once everything else is done, so that a sign-out does not come back with a failover.
+   * {@link #delete}; {@code evicted}: {@link #evict}. Reported whenever this call deleted it. With
+   * durability, the delete waits for the replicas (WAIT on the primary of the session, which on a
+   * Cluster may be another than the one of the save that follows an eviction), so that neither a
+   * sign-out nor an eviction comes back with a failover. A delete throws when fewer acknowledged it,
+   * once everything else is done; an eviction, part of another session's sign-in, logs it.
    *
    * @throws SessionNotReplicatedException when fewer replicas had the delete within the timeout
    */
   private boolean deleteLive(String id, boolean evicted) {
-    boolean durable = !evicted && durability.on();
-    List<ReplicaWait.Waited<ScriptReplies.@Nullable DeletedHash>> waited =
-        durable ? new ArrayList<>(1) : List.of();
+    List<ReplicaWait.Waited<?>> waited = new ArrayList<>(1);
     // With a publisher, the same script call returns the attributes the event carries.
-    Claim<ScriptReplies.DeletedHash> claim = claimThenDelete(id, now -> {
-      if (!durable) {
-        return store.delete(id, now, events.publishing());
-      }
-      waited.add(store.deleteAndWait(id, now, events.publishing(), durability.replicas(),
-          durability.timeout()));
-      return waited.get(0).result();
-    });
+    Claim<ScriptReplies.DeletedHash> claim =
+        claimThenDelete(id, now -> deleteHash(id, now, events.publishing(), waited));
     ScriptReplies.DeletedHash hash = claim.deleted();
     if (hash == null) {
       return false;
     }
     principals.remove(hash.metadata().principal(), id);
     metrics.sessionsDeleted.increment();
-    if (evicted || !deleted(hash.metadata(), claim.claimed()).reportedBySweep()) {
-      events.deleted(id, hash);
-    }
-    if (!waited.isEmpty()) {
-      requireReplicated(id, waited.get(0));
+    events.deleted(id, hash); // claim or not: a sweep that holds the claim finds it gone
+    if (!waited.isEmpty() && evicted) {
+      ReplicaWait.Waited<?> wait = waited.get(0);
+      if (!durability.replicated(wait)) {
+        log.warn("session {} was evicted by the limit of sessions per principal on the primary, "
+            + "but {} of the {} required replica(s) acknowledged it within {}: a failover now "
+            + "could bring it back", id, wait.acknowledged(), durability.replicas(),
+            durability.timeout(), wait.failure());
+      }
+    } else if (!waited.isEmpty()) {
+      durability.requireDeleted("deleteById", id, waited.get(0));
     }
     return true;
-  }
-
-  private void requireReplicated(String id, ReplicaWait.Waited<?> waited) {
-    if (waited.failure() != null) {
-      throw new SessionStoreUnavailableException("deleteById", id, "the primary applied it, but "
-          + "waiting for " + durability.replicas() + " replica(s) failed: "
-          + waited.failure().getMessage(), waited.failure());
-    }
-    if (waited.acknowledged() < durability.replicas()) {
-      throw new SessionNotReplicatedException("deleteById", id, durability.replicas(),
-          waited.acknowledged(), durability.timeout());
-    }
-  }
-
-  /** A live session deleted by a claim-then-delete with these stored {@code metadata}. */
-  Deleted deleted(SessionMetadata metadata, boolean claimed) {
-    return new Deleted(metadata, claimed, dueMillis(metadata) != null);
   }
 
   /**
    * A live session deleted by {@link #claimAndDelete}.
    *
    * @param claimed whether this call removed the id from the schedule
-   * @param due whether the session had a due time (an idle timeout or an absolute deadline), so
-   *     that its id was on the schedule
    */
-  record Deleted(SessionMetadata metadata, boolean claimed, boolean due) {
-    /**
-     * Whether a sweep claimed the id first: it finds the hash gone and reports the session, so the
-     * caller must not report it again. (A failed claim may also mean that the id was never
-     * scheduled, written by a node without expiry events: then nobody reports the delete; reporting
-     * it here would report twice a session that a sweep claimed at that moment. See "Without expiry
-     * events" in docs/redis-layout.md.) A session that never idles out is scheduled at its absolute
-     * deadline: {@code due} counts it.
-     */
-    boolean reportedBySweep() {
-      return !claimed && due;
-    }
-  }
+  record Deleted(SessionMetadata metadata, boolean claimed) {}
 
   /**
    * Claims an id, then deletes its hash if the session is still live (deleteById). Returns null when
@@ -268,27 +242,43 @@ final class ExpirySweeper implements AutoCloseable {
   @Nullable Deleted claimAndDelete(String id) {
     Claim<ScriptReplies.DeletedHash> claim =
         claimThenDelete(id, now -> store.delete(id, now, false));
-    return claim.deleted() == null ? null : deleted(claim.deleted().metadata(), claim.claimed());
+    return claim.deleted() == null ? null
+        : new Deleted(claim.deleted().metadata(), claim.claimed());
   }
 
   /**
    * As {@link #claimAndDelete}, returning the whole deleted hash (changeSessionId carries it over to
    * the new id), taken where the session is now ({@link #renewedTo}); null when there was nothing
-   * live.
+   * live. With durability, the delete is followed by WAIT on its primary (on a Cluster, maybe not
+   * the new id's): the caller checks {@link Taken#waited} once the new id is written.
    */
   @Nullable Taken claimAndTake(String id) {
     return SessionRenaming.elsewhereToo(store.keys(), id, () -> whereItIs(id, at -> {
+      List<ReplicaWait.Waited<?>> waited = new ArrayList<>(1);
       ScriptReplies.DeletedHash hash =
-          claimThenDelete(at, now -> store.delete(at, now, true)).deleted();
-      return hash == null ? null : new Taken(at, hash);
+          claimThenDelete(at, now -> deleteHash(at, now, true, waited)).deleted();
+      return hash == null ? null : new Taken(at, hash, waited.isEmpty() ? null : waited.get(0));
     }));
+  }
+
+  /** delete.lua; with durability, followed by WAIT on the session's primary, added to waited. */
+  private ScriptReplies.@Nullable DeletedHash deleteHash(String id, long now, boolean all,
+      List<ReplicaWait.Waited<?>> waited) {
+    if (!durability.on()) {
+      return store.delete(id, now, all);
+    }
+    ReplicaWait.Waited<ScriptReplies.@Nullable DeletedHash> wait =
+        store.deleteAndWait(id, now, all, durability.replicas(), durability.timeout());
+    waited.add(wait);
+    return wait.result();
   }
 
   /**
    * A hash {@link #claimAndTake} took: {@code id} is where it was, the id asked for or, when that
-   * was renewed meanwhile, the id the renewal moved it to ({@link #renewedTo}).
+   * was renewed meanwhile, the id the renewal moved it to ({@link #renewedTo}); {@code waited}, with
+   * durability, how many replicas had its removal.
    */
-  record Taken(String id, ScriptReplies.DeletedHash hash) {}
+  record Taken(String id, ScriptReplies.DeletedHash hash, ReplicaWait.@Nullable Waited<?> waited) {}
 
   /**
    * Claims {@code id}, then runs {@code step} (an id renewal's renew.lua): null from it means the
@@ -300,14 +290,18 @@ final class ExpirySweeper implements AutoCloseable {
 
   private record Claim<T>(@Nullable T deleted, boolean claimed) {}
 
-  /** The claim-then-delete step every delete of a live session takes. */
+  /**
+   * The claim-then-delete step every delete of a live session takes. A claimed id whose hash is
+   * there but not live (expired) goes back on the schedule, so that the sweep reports it; one whose
+   * hash is gone does not: another call deleted it (and reported it) or moved it.
+   */
   private <T> Claim<T> claimThenDelete(String id, LongFunction<@Nullable T> delete) {
     long now = clock.millis();
     // Without a schedule nobody else reports the session: the delete is its own claim.
     boolean claimed = !scheduling || store.indexes().unscheduleExpiry(id);
     T deleted = delete.apply(now);
     nearCache.deleted(id); // a copy a racing read stores now is older than this delete
-    if (deleted == null && claimed && scheduling) {
+    if (deleted == null && claimed && scheduling && store.indexes().sessionExists(id)) {
       store.indexes().scheduleExpiry(id, now);
     }
     return new Claim<>(deleted, claimed);
@@ -352,7 +346,7 @@ final class ExpirySweeper implements AutoCloseable {
       store.indexes().rescheduleExpiry(id, due); // touched since scheduled
       return false;
     }
-    return expireClaimed(id, now);
+    return expireClaimed(id, now, !gone);
   }
 
   /**
@@ -363,15 +357,33 @@ final class ExpirySweeper implements AutoCloseable {
    * @return true when this call deleted and reported the session
    */
   boolean expireClaimed(String id, long now) {
+    return expireClaimed(id, now, true);
+  }
+
+  /** {@link #expireClaimed}; {@code seen}: whether this sweep found the hash before the claim. */
+  private boolean expireClaimed(String id, long now, boolean seen) {
     nearCache.invalidate(id);
     if (!store.indexes().unscheduleExpiry(id)) {
       return false;
     }
-    return expireAfterClaim(id, now);
+    return expireAfterClaim(id, now, seen);
   }
 
-  /** The part of {@link #expireClaimed} after this node won the claim on {@code id}. */
+  /**
+   * The part of {@link #expireClaimed} after this node won the claim on {@code id}, having found its
+   * hash when it looked.
+   */
   boolean expireAfterClaim(String id, long now) {
+    return expireAfterClaim(id, now, true);
+  }
+
+  /**
+   * {@link #expireAfterClaim}; {@code seen}: whether the sweep found the hash before its claim. A
+   * hash found then and gone now was deleted by another call (a delete, an eviction: it reports
+   * it) or moved (an id change): nothing to report. (Its TTL can drop it in between only when no
+   * sweep ran for the expiry grace after it was due; its event is then lost: at most once.)
+   */
+  private boolean expireAfterClaim(String id, long now, boolean seen) {
     // With a publisher, the same script call returns the attributes the event carries.
     ScriptReplies.ExpireReply reply = store.expire(id, now, events.publishing());
     switch (reply.outcome()) {
@@ -391,6 +403,9 @@ final class ExpirySweeper implements AutoCloseable {
         return false;
       }
       default -> {
+        if (seen && reply.outcome() == ScriptReplies.ExpireOutcome.GONE) {
+          return false; // deleted or moved by another call since this sweep looked
+        }
         principals.remove(reply.metadata().principal(), id);
         metrics.sessionsExpired.increment();
         events.expired(id, reply.deleted());

@@ -122,6 +122,14 @@ final class ReactiveRedisSessionStore {
     });
   }
 
+  /** As {@link SessionIndexes#sessionExists}. */
+  Mono<Boolean> sessionExists(String id) {
+    return Mono.defer(() -> {
+      metrics.roundTrips.increment();
+      return commands.exists(keys.session(id)).map(exists -> exists > 0);
+    });
+  }
+
   Mono<Void> scheduleExpiry(String id, long dueMillis) {
     return Mono.defer(() -> {
       metrics.roundTrips.increment();
@@ -141,8 +149,9 @@ final class ReactiveRedisSessionStore {
   Mono<Boolean> recentlyAdmitted(String principalName, String id) {
     return Mono.defer(() -> {
       metrics.roundTrips.increment();
-      return commands.hexists(SessionLimiter.admissionsKey(keys.principal(principalName, id)),
-          keys.member(id)).defaultIfEmpty(false);
+      return commands.hget(SessionLimiter.admissionsKey(keys.principal(principalName, id)),
+          keys.member(id)).map(admission -> !SessionIndexes.isTombstone(admission))
+          .defaultIfEmpty(false);
     });
   }
 

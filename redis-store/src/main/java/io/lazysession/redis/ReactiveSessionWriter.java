@@ -213,7 +213,7 @@ final class ReactiveSessionWriter {
   private Mono<Optional<ExpirySweeper.Taken>> take(String id, int hops) {
     return claimThenDelete(id, now -> store.delete(id, now, true)).flatMap(claim -> {
       if (claim.deleted() != null) {
-        return Mono.just(Optional.of(new ExpirySweeper.Taken(id, claim.deleted())));
+        return Mono.just(Optional.of(new ExpirySweeper.Taken(id, claim.deleted(), null)));
       }
       return renewedTo(id, hops).flatMap(next -> {
         nearCache.invalidate(next);
@@ -249,14 +249,11 @@ final class ReactiveSessionWriter {
         }).defaultIfEmpty(false);
       }
       SessionMetadata metadata = hash.metadata();
-      ExpirySweeper.Deleted deleted = expiry.deleted(metadata, claim.claimed());
       Mono<Void> unindex = metadata.principal() == null ? Mono.empty()
           : store.removeFromPrincipal(metadata.principal(), id);
       return unindex.then(Mono.fromSupplier(() -> {
         metrics.sessionsDeleted.increment();
-        if (!deleted.reportedBySweep()) {
-          events.deleted(id, hash);
-        }
+        events.deleted(id, hash); // claim or not: a sweep that holds the claim finds it gone
         return true;
       }));
     });
@@ -274,9 +271,12 @@ final class ReactiveSessionWriter {
       return claim.flatMap(claimed -> delete.apply(now)
           .map(deleted -> new Claim<>(deleted, claimed))
           .switchIfEmpty(Mono.defer(() -> {
-            // Expired, not deleted: back on the schedule, so that the sweep reports it once.
-            Mono<Void> reschedule =
-                claimed && scheduling ? store.scheduleExpiry(id, now) : Mono.empty();
+            // Expired, not deleted: back on the schedule, so that the sweep reports it once. Gone:
+            // another call deleted (and reported) or moved it.
+            Mono<Void> reschedule = claimed && scheduling
+                ? store.sessionExists(id).flatMap(exists -> exists
+                    ? store.scheduleExpiry(id, now) : Mono.<Void>empty())
+                : Mono.empty();
             return reschedule.thenReturn(new Claim<>(null, claimed));
           })));
     });

@@ -54,6 +54,16 @@ final class SessionIndexes {
     return due == null ? null : due.longValue();
   }
 
+  /**
+   * Whether the hash of {@code id} exists (live, expired or an alias): a claim-then-delete that
+   * found nothing live puts a claimed id back on the schedule only then ({@link ExpirySweeper}).
+   */
+  boolean sessionExists(String id) {
+    metrics.roundTrips.increment();
+    Long exists = connection.commands().exists(keys.session(id));
+    return exists != null && exists > 0;
+  }
+
   /** Removes an id from the schedule; true for exactly one caller when several race. */
   boolean unscheduleExpiry(String id) {
     return unscheduleExpiry(id, keys.keyed(id));
@@ -120,12 +130,22 @@ final class SessionIndexes {
    * Whether {@code id} is among the recent admissions of the limit of sessions per principal
    * ({@link SessionLimiter#admissionsKey}): a sign-in, id change or renewal admitted less than
    * {@link SessionLimiter#IN_FLIGHT} ago (two at most: the script prunes older ones when it runs,
-   * and the key expires two of them after the last admission). False without a limit.
+   * and the key expires two of them after the last admission). False without a limit, and for a
+   * tombstone ({@link #isTombstone}): an id the limit evicted or found dead is not in flight.
    */
   boolean recentlyAdmitted(String principalName, String id) {
     metrics.roundTrips.increment();
-    return Boolean.TRUE.equals(connection.commands().hexists(
-        SessionLimiter.admissionsKey(keys.principal(principalName, id)), keys.member(id)));
+    byte[] admission = connection.commands().hget(
+        SessionLimiter.admissionsKey(keys.principal(principalName, id)), keys.member(id));
+    return admission != null && !isTombstone(admission);
+  }
+
+  /**
+   * Whether an entry of the recent admissions is a tombstone: its admission time followed by
+   * {@code !} (principal-limit.lua), for an id evicted or found dead.
+   */
+  static boolean isTombstone(byte[] admission) {
+    return admission.length > 0 && admission[admission.length - 1] == '!';
   }
 
   Set<String> principalSessions(String principalName) {

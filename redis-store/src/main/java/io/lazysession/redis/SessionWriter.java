@@ -222,6 +222,9 @@ final class SessionWriter {
       nearCache.invalidate(taken.id());
       principals.remove(stored.metadata().principal(), taken.id());
     }
+    if (taken.waited() != null) { // the old hash's removal, maybe on another primary (Cluster)
+      durability.requireDeleted("changeSessionId", taken.id(), taken.waited());
+    }
   }
 
   // ---- migration from Spring Session Data Redis -------------------------------------------------

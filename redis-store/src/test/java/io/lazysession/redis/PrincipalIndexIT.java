@@ -110,6 +110,36 @@ class PrincipalIndexIT {
     assertThat(nodes.raw().sismember(principalKey("carol"), id.getBytes(UTF_8))).isTrue();
   }
 
+  /**
+   * A tombstone among the recent admissions (an id the limit of sessions per principal evicted or
+   * found dead) is not a sign-in in flight: the entry of that id, whose hash is missing and which is
+   * off the schedule, is removed at once (it was kept for up to two minutes). An admission that is
+   * no tombstone still keeps it.
+   */
+  @Test
+  void findByPrincipalName_entryOfAnEvictedId_isRemovedAtOnceDespiteItsTombstone() {
+    seedTombstoneAndAdmission();
+    assertThat(nodes.a().findByPrincipalName("alice")).isEmpty();
+    assertThat(nodes.raw().smembers(principalKey("alice")))
+        .extracting(member -> new String(member, UTF_8)).containsExactly("signing-in");
+
+    seedTombstoneAndAdmission();
+    assertThat(LazyReactiveRedisSessionRepository.of(nodes.b()).findByPrincipalName("alice")
+        .block()).isEmpty();
+    assertThat(nodes.raw().smembers(principalKey("alice")))
+        .extracting(member -> new String(member, UTF_8)).containsExactly("signing-in");
+  }
+
+  /** Entries for two missing hashes: an evicted id (a tombstone), an id being signed in. */
+  private void seedTombstoneAndAdmission() {
+    byte[] admissions = SessionLimiter.admissionsKey(principalKey("alice"));
+    String now = Long.toString(nodes.clock().millis());
+    nodes.raw().sadd(principalKey("alice"), "evicted".getBytes(UTF_8),
+        "signing-in".getBytes(UTF_8));
+    nodes.raw().hset(admissions, "evicted".getBytes(UTF_8), (now + "!").getBytes(UTF_8));
+    nodes.raw().hset(admissions, "signing-in".getBytes(UTF_8), now.getBytes(UTF_8));
+  }
+
   @Test
   void findByPrincipalName_entryOfAGoneSession_isRemoved() {
     nodes.raw().sadd(principalKey("alice"), "gone".getBytes(UTF_8));
