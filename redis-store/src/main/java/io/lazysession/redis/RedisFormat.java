@@ -87,17 +87,18 @@ final class RedisFormat {
   }
 
   /**
-   * Announces this node at once and every {@link #HEARTBEAT} after (when Redis answers; else at
-   * the next heartbeat), on a daemon thread of its own, which also looks up the host name.
+   * Announces this node now (when Redis answers; else at the next heartbeat) and every {@link
+   * #HEARTBEAT} after, on a daemon thread of its own.
    */
   void start() {
+    heartbeat();
     ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(runnable -> {
       Thread announcer = new Thread(runnable, "lazysession-format-" + namespace);
       announcer.setDaemon(true);
       return announcer;
     });
     long period = HEARTBEAT.toMillis();
-    scheduler.scheduleWithFixedDelay(this::heartbeat, 0, period, TimeUnit.MILLISECONDS);
+    scheduler.scheduleWithFixedDelay(this::heartbeat, period, period, TimeUnit.MILLISECONDS);
     thread = scheduler;
   }
 
@@ -119,18 +120,32 @@ final class RedisFormat {
       }
     } catch (VirtualMachineError e) {
       throw e;
-    } catch (Throwable e) {
-      if (!failing) {
-        failing = true;
-        // Unannounced, this node is not counted when the namespace is finalized.
-        log.warn("lazysession (namespace {}) cannot announce the Redis format it reads in {}:format "
-            + "({}); it retries every {} s. A node that cannot announce itself is not counted "
-            + "when the namespace is finalized: grant the store's user EVAL and TIME on that key "
-            + "(docs/redis-layout.md, \"Format\")", namespace, namespace, e.toString(),
-            HEARTBEAT.toSeconds());
+    } catch (RedisException e) {
+      if (!(e instanceof io.lettuce.core.RedisCommandExecutionException)) {
+        // Redis unreachable: the store's outage log says so once; the next heartbeat tries again.
+        log.debug("lazysession (namespace {}) could not announce its Redis format: {}", namespace,
+            e.toString());
+        return;
       }
+      refused(e);
+    } catch (Throwable e) {
+      refused(e);
     }
   }
+
+  /** Redis answered the announcement with an error (an ACL), or it failed here. */
+  private void refused(Throwable e) {
+    if (!failing) {
+      failing = true;
+      // Unannounced, this node is not counted when the namespace is finalized.
+      log.warn("lazysession (namespace {}) cannot announce the Redis format it reads in {}:format "
+          + "({}); it retries every {} s. A node that cannot announce itself is not counted "
+          + "when the namespace is finalized: grant the store's user EVAL and TIME on that key "
+          + "(docs/redis-layout.md, \"Format\")", namespace, namespace, e.toString(),
+          HEARTBEAT.toSeconds());
+    }
+  }
+
 
   /**
    * Whether the hash at {@code key} names a Redis format this version does not read: one HGET,
