@@ -110,12 +110,18 @@ final class SoakReport {
 
         A save without durability returns once the primary applied it. A failover loses what the
         promoted replica had not received: the replication lag when the primary dies (a kill), and
-        much more when the old primary comes back (a pause longer than Sentinel's down-after, a
-        partition) or stays up (`SENTINEL FAILOVER`): it keeps acknowledging writes as a primary to
-        the clients still connected to it until Sentinel demotes it (Sentinel waits about 8 s after
-        it reappears before it does), then resyncs from the new primary and discards them. With
-        durability on, those saves throw `SessionNotReplicatedException` instead (the old primary
-        has no replica), so none of them is acknowledged. The guarantees:
+        the writes the old primary acknowledged after the promotion while it was still up
+        (`SENTINEL FAILOVER`; a pause longer than Sentinel's down-after, a partition, once it comes
+        back): each node drops its connections to the old primary when a Sentinel announces the
+        promotion (`+switch-master`), so only what reaches the old primary before that announcement
+        is lost, not the seconds until Sentinel demotes it. In that moment two primaries accept
+        writes: a node that has switched reads from the new one what another node wrote to the old
+        one a moment before, a stale read beyond the bound whose write is then lost (when the next
+        write of its session reuses the version, the ledger counts the stale read, not the loss).
+        With durability on, those saves throw `SessionNotReplicatedException` instead (the old
+        primary has no replica), so none of them is acknowledged; Redis's `min-replicas-to-write`
+        closes the window for every store at the price of refused writes until the old primary is a
+        replica again ([reliability-min-replicas.md](reliability-min-replicas.md)). The guarantees:
         [redis-layout.md](redis-layout.md#what-is-and-is-not-guaranteed).
         """).toString();
   }
