@@ -125,6 +125,9 @@ final class LazySessionRuntimeHints implements RuntimeHintsRegistrar {
       hints.reflection().registerTypeIfPresent(classLoader, name,
           MemberCategory.INVOKE_DECLARED_CONSTRUCTORS, MemberCategory.ACCESS_DECLARED_FIELDS);
     }
+    // SentinelSwitch reads the Sentinels of the client's URI from its field (Lettuce has no accessor).
+    hints.reflection().registerTypeIfPresent(classLoader, "io.lettuce.core.RedisClient",
+        type -> type.withField("redisURI"));
     for (String name : EXCEPTIONS) {
       // Its public constructors rebuild it; its declared fields are checked before it is written.
       hints.reflection().registerTypeIfPresent(classLoader, name,
