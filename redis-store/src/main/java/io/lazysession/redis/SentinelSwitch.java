@@ -15,7 +15,9 @@ import java.lang.reflect.Field;
 import java.net.SocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -32,10 +34,13 @@ import reactor.core.Disposable;
  * Sentinels demote it, a few seconds later; meanwhile it acknowledges the writes that reach it, and
  * loses them when it resynchronizes with the new primary. The Sentinels announce a promotion on
  * their channel {@code +switch-master} ({@code <master> <old ip> <old port> <new ip> <new port>}):
- * one subscription per Sentinel (any of them may be down), and a promotion is acted on once, by the
- * address it names. Lettuce's reconnect asks the Sentinels in turn: one that has not switched yet
- * may send it to the old primary, whose handshake then times out while it is paused, and the next
- * attempt asks again. A subscription that reconnects asks its Sentinel for the primary's address,
+ * one subscription per Sentinel (any of them may be down), and each Sentinel's first announcement
+ * of an address is followed. Lettuce's reconnect asks the Sentinels in the order of the URI, and one
+ * that has not switched yet names the old primary again (the other Sentinels learn a promotion
+ * from its leader within a couple of seconds): following each Sentinel's announcement means that
+ * once the Sentinel Lettuce asks first has announced it, the connections reconnect to the new
+ * primary, even to an old primary still up (a {@code SENTINEL FAILOVER}) that a first reconnect
+ * reached again. A subscription that reconnects asks its Sentinel for the primary's address,
  * so that a promotion announced while every subscription was down is caught too.
  *
  * <p>Lettuce offers no accessor for a client's URI, which holds the Sentinels and the master's name:
@@ -50,8 +55,10 @@ final class SentinelSwitch implements Disposable {
   private final Runnable follow;
   private final List<StatefulRedisPubSubConnection<String, String>> subscriptions =
       new ArrayList<>();
-  /** The primary's address ({@code ip port}) as last announced or asked for. */
-  private final AtomicReference<@Nullable String> primary = new AtomicReference<>();
+  /** Per Sentinel ({@code host:port}): the primary's address ({@code ip port}) it last named. */
+  private final Map<String, String> named = new ConcurrentHashMap<>();
+  /** The address last followed, so that each promotion is logged at INFO once. */
+  private final AtomicReference<@Nullable String> followed = new AtomicReference<>();
   private volatile boolean disposed;
 
   private SentinelSwitch(String master, Runnable follow) {
@@ -104,7 +111,7 @@ final class SentinelSwitch implements Disposable {
     connection.addListener(new RedisPubSubAdapter<>() {
       @Override
       public void message(String channel, String message) {
-        switched(message);
+        switched(key(sentinel), message);
       }
     });
     connection.addListener(new RedisConnectionStateListener() {
@@ -118,32 +125,36 @@ final class SentinelSwitch implements Disposable {
     synchronized (subscriptions) {
       subscriptions.add(connection);
     }
-    if (primary.get() == null) {
-      askPrimary(client, sentinel);
-    }
+    askPrimary(client, sentinel);
   }
 
-  /** A {@code +switch-master} message: follows it when it names this store's master. */
-  void switched(String message) {
+  /** A {@code +switch-master} message of {@code sentinel}: followed when it names this master. */
+  void switched(String sentinel, String message) {
     String[] parts = message.split(" ");
     if (parts.length != 5 || !parts[0].equals(master)) {
       return;
     }
-    moved(parts[3] + " " + parts[4]);
+    moved(sentinel, parts[3] + " " + parts[4]);
   }
 
-  private void moved(String address) {
-    String before = primary.getAndSet(address);
+  private void moved(String sentinel, String address) {
+    String before = named.put(sentinel, address);
     if (disposed || address.equals(before)) {
       return;
     }
-    log.info("lazysession: Sentinel promoted {} to primary of {} (was {}); reconnecting the store's "
-        + "connections to it", address, master, before);
+    if (!address.equals(followed.getAndSet(address))) {
+      log.info("lazysession: Sentinel promoted {} to primary of {} (was {}); reconnecting the "
+          + "store's connections to it", address, master, before);
+    }
     follow.run();
   }
 
+  private static String key(RedisURI sentinel) {
+    return sentinel.getHost() + ":" + sentinel.getPort();
+  }
+
   /**
-   * Asks {@code sentinel} for the primary's address; a first answer is only remembered (the store
+   * Asks {@code sentinel} for the primary's address; its first answer is only remembered (the store
    * connected to that primary a moment ago), a later one that differs is followed.
    */
   private void askPrimary(RedisClient client, RedisURI sentinel) {
@@ -152,9 +163,9 @@ final class SentinelSwitch implements Disposable {
             connection.closeAsync()))
         .whenComplete((address, error) -> {
           if (address instanceof java.net.InetSocketAddress inet) {
-            String named = inet.getHostString() + " " + inet.getPort();
-            if (!primary.compareAndSet(null, named)) {
-              moved(named);
+            String answer = inet.getHostString() + " " + inet.getPort();
+            if (named.putIfAbsent(key(sentinel), answer) != null) {
+              moved(key(sentinel), answer);
             }
           }
         });
