@@ -1,6 +1,5 @@
 package io.lazysession.redis;
 
-import io.lettuce.core.Delegating;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisChannelWriter;
 import io.lettuce.core.RedisClient;
@@ -194,12 +193,25 @@ final class SentinelSwitch implements Disposable {
       return;
     }
     RedisChannelWriter writer = handler.getChannelWriter();
-    while (writer instanceof Delegating<?> delegating
-        && delegating.getDelegate() instanceof RedisChannelWriter inner) {
-      writer = inner;
+    for (int hops = 0; hops < 8 && writer != null && !(writer instanceof DefaultEndpoint); hops++) {
+      writer = delegateOf(writer);
     }
     if (writer instanceof DefaultEndpoint endpoint) {
       endpoint.disconnect();
+    }
+  }
+
+  /**
+   * The writer {@code writer} wraps (a command listener's, a command timeout's), by its public
+   * {@code getDelegate()}: Lettuce 7 declares it in an interface, {@code Delegating}, which Lettuce
+   * 6 (Spring Boot 4.0) lacks. Null when it wraps none.
+   */
+  private static @Nullable RedisChannelWriter delegateOf(RedisChannelWriter writer) {
+    try {
+      return writer.getClass().getMethod("getDelegate").invoke(writer)
+          instanceof RedisChannelWriter inner ? inner : null;
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      return null;
     }
   }
 

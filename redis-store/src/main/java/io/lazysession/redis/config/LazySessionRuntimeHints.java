@@ -128,6 +128,12 @@ final class LazySessionRuntimeHints implements RuntimeHintsRegistrar {
     // SentinelSwitch reads the Sentinels of the client's URI from its field (Lettuce has no accessor).
     hints.reflection().registerTypeIfPresent(classLoader, "io.lettuce.core.RedisClient",
         type -> type.withField("redisURI"));
+    for (String writer : List.of("io.lettuce.core.CommandListenerWriter",
+        "io.lettuce.core.protocol.CommandExpiryWriter",
+        "io.lettuce.core.protocol.MaintenanceAwareExpiryWriter")) {
+      hints.reflection().registerTypeIfPresent(classLoader, writer,
+          MemberCategory.INVOKE_PUBLIC_METHODS);
+    }
     for (String name : EXCEPTIONS) {
       // Its public constructors rebuild it; its declared fields are checked before it is written.
       hints.reflection().registerTypeIfPresent(classLoader, name,
