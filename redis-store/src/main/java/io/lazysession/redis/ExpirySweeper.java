@@ -392,7 +392,7 @@ final class ExpirySweeper implements AutoCloseable {
       }
       case LATER -> {
         // Nodes that read its format sweep it; looked at again by this one a minute from now.
-        store.indexes().scheduleExpiry(id, now + ExpirySweeper.IN_FLIGHT.toMillis());
+        store.indexes().scheduleExpiry(id, now + IN_FLIGHT.toMillis());
         return false;
       }
       case LIVE -> {

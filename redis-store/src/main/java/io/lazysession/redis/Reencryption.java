@@ -96,7 +96,7 @@ final class Reencryption {
       }
     }
     byte[] format = metadata.get(RedisFormat.FIELD);
-    if (format != null && !new String(format, UTF_8).equals(Integer.toString(RedisFormat.READS))) {
+    if (!RedisFormat.readable(format)) {
       // A later Redis format: never resealed nor moved by this version; a node that reads it will.
       store.format().unreadable(inKey, new String(format, UTF_8));
       return new long[] {0, 1, 0, 0};

@@ -48,9 +48,7 @@ class RedisFormatIT {
   void everyNodeAnnouncesWhatItReadsAndLeavesWhenClosed() {
     LazyRedisSessionRepository a = nodes.a();
     nodes.b();
-    // Each node announces itself on its own thread as it starts.
-    org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
-        .until(() -> a.formatStatus().nodes().size() == 2);
+    bothAnnounced(a);
 
     RedisFormatStatus status = a.formatStatus();
     assertThat(status.reads()).isEqualTo(1);
@@ -150,8 +148,7 @@ class RedisFormatIT {
   void finalizingMovesNothingWhileFormatOneIsTheNewestEveryNodeReads() {
     LazyRedisSessionRepository a = nodes.a();
     nodes.b();
-    org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
-        .until(() -> a.formatStatus().nodes().size() == 2);
+    bothAnnounced(a);
 
     RedisFormatStatus status = a.finalizeFormat();
 
@@ -207,6 +204,12 @@ class RedisFormatIT {
     assertThat(nodes.b().findById(session.getId()).<String>getAttribute("cart"))
         .isEqualTo("2 books");
     assertThat(nodes.raw().hexists(sessionKey(session.getId()), utf8("#f"))).isFalse();
+  }
+
+  /** Waits until {@code a} lists both nodes (each announces itself as it starts). */
+  private static void bothAnnounced(LazyRedisSessionRepository a) {
+    org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+        .until(() -> a.formatStatus().nodes().size() == 2);
   }
 
   private List<ILoggingEvent> warnings() {

@@ -13,7 +13,6 @@ import io.lettuce.core.output.StatusOutput;
 import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandType;
 import io.lettuce.core.sentinel.api.StatefulRedisSentinelConnection;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -44,7 +43,7 @@ class SentinelDemotionTrackingIT {
   @BeforeEach
   void heal() {
     redis.assumeFaultInjection();
-    oldPrimary = named();
+    oldPrimary = redis.namedPrimary();
     newPrimary = oldPrimary == redis.primary() ? redis.replicas().get(0) : redis.primary();
     for (RedisNode node : List.of(oldPrimary, newPrimary)) {
       acl(node, "+psync", "+sync");
@@ -155,20 +154,6 @@ class SentinelDemotionTrackingIT {
           command.accept(connection.sync());
         }
       }
-    } finally {
-      client.shutdown();
-    }
-  }
-
-  /** The server the Sentinels name as the primary. */
-  private static RedisNode named() {
-    RedisClient client = RedisClient.create();
-    try (StatefulRedisSentinelConnection<String, String> connection =
-        client.connectSentinel(redis.sentinels().get(0).uri())) {
-      InetSocketAddress address = (InetSocketAddress) connection.sync()
-          .getMasterAddrByName(RedisServerExtension.SENTINEL_MASTER);
-      return address.getPort() == redis.primary().port() ? redis.primary()
-          : redis.replicas().get(0);
     } finally {
       client.shutdown();
     }

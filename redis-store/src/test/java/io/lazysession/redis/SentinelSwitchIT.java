@@ -8,8 +8,6 @@ import io.lazysession.redis.config.ClientsFromProperties;
 import io.lazysession.testing.RedisNode;
 import io.lazysession.testing.RedisServerExtension;
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.sentinel.api.StatefulRedisSentinelConnection;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -33,7 +31,7 @@ class SentinelSwitchIT {
   @Test
   void primaryPaused_afterThePromotion_savesReachTheNewPrimaryWhileTheOldIsStillPaused() {
     redis.assumeFaultInjection();
-    RedisNode oldPrimary = named();
+    RedisNode oldPrimary = redis.namedPrimary();
     RedisNode newPrimary = oldPrimary == redis.primary() ? redis.replicas().get(0) : redis.primary();
     RedisClient client = (RedisClient) ClientsFromProperties.create(Map.of(
         "spring.data.redis.sentinel.master", RedisServerExtension.SENTINEL_MASTER,
@@ -54,7 +52,7 @@ class SentinelSwitchIT {
 
       oldPrimary.pause();
       try {
-        await().atMost(FAILOVER).until(() -> named() == newPrimary);
+        await().atMost(FAILOVER).until(() -> redis.namedPrimary() == newPrimary);
 
         // Saves go on while the old primary stays paused: only a connection to the new one serves.
         await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> {
@@ -75,21 +73,4 @@ class SentinelSwitchIT {
     }
   }
 
-  /** The node the Sentinels name as primary now. */
-  private static RedisNode named() {
-    RedisClient client = RedisClient.create();
-    try (StatefulRedisSentinelConnection<String, String> connection =
-        client.connectSentinel(redis.sentinels().get(0).uri())) {
-      InetSocketAddress address = (InetSocketAddress) connection.sync()
-          .getMasterAddrByName(RedisServerExtension.SENTINEL_MASTER);
-      for (RedisNode node : redis.replicas()) {
-        if (node.port() == address.getPort()) {
-          return node;
-        }
-      }
-      return redis.primary();
-    } finally {
-      client.shutdown(Duration.ZERO, Duration.ofSeconds(10));
-    }
-  }
 }

@@ -278,6 +278,27 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
     return List.copyOf(sentinels);
   }
 
+  /**
+   * The data node the first Sentinel names as primary now: after a failover, the replica (of the
+   * Sentinel topology, whose primary and replica swap roles).
+   */
+  public RedisNode namedPrimary() {
+    RedisClient client = RedisClient.create();
+    try (StatefulRedisSentinelConnection<String, String> connection =
+        client.connectSentinel(sentinels().get(0).uri())) {
+      java.net.InetSocketAddress address = (java.net.InetSocketAddress) connection.sync()
+          .getMasterAddrByName(SENTINEL_MASTER);
+      for (RedisNode node : replicas) {
+        if (node.port() == address.getPort()) {
+          return node;
+        }
+      }
+      return primary();
+    } finally {
+      client.shutdown(Duration.ZERO, Duration.ofSeconds(10));
+    }
+  }
+
   /** Every data node of a Cluster (primaries, then replicas); empty for other topologies. */
   public List<RedisNode> clusterNodes() {
     if (topology != Topology.CLUSTER) {
