@@ -82,7 +82,7 @@ final class ReactiveRedisSessionStore {
   Mono<SaveResult> save(String id, SaveRequest request) {
     return SessionRenaming.followedReactive(keys, id, request, () -> Mono.defer(() -> this
         .<List<Object>>eval(RedisScript.SAVE, ScriptOutputType.MULTI, keys.session(id),
-            store.counted(request.arguments(store.protection().of(id), store.idField(id, request)))))
+            store.saveArguments(id, request)))
         .map(ScriptReplies::save)
         .defaultIfEmpty(new SaveResult(0, -1, null)));
   }

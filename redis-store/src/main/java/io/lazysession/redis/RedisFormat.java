@@ -38,8 +38,11 @@ import org.slf4j.LoggerFactory;
  */
 final class RedisFormat {
   static final Logger log = LoggerFactory.getLogger(RedisFormat.class);
-  /** The newest Redis format this version reads (and the only one it writes). */
-  static final int READS = 1;
+  /**
+   * The newest Redis format this version reads (it reads every earlier one too); it writes it once the
+   * namespace is finalized at it, format 1 until then.
+   */
+  static final int READS = 2;
   /** The field of a session hash naming the lowest format a reader needs; absent: format 1. */
   static final String FIELD = "#f";
   private static final byte[] FIELD_BYTES = FIELD.getBytes(UTF_8);
@@ -163,7 +166,31 @@ final class RedisFormat {
 
   /** Whether this version reads a hash whose {@code #f} is {@code format} (null: absent). */
   static boolean readable(byte @Nullable [] format) {
-    return format == null || (format.length == 1 && format[0] == '0' + READS);
+    return format == null || (format.length == 1 && format[0] >= '1' && format[0] <= '0' + READS);
+  }
+
+  /**
+   * {@code pairs} (field/value pairs a script writes into a new session hash), followed by the mark
+   * {@code #f} of the format this node writes when that is after format 1.
+   */
+  byte[][] marked(byte[][] pairs) {
+    int writes = writes();
+    if (writes <= 1) {
+      return pairs;
+    }
+    byte[][] marked = java.util.Arrays.copyOf(pairs, pairs.length + 2);
+    marked[pairs.length] = FIELD_BYTES;
+    marked[pairs.length + 1] = Integer.toString(writes).getBytes(UTF_8);
+    return marked;
+  }
+
+  /** A Lua condition true when the value {@code f} of {@code #f} names a format this version reads. */
+  static String readableInLua(String f) {
+    StringBuilder condition = new StringBuilder("(not ").append(f);
+    for (int format = 1; format <= READS; format++) {
+      condition.append(" or ").append(f).append(" == '").append(format).append('\'');
+    }
+    return condition.append(')').toString();
   }
 
   /** Stops announcing and removes this node's announcement (best effort). */
@@ -236,7 +263,7 @@ final class RedisFormat {
   void unreadable(String id, String format) {
     String named = format.matches("[0-9]{1,4}") ? format : "(unreadable)";
     if (warned.size() < 64 && warned.add(named)) {
-      log.warn("lazysession {} (namespace {}) reads Redis format {} only, and found session {} "
+      log.warn("lazysession {} (namespace {}) reads Redis formats up to {}, and found session {} "
           + "in format {}: a later lazysession wrote it after the namespace was finalized at that "
           + "format. This node treats such sessions as missing (their users sign in again here) "
           + "and never changes or deletes them; upgrade this node (docs/versioning.md, "
@@ -295,7 +322,7 @@ final class RedisFormat {
   private void changed(int before, int now) {
     if (now > READS) {
       if (warned.add("finalized " + now)) {
-        log.warn("lazysession {} (namespace {}) reads Redis format {} only, but the namespace is "
+        log.warn("lazysession {} (namespace {}) reads Redis formats up to {}, but the namespace is "
             + "finalized at format {}: sessions later nodes write in it read as missing here (their "
             + "users sign in again on this node); this node keeps writing format {}. Upgrade this "
             + "node (docs/versioning.md, \"Finalizing\")", version, namespace, READS, now, writes());

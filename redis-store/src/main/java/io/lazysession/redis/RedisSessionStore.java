@@ -213,7 +213,7 @@ final class RedisSessionStore {
    * followed it.
    */
   SaveResult save(String id, SaveRequest request) {
-    byte[][] arguments = counted(request.arguments(protection.of(id), idField(id, request)));
+    byte[][] arguments = saveArguments(id, request);
     return ScriptReplies.save(eval(connection.commands(), RedisScript.SAVE, ScriptOutputType.MULTI,
         keys.saveKeys(id), arguments));
   }
@@ -225,7 +225,7 @@ final class RedisSessionStore {
    *     replicas acknowledged it within {@code timeout}, or why waiting failed after the write
    */
   SaveResult saveAndWait(String id, SaveRequest request, int replicas, Duration timeout) {
-    byte[][] arguments = counted(request.arguments(protection.of(id), idField(id, request)));
+    byte[][] arguments = saveArguments(id, request);
     byte[][] saveKeys = keys.saveKeys(id);
     ReplicaWait.Waited<SaveResult> waited = replicaWait.run(saveKeys[0],
         primary -> ScriptReplies.save(
@@ -335,6 +335,11 @@ final class RedisSessionStore {
         keys.session(id), deleteArguments(nowMillis, all));
     return ScriptReplies.expire(answer == null ? List.of() : countedRead(ScriptReplies.elements(answer)),
         protection.of(id));
+  }
+
+  /** The save script's arguments for {@code request}, counted, in the format this node writes. */
+  byte[][] saveArguments(String id, SaveRequest request) {
+    return counted(request.arguments(protection.of(id), idField(id, request), format.writes()));
   }
 
   /** The sealed id a whole write of {@code request} stores ({@link SessionKeys#idField}). */

@@ -102,6 +102,7 @@ record SaveRequest(SaveMode mode, long nowMillis, long creationMillis, long last
   private static final byte[] NO_PACK_LOADED = {'='};
   private static final byte[] PRINCIPAL_REMOVED = {'-'};
   private static final byte[] ID_FIELD = RedisSessionStore.utf8(SessionKeys.ID);
+  private static final byte[] FORMAT_FIELD = RedisSessionStore.utf8(RedisFormat.FIELD);
 
   /**
    * The grace argument of save.lua (ARGV[6]) and migrate.lua (ARGV[5]): the grace in milliseconds,
@@ -123,17 +124,21 @@ record SaveRequest(SaveMode mode, long nowMillis, long creationMillis, long last
    * AttributePacking}, since the SHA-1 a later save sends of it is of its stored bytes).
    */
   byte[][] arguments(ValueProtection.SessionValues values) {
-    return arguments(values, null);
+    return arguments(values, null, 1);
   }
 
   /**
    * As {@link #arguments(ValueProtection.SessionValues)}; a create (or a move) also writes {@code idField}, the
    * sealed id of a session under a keyed name ({@link SessionKeys#idField}), as the field
-   * {@code #i}.
+   * {@code #i}; in a Redis format after 1 ({@code format}, what the node writes: {@link
+   * RedisFormat#writes}), every save marks the hash with it ({@code #f}), so that a node of an
+   * earlier format never reads it in part.
    */
-  byte[][] arguments(ValueProtection.SessionValues values, byte @Nullable [] idField) {
+  byte[][] arguments(ValueProtection.SessionValues values, byte @Nullable [] idField, int format) {
     boolean withId = idField != null && mode.creates();
-    int size = 11 + (writes().size() + (withId ? 1 : 0)) * 2 + removes().size();
+    boolean marked = format > 1;
+    int set = writes().size() + (withId ? 1 : 0) + (marked ? 1 : 0);
+    int size = 11 + set * 2 + removes().size();
     byte[][] arguments = new byte[size][];
     int i = 0;
     arguments[i++] = mode.argument;
@@ -147,7 +152,11 @@ record SaveRequest(SaveMode mode, long nowMillis, long creationMillis, long last
         : RedisScript.prefixedSha1Hex((byte) '=', pack.expected());
     arguments[i++] = pack == null ? EMPTY : pack.bytes();
     arguments[i++] = decimal(versionStep);
-    arguments[i++] = decimal(writes().size() + (withId ? 1 : 0));
+    arguments[i++] = decimal(set);
+    if (marked) {
+      arguments[i++] = FORMAT_FIELD;
+      arguments[i++] = decimal(format);
+    }
     if (withId) {
       arguments[i++] = ID_FIELD;
       arguments[i++] = idField;

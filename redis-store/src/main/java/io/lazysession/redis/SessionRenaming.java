@@ -38,7 +38,7 @@ final class SessionRenaming {
    * see the same version (a save between a separate read and the DUMP would leave both hashes).
    */
   private static final String SNAPSHOT = "local f = redis.call('hget', KEYS[1], '"
-      + RedisFormat.FIELD + "') if f and f ~= '" + RedisFormat.READS + "' then return {false} end "
+      + RedisFormat.FIELD + "') if not " + RedisFormat.readableInLua("f") + " then return {false} end "
       + "return {redis.call('dump', KEYS[1]), redis.call('hget', "
       + "KEYS[1], '" + SessionKeys.METADATA + "'), redis.call('pttl', KEYS[1]), redis.call('hget', "
       + "KEYS[1], '" + SessionKeys.PRINCIPAL + "')}";

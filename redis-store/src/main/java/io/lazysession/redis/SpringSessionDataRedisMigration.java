@@ -268,8 +268,9 @@ final class SpringSessionDataRedisMigration {
   boolean migrate(String id, long nowMillis, SsdrSession origin, Map<String, byte[]> replaced,
       long graceMillis, int replicas, Duration timeout) {
     byte[] key = store.keys().session(id);
-    byte[][] arguments = store.counted(store.keys().withIdField(id, store.sealed(id,
-        origin.migrateArguments(nowMillis, graceMillis, store.absoluteMillis(), replaced), 5)));
+    byte[][] arguments = store.counted(store.format().marked(store.keys().withIdField(id,
+        store.sealed(id, origin.migrateArguments(nowMillis, graceMillis, store.absoluteMillis(),
+            replaced), 5))));
     if (replicas <= 0) {
       Long created = store.eval(connection.commands(), RedisScript.MIGRATE,
           ScriptOutputType.INTEGER, key, arguments);

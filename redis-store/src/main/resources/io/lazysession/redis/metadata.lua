@@ -9,10 +9,10 @@ local function metadata(text)
   return string.match(text, '^(%-?%d+):(%-?%d+):(%-?%d+):(%-?%d+)$')
 end
 -- readable(format): whether this version reads a hash whose field '#f' is format (nil: absent). '#f'
--- names the lowest Redis format a reader needs for the hash; absent, the hash is in format 1, the
--- only one this version reads (docs/redis-layout.md, "Format"). A hash this version cannot read is
+-- names the lowest Redis format a reader needs for the hash; absent, the hash is in format 1. This
+-- version reads formats 1 and 2 (RedisFormat.READS; docs/redis-layout.md, "Format"). A hash this version cannot read is
 -- never written over, moved, resealed nor deleted by it; only the sweep of an expired session, which
 -- reads '#' alone (kept in every format), may remove it.
 local function readable(format)
-  return not format or format == '1'
+  return not format or format == '1' or format == '2'
 end

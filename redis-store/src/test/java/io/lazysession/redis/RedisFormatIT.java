@@ -51,18 +51,18 @@ class RedisFormatIT {
     bothAnnounced(a);
 
     RedisFormatStatus status = a.formatStatus();
-    assertThat(status.reads()).isEqualTo(1);
+    assertThat(status.reads()).isEqualTo(2);
     assertThat(status.writes()).isEqualTo(1);
     assertThat(status.finalized()).isEqualTo(1);
     assertThat(status.nodes()).hasSize(2).allSatisfy(node -> {
       assertThat(node.live()).isTrue();
-      assertThat(node.reads()).isEqualTo(1);
+      assertThat(node.reads()).isEqualTo(2);
       assertThat(node.writes()).isEqualTo(1);
       assertThat(node.version()).isNotBlank();
       assertThat(node.host()).isNotBlank();
     });
     assertThat(status.nodes()).filteredOn(RedisFormatStatus.Node::self).hasSize(1);
-    assertThat(status.readByAllLiveNodes()).isEqualTo(1);
+    assertThat(status.readByAllLiveNodes()).isEqualTo(2);
 
     nodes.b().close();
     assertThat(a.formatStatus().nodes()).singleElement()
@@ -79,15 +79,15 @@ class RedisFormatIT {
     LazySession loadedBefore = a.findById(session.getId());
     LazySession renamedBefore = a.findById(session.getId());
     byte[] key = sessionKey(session.getId());
-    nodes.raw().hset(key, utf8("#f"), utf8("2"));
-    nodes.raw().hset(key, utf8("#z"), utf8("what format 2 adds"));
+    nodes.raw().hset(key, utf8("#f"), utf8("3"));
+    nodes.raw().hset(key, utf8("#z"), utf8("what format 3 adds"));
     Map<String, String> stored = hash(key);
 
     LazyRedisSessionRepository b = nodes.b();
     assertThat(b.findById(session.getId())).isNull();
     assertThat(b.findById(session.getId())).isNull();
     assertThat(warnings()).singleElement().asString()
-        .contains("reads Redis format 1 only", "in format 2", session.getId(), "Finalizing");
+        .contains("reads Redis formats up to 2", "in format 3", session.getId(), "Finalizing");
 
     loadedBefore.setAttribute("cart", "written over by format 1");
     a.save(loadedBefore); // loaded before it was marked: the update finds a later format
@@ -108,7 +108,7 @@ class RedisFormatIT {
     session.setAttribute("cart", "3 books");
     a.save(session);
     byte[] key = sessionKey(session.getId());
-    nodes.raw().hset(key, utf8("#f"), utf8("2"));
+    nodes.raw().hset(key, utf8("#f"), utf8("3"));
     Map<String, String> stored = hash(key);
     nodes.clock().advance(java.time.Duration.ofMinutes(2));
 
@@ -135,7 +135,7 @@ class RedisFormatIT {
         org.springframework.session.FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME,
         "alice");
     a.save(session);
-    nodes.raw().hset(sessionKey(session.getId()), utf8("#f"), utf8("2"));
+    nodes.raw().hset(sessionKey(session.getId()), utf8("#f"), utf8("3"));
     nodes.raw().hset(sessionKey(session.getId()), utf8("#p"), utf8("stored otherwise"));
 
     assertThat(nodes.b().findByPrincipalName("alice")).isEmpty();
@@ -145,18 +145,43 @@ class RedisFormatIT {
   }
 
   @Test
-  void finalizingMovesNothingWhileFormatOneIsTheNewestEveryNodeReads() {
+  void finalizingMovesToFormatTwoOnceEveryLiveNodeReadsItAndEverySaveThenMarksItsHash() {
     LazyRedisSessionRepository a = nodes.a();
-    nodes.b();
+    LazyRedisSessionRepository b = nodes.b();
     bothAnnounced(a);
+    LazySession before = a.createSession();
+    before.setAttribute("cart", "1 book");
+    a.save(before);
+    assertThat(nodes.raw().hexists(sessionKey(before.getId()), utf8("#f")))
+        .as("format 1 costs no byte per session").isFalse();
 
     RedisFormatStatus status = a.finalizeFormat();
 
-    assertThat(status.finalized()).isEqualTo(1);
-    assertThat(status.writes()).isEqualTo(1);
-    assertThat(nodes.raw().hget(formatKey(), utf8("finalized"))).isNull();
-    assertThat(logs.list).filteredOn(event -> event.getLevel() == Level.INFO)
-        .singleElement().asString().contains("nothing to finalize");
+    assertThat(status.finalized()).isEqualTo(2);
+    assertThat(status.writes()).isEqualTo(2);
+    assertThat(nodes.raw().hget(formatKey(), utf8("finalized"))).isEqualTo(utf8("2"));
+    assertThat(warnings()).singleElement().asString()
+        .contains("finalized at 2 (was 1)", "rolling back now signs those users out");
+    assertThat(b.formatStatus().writes()).as("b, at its next announcement").isEqualTo(2);
+
+    LazySession loaded = b.findById(before.getId()); // written in format 1, read in format 2
+    assertThat(loaded.<String>getAttribute("cart")).isEqualTo("1 book");
+    loaded.setAttribute("cart", "2 books");
+    b.save(loaded);
+    assertThat(nodes.raw().hget(sessionKey(before.getId()), utf8("#f"))).isEqualTo(utf8("2"));
+    LazySession created = b.createSession();
+    created.setAttribute("cart", "3 books");
+    b.save(created);
+    assertThat(nodes.raw().hget(sessionKey(created.getId()), utf8("#f"))).isEqualTo(utf8("2"));
+    String firstId = created.getId();
+    created.changeSessionId();
+    b.save(created);
+    assertThat(nodes.raw().hget(sessionKey(created.getId()), utf8("#f"))).isEqualTo(utf8("2"));
+    assertThat(nodes.raw().exists(sessionKey(firstId))).isZero();
+
+    assertThat(a.findById(before.getId()).<String>getAttribute("cart")).isEqualTo("2 books");
+    assertThat(a.findById(created.getId()).<String>getAttribute("cart")).isEqualTo("3 books");
+    assertThat(a.finalizeFormat().finalized()).as("never further than it reads").isEqualTo(2);
   }
 
   @Test
@@ -189,21 +214,22 @@ class RedisFormatIT {
 
   @Test
   void aNamespaceFinalizedAtAFormatThisNodeDoesNotReadIsSaidAndThisNodeKeepsWritingItsOwn() {
-    nodes.raw().hset(formatKey(), utf8("finalized"), utf8("2"));
+    nodes.raw().hset(formatKey(), utf8("finalized"), utf8("3"));
     LazyRedisSessionRepository a = nodes.a();
 
     RedisFormatStatus status = a.formatStatus();
-    assertThat(status.finalized()).isEqualTo(2);
-    assertThat(status.writes()).isEqualTo(1);
+    assertThat(status.finalized()).isEqualTo(3);
+    assertThat(status.writes()).isEqualTo(2);
     assertThat(warnings()).singleElement().asString()
-        .contains("finalized at format 2", "keeps writing format 1");
+        .contains("finalized at format 3", "keeps writing format 2");
 
     LazySession session = a.createSession();
     session.setAttribute("cart", "2 books");
     a.save(session);
     assertThat(nodes.b().findById(session.getId()).<String>getAttribute("cart"))
         .isEqualTo("2 books");
-    assertThat(nodes.raw().hexists(sessionKey(session.getId()), utf8("#f"))).isFalse();
+    assertThat(nodes.raw().hget(sessionKey(session.getId()), utf8("#f")))
+        .isEqualTo(utf8("2"));
   }
 
   /** Waits until {@code a} lists both nodes (each announces itself as it starts). */

@@ -2,6 +2,7 @@ package io.lazysession.it.upgrade;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
@@ -150,8 +151,7 @@ class PreviousReleaseIT {
   }
 
   @Test
-  void thePreviousReleaseAnnouncesWhatItReadsAndFinalizingMovesNothingWhileItRuns()
-      throws Exception {
+  void thePreviousReleaseAnnouncesWhatItReadsAndBlocksFinalizingWhileItRuns() throws Exception {
     String namespace = "upgrade" + namespaces.incrementAndGet();
     previousNode("servlet", namespace, null);
     LazyRedisSessionRepository current = currentRepository(namespace, null);
@@ -164,39 +164,81 @@ class PreviousReleaseIT {
           assertThat(node.reads()).isEqualTo(1);
         });
 
-    RedisFormatStatus after = current.finalizeFormat();
-    assertThat(after.finalized()).isLessThanOrEqualTo(status.nodes().stream()
-        .filter(node -> !node.self()).mapToInt(RedisFormatStatus.Node::reads).min().orElseThrow());
+    assertThatThrownBy(current::finalizeFormat).isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("lazysession " + previous.version)
+        .hasMessageContaining("reads format 1");
+    RedisFormatStatus after = current.formatStatus();
+    assertThat(after.finalized()).isEqualTo(1);
     assertThat(after.writes()).isEqualTo(1);
+    assertThat(raw.hget((namespace + ":format").getBytes(UTF_8), "finalized".getBytes(UTF_8)))
+        .isNull();
   }
 
   /**
-   * What a rollback after finalizing costs, on the previous release's side: a session written in a
-   * later format reads as missing there (its user signs in again), a WARN says why once, and the
-   * hash is left for the nodes that read it.
+   * The walk after finalizing, and what a rollback then costs (docs/versioning.md, "Finalizing"):
+   * once every live node runs the current code, finalizing moves the namespace to format 2; a node
+   * of the previous release started after that (a rollback) says so at WARN, reads a session written
+   * in format 2 as missing (its user signs in again there), says that once too, and leaves the hash
+   * as it is; a session last written before finalizing still reads there, and what the previous
+   * release writes, the current code reads.
    */
-  @Test
-  void thePreviousReleaseLeavesASessionOfALaterFormatAsItIsAndSaysSoOnce() throws Exception {
+  @ParameterizedTest(name = "keys {0}")
+  @CsvSource({"false", "true"})
+  void aRollbackAfterFinalizingCostsTheSignInOfSessionsWrittenInFormatTwoAndNothingElse(
+      boolean withKeys) throws Exception {
     String namespace = "upgrade" + namespaces.incrementAndGet();
-    Node previousNode = previousNode("servlet", namespace, null);
-    Node currentNode = currentNode("servlet", namespace, null);
+    String secret = withKeys ? KEYS : null;
+    LazyRedisSessionRepository repository = currentRepository(namespace, secret);
+    Node currentNode = Node.of("current", "servlet", repository,
+        LazyReactiveRedisSessionRepository.of(repository));
+    Session untouched = currentNode.create();
+    untouched.setAttribute("SPRING_SECURITY_CONTEXT", signedIn("bob"));
+    currentNode.save(untouched);
     Session session = currentNode.create();
+    session.setAttribute("SPRING_SECURITY_CONTEXT", signedIn("alice"));
     session.setAttribute("cart", new Cart(List.of("book"), 12));
     currentNode.save(session);
-    byte[] key = (namespace + ":s:{" + session.getId() + "}").getBytes(UTF_8);
-    raw.hset(key, "#f".getBytes(UTF_8), "2".getBytes(UTF_8));
+
+    assertThat(repository.finalizeFormat().finalized()).isEqualTo(2);
+    Session loaded = currentNode.find(session.getId());
+    loaded.setAttribute("cart", new Cart(List.of("book", "pen"), 14));
+    currentNode.save(loaded);
+    // The one hash written since finalizing (with keys its name is keyed, not the id).
+    List<byte[]> marked = raw.keys(namespace + ":s:*").stream()
+        .filter(name -> raw.hget(name, "#f".getBytes(UTF_8)) != null).toList();
+    assertThat(marked).hasSize(1);
+    byte[] key = marked.get(0);
+    assertThat(raw.hget(key, "#f".getBytes(UTF_8))).isEqualTo("2".getBytes(UTF_8));
     Map<String, String> before = hash(key);
+
     Logger logger = (Logger) LoggerFactory.getLogger("io.lazysession.redis.RedisFormat");
     logs.start();
     logger.addAppender(logs);
+    Node previousNode = previousNode("servlet", namespace, secret);
 
-    assertThat(previousNode.find(session.getId())).isNull();
-    assertThat(previousNode.find(session.getId())).isNull();
-    previousNode.delete(session.getId());
-
-    assertThat(logs.list).filteredOn(event -> event.getLevel() == Level.WARN).singleElement()
-        .asString().contains("lazysession " + previous.version, "in format 2");
+    assertThat(previousNode.find(loaded.getId())).as("written in format 2").isNull();
+    assertThat(previousNode.find(loaded.getId())).isNull();
+    previousNode.delete(loaded.getId());
     assertThat(hash(key)).isEqualTo(before);
+    assertThat(logs.list).filteredOn(event -> event.getLevel() == Level.WARN)
+        .extracting(ILoggingEvent::getFormattedMessage)
+        .anySatisfy(line -> assertThat(line).contains("lazysession " + previous.version,
+            "finalized at format 2"))
+        .anySatisfy(line -> assertThat(line).contains("lazysession " + previous.version,
+            "in format 2"));
+    assertThat(principal(previousNode.find(untouched.getId()))).as("last written in format 1")
+        .isEqualTo("bob");
+
+    // The user signs in again on the previous release; the current code reads what it writes.
+    Session again = previousNode.create();
+    again.setAttribute("SPRING_SECURITY_CONTEXT", signedIn("alice"));
+    again.setAttribute("cart", new Cart(List.of(), 0));
+    previousNode.save(again);
+    Session back = currentNode.find(again.getId());
+    assertThat(principal(back)).isEqualTo("alice");
+    assertThat(back.<Cart>getAttribute("cart")).isEqualTo(new Cart(List.of(), 0));
+    assertThat(principal(currentNode.find(loaded.getId()))).as("kept for the current nodes")
+        .isEqualTo("alice");
   }
 
   private static Map<String, String> hash(byte[] key) {
