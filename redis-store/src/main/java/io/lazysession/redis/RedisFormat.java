@@ -63,6 +63,13 @@ final class RedisFormat {
   private final String version;
   private final Set<String> warned = ConcurrentHashMap.newKeySet();
   private volatile int finalized = 1;
+  /**
+   * Whether Redis lost the field {@code finalized} this node had read (a flush, a failover to a
+   * replica that had not received it): the next heartbeat puts it back if every live node reads it.
+   */
+  private volatile boolean lost;
+  /** Whether this node is putting {@code finalized} back now: Redis's answer then decides. */
+  private volatile boolean restoring;
   /** Whether the last announcement failed: said once at WARN, and once more when one succeeds. */
   private volatile boolean failing;
   private volatile @Nullable ScheduledExecutorService thread;
@@ -117,6 +124,9 @@ final class RedisFormat {
   private void heartbeat() {
     try {
       announce(null);
+      if (lost) {
+        restore();
+      }
       if (failing) {
         failing = false;
         log.info("lazysession (namespace {}) announces its Redis format again", namespace);
@@ -133,6 +143,30 @@ final class RedisFormat {
       refused(e);
     } catch (Throwable e) {
       refused(e);
+    }
+  }
+
+  /**
+   * Puts back the field {@code finalized} that Redis lost, as finalizing would (format.lua raises it
+   * only while every live node reads that format); else this node follows Redis and writes format 1.
+   */
+  private void restore() {
+    int known = finalized;
+    lost = false;
+    restoring = true;
+    RedisFormatStatus after;
+    try {
+      after = announce(known);
+    } finally {
+      restoring = false;
+    }
+    if (after.finalized() >= known) {
+      log.warn("lazysession (namespace {}): Redis had lost the finalized format ({}:format, field "
+          + "finalized); this node put it back at {}", namespace, namespace, known);
+    } else {
+      log.warn("lazysession (namespace {}): Redis lost the finalized format ({}) and it cannot be put"
+          + " back while live nodes read only older formats; this node writes format {}", namespace,
+          known, after.writes());
     }
   }
 
@@ -297,6 +331,7 @@ final class RedisFormat {
     }
     long now = Long.parseLong(new String(elements.get(0), UTF_8));
     int finalizedNow = 1;
+    boolean present = false;
     List<RedisFormatStatus.Node> nodes = new ArrayList<>();
     for (int i = 1; i + 1 < elements.size(); i += 2) {
       byte[] name = elements.get(i);
@@ -306,12 +341,19 @@ final class RedisFormat {
       }
       String fieldName = new String(name, UTF_8);
       if (fieldName.equals(FINALIZED)) {
+        present = true;
         finalizedNow = Math.max(1, number(new String(value, UTF_8), 1));
       } else if (fieldName.startsWith(NODE_PREFIX)) {
         nodes.add(node(fieldName.substring(NODE_PREFIX.length()), new String(value, UTF_8), now));
       } // any other field: written by a later version, ignored
     }
     int before = finalized;
+    if (!present && before > 1 && !restoring) {
+      // Lost, not lowered (an operator lowers it with HSET, docs/versioning.md): kept until the
+      // next heartbeat puts it back.
+      lost = true;
+      finalizedNow = before;
+    }
     finalized = finalizedNow;
     if (finalizedNow != before || finalizedNow > READS) {
       changed(before, finalizedNow);

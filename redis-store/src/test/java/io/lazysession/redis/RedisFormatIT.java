@@ -232,6 +232,38 @@ class RedisFormatIT {
         .isEqualTo(utf8("2"));
   }
 
+  /**
+   * Redis losing the field {@code finalized} (a flush, a failover to a replica that had not received
+   * it) does not send the namespace back to format 1: the next heartbeat puts it back, as finalizing
+   * would. An operator who lowers it on purpose sets it (docs/versioning.md), which nodes follow.
+   */
+  @Test
+  void aFinalizedFormatThatRedisLostIsPutBackAndOneLoweredOnPurposeIsFollowed() {
+    LazyRedisSessionRepository a = nodes.a();
+    nodes.b();
+    bothAnnounced(a);
+    assertThat(a.finalizeFormat().finalized()).isEqualTo(2);
+
+    nodes.raw().hdel(formatKey(), utf8("finalized"));
+    assertThat(a.formatStatus().writes()).as("until the heartbeat").isEqualTo(2);
+    a.shared().store().format().announceSoon();
+    org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).untilAsserted(() ->
+        assertThat(nodes.raw().hget(formatKey(), utf8("finalized"))).isEqualTo(utf8("2")));
+    assertThat(warnings()).anySatisfy(event ->
+        assertThat(event.getFormattedMessage()).contains("put it back at 2"));
+
+    nodes.raw().hset(formatKey(), utf8("finalized"), utf8("1"));
+    RedisFormatStatus lowered = a.formatStatus();
+    assertThat(lowered.finalized()).isEqualTo(1);
+    assertThat(lowered.writes()).isEqualTo(1);
+    a.shared().store().format().announceSoon();
+    LazySession session = a.createSession();
+    session.setAttribute("cart", "1 book");
+    a.save(session);
+    assertThat(nodes.raw().hexists(sessionKey(session.getId()), utf8("#f"))).isFalse();
+    assertThat(nodes.raw().hget(formatKey(), utf8("finalized"))).isEqualTo(utf8("1"));
+  }
+
   /** Waits until {@code a} lists both nodes (each announces itself as it starts). */
   private static void bothAnnounced(LazyRedisSessionRepository a) {
     org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))

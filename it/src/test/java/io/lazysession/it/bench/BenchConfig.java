@@ -12,8 +12,10 @@ import java.util.function.Function;
  * How long and how wide a benchmark run is. Every loop of the run is bounded both by a request count
  * and by a duration. Immutable.
  *
- * @param globalWarmup time every store runs each workload once, before anything is measured, so that
- *     the JIT has compiled the code of all stores alike (the first store measured is not penalised)
+ * @param globalWarmup least time every store runs each workload, before anything is measured, so that
+ *     the JIT has compiled the code of all stores alike (the first store measured is not penalised);
+ *     it runs on until the JIT is quiet ({@link JitWarmup}); zero: no warm-up
+ * @param warmupCap most time a store runs each workload in that warm-up, quiet JIT or not
  * @param warmup time each cell runs before it is measured
  * @param measure time each cell is measured for (at most; the request cap may end it sooner)
  * @param maxRequests request cap of one cell (warm-up and measurement each), shared by its threads
@@ -38,7 +40,7 @@ import java.util.function.Function;
  *     request
  * @param pairedBatch requests of one paired batch, between two readings of the thread's CPU time
  */
-public record BenchConfig(Duration globalWarmup, Duration warmup, Duration measure, int maxRequests, List<Integer> threads,
+public record BenchConfig(Duration globalWarmup, Duration warmupCap, Duration warmup, Duration measure, int maxRequests, List<Integer> threads,
     int sessions, List<SessionSize> sizes, List<String> stores, List<Workload> workloads,
     long createBudgetBytes, Path outputDirectory, boolean extras, int largeRequests,
     int floorRounds, int pairedRounds, int pairedSlices, int pairedBatch) {
@@ -48,7 +50,8 @@ public record BenchConfig(Duration globalWarmup, Duration warmup, Duration measu
    * the whole matrix and the extra cells on 2 cores.
    */
   public static BenchConfig full() {
-    return new BenchConfig(Duration.ofMillis(300), Duration.ofMillis(250), Duration.ofMillis(650),
+    return new BenchConfig(Duration.ofSeconds(2), Duration.ofSeconds(20), Duration.ofMillis(250),
+        Duration.ofMillis(650),
         200_000, List.of(1, 16),
         ReplicationCostHarness.MEMORY_SESSIONS, List.of(SessionSize.values()), List.of("all"), List.of(Workload.values()),
         256L << 20, Path.of("target", "benchmark"), true, 12, 5, 0, 40, 32);
@@ -56,7 +59,8 @@ public record BenchConfig(Duration globalWarmup, Duration warmup, Duration measu
 
   /** A run of about twenty requests per cell, for the smoke test. */
   public static BenchConfig tiny() {
-    return new BenchConfig(Duration.ZERO, Duration.ofMillis(50), Duration.ofMillis(2000), 20,
+    return new BenchConfig(Duration.ZERO, Duration.ZERO, Duration.ofMillis(50),
+        Duration.ofMillis(2000), 20,
         List.of(1, 16), 16,
         List.of(SessionSize.values()), List.of("all"), List.of(Workload.values()), 16L << 20,
         Path.of("target", "benchmark-smoke"), true, 2, 2, 1, 1, 2);
@@ -64,7 +68,7 @@ public record BenchConfig(Duration globalWarmup, Duration warmup, Duration measu
 
   /**
    * This configuration with every {@code bench.*} system property that is set applied:
-   * {@code bench.globalWarmupMillis}, {@code bench.warmupMillis}, {@code bench.measureMillis}, {@code bench.maxRequests},
+   * {@code bench.globalWarmupMillis}, {@code bench.warmupCapMillis}, {@code bench.warmupMillis}, {@code bench.measureMillis}, {@code bench.maxRequests},
    * {@code bench.threads} (e.g. {@code 1,16}), {@code bench.sessions}, {@code bench.sizes} (e.g.
    * {@code small,reference}), {@code bench.stores} (e.g. {@code spring,lazy-kryo-zstd}),
    * {@code bench.workloads} (e.g. {@code read,write}), {@code bench.createBudgetMb},
@@ -76,6 +80,7 @@ public record BenchConfig(Duration globalWarmup, Duration warmup, Duration measu
     return new BenchConfig(
         property("bench.globalWarmupMillis", globalWarmup,
             v -> Duration.ofMillis(Long.parseLong(v))),
+        property("bench.warmupCapMillis", warmupCap, v -> Duration.ofMillis(Long.parseLong(v))),
         property("bench.warmupMillis", warmup, v -> Duration.ofMillis(Long.parseLong(v))),
         property("bench.measureMillis", measure, v -> Duration.ofMillis(Long.parseLong(v))),
         property("bench.maxRequests", maxRequests, Integer::parseInt),

@@ -72,6 +72,11 @@ final class BenchReport {
     md.append("- machine: ").append(info.machine()).append('\n');
     md.append("- JVM: ").append(info.jvm()).append('\n');
     md.append("- Redis: ").append(info.redis()).append('\n');
+    md.append(String.format(Locale.ROOT, "- warm-up before anything is measured: each store runs "
+        + "each workload at least %d ms and until the JIT is quiet (%d slices of %d ms in a row with "
+        + "under %d ms of JIT time each), at most %d ms%n", config.globalWarmup().toMillis(),
+        JitWarmup.QUIET_SLICES, JitWarmup.SLICE.toMillis(), JitWarmup.QUIET_COMPILE_MILLIS,
+        config.warmupCap().toMillis()));
     md.append(String.format(Locale.ROOT, "- each cell: %d ms warm-up, then up to %d ms or %,d "
         + "requests measured; threads %s; %d sessions per store and size%n%n",
         config.warmup().toMillis(), config.measure().toMillis(), config.maxRequests(),

@@ -190,7 +190,10 @@ final class ReplicationCostHarness {
     return results;
   }
 
-  /** Runs every workload of one store on the reference session, unmeasured, for the JIT. */
+  /**
+   * Runs every workload of one store on the reference session, unmeasured, until the JIT has compiled
+   * it ({@link JitWarmup}).
+   */
   private void warmUp(StoreSpec spec, RedisMeter meter) {
     String pattern = spec.namespace() + ":*";
     meter.delete(pattern);
@@ -204,9 +207,11 @@ final class ReplicationCostHarness {
         ids.add(store.node(0).create(template));
       }
       for (Workload workload : Workload.values()) {
-        LoadRunner.Batch batch = LoadRunner.run(1, config.globalWarmup(), config.maxRequests(),
-            request(store, workload, ids, templates));
-        batch.created().forEach(store.node(0)::delete);
+        LoadRunner.Request request = request(store, workload, ids, templates);
+        JitWarmup.Outcome outcome = JitWarmup.run(config.globalWarmup(), config.warmupCap(),
+            slice -> LoadRunner.run(1, slice, config.maxRequests(), request).created()
+                .forEach(store.node(0)::delete));
+        log.accept("warm-up " + spec.name() + " " + workload + ": " + outcome.describe());
       }
     } finally {
       meter.delete(pattern);
