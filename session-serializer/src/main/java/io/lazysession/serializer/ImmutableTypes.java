@@ -244,14 +244,9 @@ final class ImmutableTypes {
     static final Kind MAP = new Kind() {
       @Override
       int remaining(ImmutableTypes types, Object value, int depth, int budget) {
-        for (Map.Entry<?, ?> entry : ((Map<?, ?>) value).entrySet()) {
-          budget = types.remaining(entry.getKey(), depth, budget);
-          budget = budget < 0 ? -1 : types.remaining(entry.getValue(), depth, budget);
-          if (budget < 0) {
-            return -1;
-          }
-        }
-        return budget;
+        Map<?, ?> map = (Map<?, ?>) value;
+        budget = ELEMENTS.remaining(types, map.keySet(), depth, budget);
+        return budget < 0 ? -1 : ELEMENTS.remaining(types, map.values(), depth, budget);
       }
     };
     static final Kind ENTRY = new Kind() {
