@@ -9,6 +9,7 @@ import io.lazysession.serializer.compress.ZstdDictionary;
 import io.lazysession.serializer.envelope.EnvelopeCompression;
 import io.lazysession.serializer.envelope.EnvelopeHeader;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -57,6 +58,7 @@ public final class AttributeSerializer {
   private final Codec writer;
   private final Map<Integer, ZstdDictionary> dictionariesById;
   private final CodecFallback fallback = new CodecFallback();
+  private final ImmutableTypes immutableTypes;
 
   private AttributeSerializer(Builder builder) {
     this.codecKind = builder.codec;
@@ -66,6 +68,7 @@ public final class AttributeSerializer {
     this.maxPayloadBytes = builder.maxPayloadBytes;
     this.packMaxBytes = builder.packMaxBytes;
     this.requireSerializable = builder.requireSerializable;
+    this.immutableTypes = builder.immutableTypes;
     this.codecs = new EnumMap<>(CodecKind.class);
     for (CodecKind kind : CodecKind.values()) {
       codecs.put(kind, Codecs.of(kind, allowList, classLoader, maxPayloadBytes, requireSerializable));
@@ -100,6 +103,7 @@ public final class AttributeSerializer {
     b.maxPayloadBytes = maxPayloadBytes;
     b.packMaxBytes = packMaxBytes;
     b.requireSerializable = requireSerializable;
+    b.immutableTypes = immutableTypes;
     return b;
   }
 
@@ -126,6 +130,10 @@ public final class AttributeSerializer {
 
   public boolean requireSerializable() { // see the builder
     return requireSerializable;
+  }
+
+  ImmutableTypes immutableTypes() { // what lazy values ask whether a value read can have changed
+    return immutableTypes;
   }
 
   /**
@@ -212,17 +220,6 @@ public final class AttributeSerializer {
   /** Decodes a codec payload written by the codec of this kind. */
   Object decodePayload(CodecKind kind, byte[] bytes, int offset, int length) {
     return codecs.get(kind).decode(bytes, offset, length);
-  }
-
-  /**
-   * A decoded value and the codec payload it came from ({@code length} bytes of {@code bytes} from
-   * {@code offset}; the array is shared with the envelope for an uncompressed one, never modified).
-   */
-  record Inflated(Object value, CodecKind codec, byte[] bytes, int offset, int length) {
-    boolean samePayload(CodecKind writer, byte[] payload) {
-      return codec == writer && java.util.Arrays.equals(bytes, offset, offset + length, payload, 0,
-          payload.length);
-    }
   }
 
   /** The header of an envelope: which codec, compression and dictionary wrote it. */
@@ -362,6 +359,7 @@ public final class AttributeSerializer {
     private int maxPayloadBytes = DEFAULT_MAX_PAYLOAD_BYTES;
     private int packMaxBytes = DEFAULT_PACK_MAX_BYTES;
     private boolean requireSerializable = true;
+    private ImmutableTypes immutableTypes = ImmutableTypes.NONE_NAMED;
 
     private Builder() {}
 
@@ -372,6 +370,12 @@ public final class AttributeSerializer {
      */
     public Builder requireSerializable(boolean requireSerializable) {
       this.requireSerializable = requireSerializable;
+      return this;
+    }
+
+    /** Classes (by name) as if marked {@link Immutable}: the setting lazysession.immutable-types. */
+    public Builder immutableTypes(Collection<String> classNames) {
+      this.immutableTypes = ImmutableTypes.of(classNames);
       return this;
     }
 

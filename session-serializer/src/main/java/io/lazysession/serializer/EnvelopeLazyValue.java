@@ -17,9 +17,9 @@ import org.slf4j.LoggerFactory;
  * <p>Deciding whether a read value changed costs one encode and one comparison: inflation keeps the
  * uncompressed codec payload it decoded ({@code read}), and the value is re-encoded without compression
  * and compared with it in the codec's own buffer (an unchanged value allocates nothing); only a value
- * that really changed is compressed. A value whose exact class fixes its encoding ({@link
- * ImmutableTypes}: strings, boxed numbers, enum constants, java.time values...) is not re-encoded at
- * all. When the bytes differ although nothing may have changed (the payload was written by another
+ * that really changed is compressed. A value whose encoding is fixed ({@link ImmutableTypes}: strings,
+ * boxed numbers, enum constants, java.time values, records and {@code List.of}s of such values, classes
+ * the application marks immutable...) is not re-encoded at all. When the bytes differ although nothing may have changed (the payload was written by another
  * codec, or by another JVM whose hash order differs: a {@code HashSet} of enums iterates in
  * identity-hash order), the stored payload is decoded again and re-encoded here: if that copy encodes
  * to the same bytes as the value, the value is unchanged and its original bytes are kept.
@@ -40,7 +40,7 @@ final class EnvelopeLazyValue implements LazyValue {
   private volatile byte @Nullable [] original;
   private volatile @Nullable Object value;
   /** The codec payload {@code value} was decoded from or first encoded to; set before {@code value}. */
-  private volatile AttributeSerializer.@Nullable Inflated read;
+  private volatile @Nullable Inflated read;
 
   private EnvelopeLazyValue(AttributeSerializer serializer, byte @Nullable [] original,
       @Nullable Object value) {
@@ -64,7 +64,7 @@ final class EnvelopeLazyValue implements LazyValue {
       synchronized (this) {
         v = value;
         if (v == null) {
-          AttributeSerializer.Inflated inflated = serializer.inflate(originalBytes());
+          Inflated inflated = serializer.inflate(originalBytes());
           read = inflated;
           v = inflated.value();
           value = v;
@@ -90,7 +90,7 @@ final class EnvelopeLazyValue implements LazyValue {
           // The configured codec, or the JDK codec for a value Kryo cannot encode (CodecFallback)
           CodecFallback.Encoded encoded = serializer.encode(v);
           byte[] payload = encoded.payload();
-          read = new AttributeSerializer.Inflated(v, encoded.codec(), payload, 0, payload.length);
+          read = new Inflated(v, encoded.codec(), payload, 0, payload.length);
           bytes = serializer.envelope(encoded.codec(), payload);
           original = bytes;
         }
@@ -106,10 +106,10 @@ final class EnvelopeLazyValue implements LazyValue {
       return originalBytes();
     }
     byte[] bytes = originalBytes();
-    if (ImmutableTypes.encodingFixed(v)) {
+    if (serializer.immutableTypes().encodingFixed(v)) {
       return bytes; // it encodes to what it was decoded from or first encoded to, as it did then
     }
-    AttributeSerializer.Inflated from = read;
+    Inflated from = read;
     byte[] now;
     try {
       now = from != null && from.codec() == serializer.codec()
@@ -130,7 +130,7 @@ final class EnvelopeLazyValue implements LazyValue {
    * second case the value is what was stored, only encoded differently (another codec, another JVM's
    * hash order, a hash table sized differently), and rewriting it would be a spurious write.
    */
-  private boolean unchanged(AttributeSerializer.Inflated from, CodecKind kind, byte[] now) {
+  private boolean unchanged(Inflated from, CodecKind kind, byte[] now) {
     if (from.samePayload(kind, now)) {
       return true;
     }
@@ -151,7 +151,7 @@ final class EnvelopeLazyValue implements LazyValue {
    * has) and the condition is logged once per class. A value that grew in place beyond the maximum
    * payload size is the caller's to hear about: it cannot be saved.
    */
-  private byte[] unencodable(Object v, AttributeSerializer.@Nullable Inflated from, byte[] bytes,
+  private byte[] unencodable(Object v, @Nullable Inflated from, byte[] bytes,
       SerializationException e) {
     if (e instanceof ValueTooLargeException && !storedValueTooLargeToo(from)) {
       throw e;
@@ -182,7 +182,7 @@ final class EnvelopeLazyValue implements LazyValue {
   }
 
   /** Whether the stored payload, decoded again, is too large to encode as well: then nothing grew. */
-  private boolean storedValueTooLargeToo(AttributeSerializer.@Nullable Inflated from) {
+  private boolean storedValueTooLargeToo(@Nullable Inflated from) {
     if (from == null) {
       return false;
     }

@@ -252,7 +252,7 @@ class LazyValueChangeTest {
     assertThat(lazy.currentBytes()).isEqualTo(serializer.serialize(lazy.get()));
   }
 
-  /** A record over a mutable list: records are never taken as unchanging by their class. */
+  /** A record over a mutable list: a record is taken as unchanging only when what it holds is. */
   record Box(List<String> items) implements Serializable {}
 
   /** Mutable values and one in-place change each, some keeping the encoded length the same. */

@@ -53,6 +53,12 @@ import org.springframework.util.unit.DataSize;
  * @param allowedPackages Packages whose classes may be decoded, on top of JDK types, the Spring
  *     portfolio's session classes and the application's own packages (see
  *     allow-organization-packages).
+ * @param immutableTypes Application classes (full names, such as com.example.shop.Money) whose
+ *     instances never change once made, nor anything they reference: a value of exactly such a
+ *     class, read and not set again, is not encoded again at save to look for changes made in place
+ *     (as the annotation io.lazysession.serializer.Immutable says; records and List.of of immutable
+ *     values need neither, docs/user-guide.md). A listed class that does change loses those
+ *     changes. Empty by default.
  * @param onDecodeFailure What happens when an attribute cannot be decoded: drop-attribute,
  *     invalidate-session or fail.
  * @param nearCache This node's near cache of sessions.
@@ -115,6 +121,7 @@ public record LazySessionProperties(
         int compressionMinBytes,
     @Name("compression.algorithm") @Nullable String compressionAlgorithm,
     @DefaultValue List<String> allowedPackages,
+    @DefaultValue List<String> immutableTypes,
     @DefaultValue(DEFAULT_ON_DECODE_FAILURE) String onDecodeFailure,
     @DefaultValue NearCache nearCache,
     @DurationUnit(ChronoUnit.SECONDS) @Nullable Duration touchInterval,
@@ -149,6 +156,7 @@ public record LazySessionProperties(
 
   public LazySessionProperties {
     allowedPackages = List.copyOf(allowedPackages);
+    immutableTypes = PropertyChecks.classNames("immutable-types", immutableTypes);
     // Each value is parsed here so that a wrong one fails at startup as a failure analysis
     // (LazySessionConfigurationException) naming the property, the value and the fix.
     compression = PropertyChecks.compression(compression, compressionAlgorithm);
@@ -380,7 +388,8 @@ public record LazySessionProperties(
         .compression(compressionSettings())
         .allowList(allowList)
         .packMaxBytes((int) pack.maxBytes().toBytes())
-        .requireSerializable(requireSerializable);
+        .requireSerializable(requireSerializable)
+        .immutableTypes(immutableTypes);
     if (maxValueBytes != null) {
       builder.maxPayloadBytes((int) maxValueBytes.toBytes());
     }

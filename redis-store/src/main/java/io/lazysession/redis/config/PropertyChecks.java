@@ -6,7 +6,9 @@ import io.lazysession.redis.LazyRedisSessionRepository;
 import io.lazysession.redis.SessionLimit;
 import io.lazysession.serializer.codec.CodecKind;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
+import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import org.springframework.util.unit.DataSize;
 
@@ -17,6 +19,10 @@ import org.springframework.util.unit.DataSize;
  */
 final class PropertyChecks {
   private static final String PREFIX = LazySessionProperties.PREFIX + ".";
+  /** A binary class name: Java identifiers joined by dots ({@code $} is an identifier character). */
+  private static final Pattern CLASS_NAME =
+      Pattern.compile("\\p{javaJavaIdentifierStart}\\p{javaJavaIdentifierPart}*"
+          + "(\\.\\p{javaJavaIdentifierStart}\\p{javaJavaIdentifierPart}*)*");
 
   private PropertyChecks() {}
 
@@ -288,6 +294,18 @@ final class PropertyChecks {
           "Set " + PREFIX + "encryption.accept-unprotected=true for the rollout, or remove "
               + PREFIX + "encryption.write-unprotected.");
     }
+  }
+
+  /** A list of full class names ({@code lazysession.immutable-types}), unmodifiable. */
+  static List<String> classNames(String name, List<String> classNames) {
+    for (String className : classNames) {
+      if (!CLASS_NAME.matcher(className).matches()) {
+        throw invalid(name, className, "must hold full class names",
+            "List each class by its full name, such as com.example.shop.Money (a nested class with $: "
+                + "com.example.shop.Cart$Line).");
+      }
+    }
+    return List.copyOf(classNames);
   }
 
   /** {@code lazysession.near-cache.max-bytes} below this JVM's maximum heap, which it would fill. */

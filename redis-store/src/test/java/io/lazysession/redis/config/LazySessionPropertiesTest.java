@@ -53,6 +53,42 @@ class LazySessionPropertiesTest {
     assertThat(properties.allowedPackages()).isEmpty();
   }
 
+  /** A mutable class, named immutable by some tests. */
+  static final class Counter implements java.io.Serializable {
+    @java.io.Serial private static final long serialVersionUID = 1L;
+    int n;
+  }
+
+  /**
+   * The named class reaches the serializer: a value of it read and changed in place is not encoded
+   * again (the promise the setting makes); without the setting the change is seen.
+   */
+  @Test
+  void bind_immutableTypes_namedClassesNotReEncodedAfterARead() {
+    LazySessionProperties named = bind("lazysession.immutable-types",
+        "com.example.Money, " + Counter.class.getName());
+
+    assertThat(named.immutableTypes()).containsExactly("com.example.Money", Counter.class.getName());
+    assertThat(bind().immutableTypes()).isEmpty();
+    assertThat(changedInPlaceSeen(named)).isFalse();
+    assertThat(changedInPlaceSeen(bind())).isTrue();
+  }
+
+  private static boolean changedInPlaceSeen(LazySessionProperties properties) {
+    AttributeSerializer serializer = properties.serializer(List.of("io.lazysession.redis.config"), null);
+    io.lazysession.serializer.LazyValue read = serializer.lazy(serializer.serialize(new Counter()));
+    ((Counter) read.get()).n = 5;
+    return read.isModified();
+  }
+
+  @Test
+  void bind_immutableTypesNotAClassName_failsNamingThePropertyAndTheValue() {
+    assertThat(invalid("lazysession.immutable-types", "com.example.Money, com.example/Sku"))
+        .hasMessage("lazysession.immutable-types must hold full class names, was 'com.example/Sku'. "
+            + "List each class by its full name, such as com.example.shop.Money (a nested class with "
+            + "$: com.example.shop.Cart$Line).");
+  }
+
   @Test
   void bind_durability_isRead() {
     LazySessionProperties properties = bind("lazysession.durability.replicas", "1",

@@ -43,6 +43,9 @@ class YamlBindingTest {
         allowed-packages:
           - com.example.a
           - com.example.b
+        immutable-types:
+          - com.example.a.Money
+          - com.example.a.Cart$Line
         on-decode-failure: fail
         near-cache:
           max-bytes: 32MB
@@ -98,6 +101,8 @@ class YamlBindingTest {
     assertThat(properties.compressionLevel()).isEqualTo(9);
     assertThat(properties.compressionMinBytes()).isEqualTo(64);
     assertThat(properties.allowedPackages()).containsExactly("com.example.a", "com.example.b");
+    assertThat(properties.immutableTypes())
+        .containsExactly("com.example.a.Money", "com.example.a.Cart$Line");
     assertThat(properties.decodeFailurePolicy()).isEqualTo(DecodeFailurePolicy.FAIL);
     assertThat(properties.nearCache().maxBytes()).isEqualTo(DataSize.ofMegabytes(32));
     assertThat(properties.nearCache().mode()).isEqualTo(LazySessionProperties.NearCacheMode.TRACK);
