@@ -9,7 +9,7 @@ or StoreNode.changeCart) and prints the share of those samples whose stack holds
 
 Usage: collapsed-summary.py RECORDING.collapsed [TOP]
 (record with -agentpath:.../libasyncProfiler.so=start,event=cpu,interval=200us,threads,file=F,collapsed;
-docs/benchmarks.md, round 9, has the whole command)
+docs/benchmarks/round-09.md has the whole command)
 """
 import sys
 from collections import Counter

@@ -8,7 +8,7 @@ import java.time.Duration;
  * Warms a workload up until the JIT has compiled what it runs: slices of {@link #SLICE} are run
  * until {@link #QUIET_SLICES} slices in a row added less than {@link #QUIET_COMPILE_MILLIS} of JIT
  * time (the JVM's total compilation time, {@link CompilationMXBean}), after at least the minimum and
- * at most the cap. A fixed time is either wasted or too short: round 7 (docs/benchmarks.md) found
+ * at most the cap. A fixed time is either wasted or too short: round 7 (docs/benchmarks/round-07.md) found
  * that 0.3 s left Spring Session Data Redis's read at 564 µs of request-thread CPU against 246 µs
  * once compiled, and how long compiling takes depends on the machine and on what else runs.
  */

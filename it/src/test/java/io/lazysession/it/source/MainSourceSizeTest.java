@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Every main source file of the project stays at or under {@value #MAX_LINES} lines (the fifth
- * target of performance round 3, docs/benchmarks.md): a class that outgrows it is split by what
+ * target of performance round 3, docs/benchmarks/round-11.md): a class that outgrows it is split by what
  * its parts do, not left to grow. Reads the sibling modules' sources from this module's directory.
  */
 class MainSourceSizeTest {
