@@ -12,10 +12,15 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.springframework.session.FindByIndexNameSessionRepository;
 import org.springframework.session.events.SessionDeletedEvent;
 import org.springframework.session.events.SessionDestroyedEvent;
 import org.springframework.session.events.SessionExpiredEvent;
@@ -186,6 +191,46 @@ class ExpiryBucketsIT {
             Collectors.counting()));
     assertThat(counts.keySet()).containsExactlyInAnyOrderElementsOf(ids);
     assertThat(counts.values()).as("deleted or expired, once").allMatch(count -> count == 1);
+    assertThat(bucketKeys()).isEmpty();
+  }
+
+  static Stream<Function<LazyRedisSessionRepository, Face>> faces() {
+    return Stream.of(Face::servlet, Face::reactive);
+  }
+
+  @ParameterizedTest
+  @MethodSource("faces")
+  void bothFaces_createInFlightBucket_timeoutChange_delete_oneEventEach(
+      Function<LazyRedisSessionRepository, Face> faceOf) throws Exception {
+    finalizeAt2();
+    Face a = faceOf.apply(nodes.a());
+    LazySession deleted = a.create();
+    deleted.setAttribute(FindByIndexNameSessionRepository.PRINCIPAL_NAME_INDEX_NAME, "alice");
+    a.save(deleted);
+    LazySession shortened = a.create();
+    a.save(shortened);
+    long created = nodes.clock().millis();
+    byte[] inFlight = nodes.a().shared().store().indexes().buckets()
+        .bucket(ExpiryBuckets.minute(created + ExpirySweeper.IN_FLIGHT.toMillis()));
+    assertThat(nodes.raw().smembers(inFlight)).as("a write in flight, where lookups look")
+        .hasSize(2);
+    assertThat(a.findByPrincipalName("alice")).containsOnlyKeys(deleted.getId());
+
+    a.delete(deleted.getId());
+    LazySession loaded = a.find(shortened.getId());
+    loaded.setMaxInactiveInterval(Duration.ofMinutes(2));
+    a.save(loaded);
+
+    assertThat(nodes.raw().smembers(inFlight)).as("the delete took its member off").hasSize(1);
+    assertThat(a.findByPrincipalName("alice")).isEmpty();
+    for (int step = 0; step < 12; step++) {
+      nodes.clock().advance(Duration.ofSeconds(30));
+      sweepBothAtOnce();
+    }
+    assertThat(nodes.destroyed()).extracting(SessionDestroyedEvent::getSessionId)
+        .containsExactly(deleted.getId(), shortened.getId());
+    assertThat(nodes.destroyed().get(0)).isInstanceOf(SessionDeletedEvent.class);
+    assertThat(nodes.destroyed().get(1)).isInstanceOf(SessionExpiredEvent.class);
     assertThat(bucketKeys()).isEmpty();
   }
 
