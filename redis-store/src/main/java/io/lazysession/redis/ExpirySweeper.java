@@ -17,8 +17,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The expiry schedule (a sorted set of session ids by due time) and the sweep that reports expired
- * sessions, on a background thread of its own. Thread-safe.
+ * The expiry schedule (a sorted set of session ids by due time, {@code ns:expirations}, in Redis
+ * format 1; one set per minute, {@link ExpiryBuckets}, once the namespace is finalized at format 2)
+ * and the sweep that reports expired sessions ({@link ExpirySweep}), on a background thread of its
+ * own. Thread-safe.
  *
  * <p>Design note: whoever removes an id from the schedule (ZREM answered 1) <em>claims</em> it.
  * Deletes, id changes and sweeps all claim before they delete ({@link #claimAndDelete},
@@ -28,7 +30,9 @@ import org.slf4j.LoggerFactory;
  * So a claimant that finds the hash gone although it was there (another call deleted or moved it)
  * reports nothing and does not put the id back on the schedule: of two deletes racing, or a delete
  * and a sweep, exactly one reports the session, and a session whose id moved is never reported as
- * expired.
+ * expired. In format 2 the claim is on {@code ns:expirations} alone: a bucket's member claims
+ * nothing, and only the script that deletes a live hash reports it (docs/redis-layout.md, "Expiry
+ * schedule, format 2").
  *
  * <p>Without expiry events ({@code scheduling} false) there is no schedule: nothing here writes
  * {@code ns:expirations}, no sweep runs, a delete needs no claim (it always reports the session
@@ -36,8 +40,6 @@ import org.slf4j.LoggerFactory;
  */
 final class ExpirySweeper implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ExpirySweeper.class);
-  private static final int SWEEP_BATCH = 200;
-  private static final int SWEEP_MAX_BATCHES = 50;
 
   private final RedisSessionStore store;
   private final NearCache nearCache;
@@ -55,6 +57,7 @@ final class ExpirySweeper implements AutoCloseable {
   /** With replicas: a delete ({@link #delete}) waits for them, as a save does. */
   private final Durability durability;
   private final @Nullable ScheduledExecutorService thread;
+  private final ExpirySweep sweep;
 
   /**
    * Starts sweeping every {@code interval} (after a jittered first delay); zero, or no
@@ -72,6 +75,7 @@ final class ExpirySweeper implements AutoCloseable {
     this.metrics = metrics;
     this.clock = clock;
     this.scheduling = scheduling;
+    this.sweep = new ExpirySweep(store, nearCache, principals, events, metrics, policies);
     if (interval.isZero() || !scheduling) {
       this.thread = null;
       return;
@@ -100,7 +104,7 @@ final class ExpirySweeper implements AutoCloseable {
     }
     Long due = dueMillis(policies, creation, lastAccess, maxInactive);
     if (due == null) {
-      store.indexes().unscheduleExpiry(id);
+      store.indexes().unscheduleExpiry(id, clock.millis());
     } else {
       store.indexes().scheduleExpiry(id, due);
     }
@@ -116,12 +120,6 @@ final class ExpirySweeper implements AutoCloseable {
         : lastAccess.toEpochMilli() + maxInactive.toMillis());
   }
 
-  /** As {@link #dueMillis(SessionPolicies, Instant, Instant, Duration)}, for stored metadata. */
-  private @Nullable Long dueMillis(SessionMetadata metadata) {
-    Long idle = metadata.expires() ? metadata.dueMillis() : null;
-    return metadata.creation() == null ? idle : policies.due(metadata.creation(), idle);
-  }
-
   /**
    * Schedules the id of a session about to be written whole (a create, an id change), before its
    * index entries and its hash: a scheduled id with a future due time is how {@link PrincipalIndex}
@@ -132,10 +130,16 @@ final class ExpirySweeper implements AutoCloseable {
     if (!scheduling) {
       return;
     }
-    if (dueMillis(policies, creation, lastAccess, maxInactive) == null) {
-      store.indexes().scheduleExpiry(id, clock.millis() + IN_FLIGHT.toMillis());
+    Long due = dueMillis(policies, creation, lastAccess, maxInactive);
+    long inFlight = clock.millis() + IN_FLIGHT.toMillis();
+    if (due == null) {
+      store.indexes().scheduleExpiry(id, inFlight);
+    } else if (store.indexes().bucketed()) {
+      // Format 2: in the buckets a lookup of a write in flight looks in (ExpiryBuckets), at the
+      // latest; the sweep of that minute moves it to the bucket of its due time.
+      store.indexes().scheduleExpiry(id, Math.min(due, inFlight));
     } else {
-      schedule(id, creation, lastAccess, maxInactive);
+      store.indexes().scheduleExpiry(id, due);
     }
   }
 
@@ -298,10 +302,11 @@ final class ExpirySweeper implements AutoCloseable {
   private <T> Claim<T> claimThenDelete(String id, LongFunction<@Nullable T> delete) {
     long now = clock.millis();
     // Without a schedule nobody else reports the session: the delete is its own claim.
-    boolean claimed = !scheduling || store.indexes().unscheduleExpiry(id);
+    boolean claimed = !scheduling || store.indexes().unscheduleExpiry(id, now);
     T deleted = delete.apply(now);
     nearCache.deleted(id); // a copy a racing read stores now is older than this delete
     if (deleted == null && claimed && scheduling && store.indexes().sessionExists(id)) {
+      // Format 2: in the bucket of this minute, swept within the next one.
       store.indexes().scheduleExpiry(id, now);
     }
     return new Claim<>(deleted, claimed);
@@ -309,64 +314,25 @@ final class ExpirySweeper implements AutoCloseable {
 
   /**
    * Reports every session that is due; when several nodes sweep at once, each session is reported
-   * by exactly one of them. Without expiry events, nothing (not even a look at the schedule).
+   * by exactly one of them ({@link ExpirySweep}). Without expiry events, nothing (not even a look at
+   * the schedule).
    *
    * @return how many sessions this call reported as expired
    */
   int sweepDue() {
-    if (!scheduling) {
-      return 0;
-    }
-    int expired = 0;
-    for (int batch = 0; batch < SWEEP_MAX_BATCHES; batch++) {
-      long now = clock.millis();
-      List<String> due = store.indexes().dueForExpiry(now, SWEEP_BATCH);
-      for (String id : due) {
-        if (sweep(id, now)) {
-          expired++;
-        }
-      }
-      if (due.size() < SWEEP_BATCH) {
-        break;
-      }
-    }
-    return expired;
-  }
-
-  /** Checks one scheduled id; true when this node claimed and reported it as expired. */
-  private boolean sweep(String id, long now) {
-    SessionMetadata metadata = store.metadata(id);
-    boolean gone = metadata.lastAccess() == null || metadata.maxInactiveSeconds() == null;
-    Long due = gone ? null : dueMillis(metadata);
-    if (!gone && due == null) {
-      store.indexes().unscheduleExpiry(id); // never expires any more
-      return false;
-    }
-    if (!gone && due > now) {
-      store.indexes().rescheduleExpiry(id, due); // touched since scheduled
-      return false;
-    }
-    return expireClaimed(id, now, !gone);
+    return scheduling ? sweep.sweepDue(clock) : 0;
   }
 
   /**
-   * Claims an id that looked expired and reports it, unless a save made it live again meanwhile: the
-   * hash is deleted by a script that checks again, atomically, that it has expired. A session found
-   * live again is put back on the schedule at its new due time, and nothing is published.
+   * Claims an id of {@code ns:expirations} that looked expired and reports it, unless a save made it
+   * live again meanwhile: the hash is deleted by a script that checks again, atomically, that it
+   * has expired. A session found live again is put back on the schedule at its new due time, and
+   * nothing is published.
    *
    * @return true when this call deleted and reported the session
    */
   boolean expireClaimed(String id, long now) {
-    return expireClaimed(id, now, true);
-  }
-
-  /** {@link #expireClaimed}; {@code seen}: whether this sweep found the hash before the claim. */
-  private boolean expireClaimed(String id, long now, boolean seen) {
-    nearCache.invalidate(id);
-    if (!store.indexes().unscheduleExpiry(id)) {
-      return false;
-    }
-    return expireAfterClaim(id, now, seen);
+    return sweep.expireClaimed(id, now, true);
   }
 
   /**
@@ -374,44 +340,15 @@ final class ExpirySweeper implements AutoCloseable {
    * hash when it looked.
    */
   boolean expireAfterClaim(String id, long now) {
-    return expireAfterClaim(id, now, true);
+    return sweep.expireAfterClaim(id, now, true, true);
   }
 
   /**
-   * {@link #expireAfterClaim}; {@code seen}: whether the sweep found the hash before its claim. A
-   * hash found then and gone now was deleted by another call (a delete, an eviction: it reports
-   * it) or moved (an id change): nothing to report. (Its TTL can drop it in between only when no
-   * sweep ran for the expiry grace after it was due; its event is then lost: at most once.)
+   * The part of a sweep of the schedule of Redis format 2 after it took {@code id} off its bucket:
+   * expire.lua alone decides whether this call reports it ({@link ExpirySweep}).
    */
-  private boolean expireAfterClaim(String id, long now, boolean seen) {
-    // With a publisher, the same script call returns the attributes the event carries.
-    ScriptReplies.ExpireReply reply = store.expire(id, now, events.publishing());
-    switch (reply.outcome()) {
-      case NEVER -> {
-        return false;
-      }
-      case LATER -> {
-        // Nodes that read its format sweep it; looked at again by this one a minute from now.
-        store.indexes().scheduleExpiry(id, now + IN_FLIGHT.toMillis());
-        return false;
-      }
-      case LIVE -> {
-        Long due = dueMillis(reply.metadata());
-        if (due != null) {
-          store.indexes().scheduleExpiry(id, due);
-        }
-        return false;
-      }
-      default -> {
-        if (seen && reply.outcome() == ScriptReplies.ExpireOutcome.GONE) {
-          return false; // deleted or moved by another call since this sweep looked
-        }
-        principals.remove(reply.metadata().principal(), id);
-        metrics.sessionsExpired.increment();
-        events.expired(id, reply.deleted());
-        return true;
-      }
-    }
+  boolean expireTakenFromBucket(String id, long now) {
+    return sweep.expireAfterClaim(id, now, false, false);
   }
 
   /**

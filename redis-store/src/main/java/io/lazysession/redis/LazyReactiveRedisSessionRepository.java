@@ -363,7 +363,8 @@ public final class LazyReactiveRedisSessionRepository
 
   /** As {@code PrincipalIndex.beingWritten}: a create or id change in flight keeps its entry. */
   private Mono<Boolean> beingWritten(String principal, String id) {
-    return store.scheduledExpiry(id).map(due -> due > context.now().toEpochMilli())
+    long now = context.now().toEpochMilli();
+    return store.scheduledExpiry(id, now).map(due -> due > now)
         .defaultIfEmpty(false)
         .flatMap(scheduled -> scheduled ? Mono.just(true)
             : store.recentlyAdmitted(principal, id));

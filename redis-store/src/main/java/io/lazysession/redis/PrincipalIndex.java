@@ -198,8 +198,9 @@ final class PrincipalIndex {
    * well.
    */
   private boolean beingWritten(String principal, String id) {
-    Long due = store.indexes().scheduledExpiry(id);
-    return (due != null && due > clock.millis())
+    long now = clock.millis();
+    Long due = store.indexes().scheduledExpiry(id, now);
+    return (due != null && due > now)
         || store.indexes().recentlyAdmitted(principal, id);
   }
 

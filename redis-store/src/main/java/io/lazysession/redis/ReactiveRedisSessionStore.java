@@ -130,19 +130,31 @@ final class ReactiveRedisSessionStore {
     });
   }
 
+  /** As {@link SessionIndexes#bucketed}. */
+  boolean bucketed() {
+    return store.indexes().bucketed();
+  }
+
+  /** As {@link SessionIndexes#scheduleExpiry(String, long)}: in the format this node writes. */
   Mono<Void> scheduleExpiry(String id, long dueMillis) {
     return Mono.defer(() -> {
-      metrics.roundTrips.increment();
-      return commands.zadd(keys.expirations(), (double) dueMillis, keys.member(id)).then();
+      if (!store.indexes().bucketed()) {
+        metrics.roundTrips.increment();
+        return commands.zadd(keys.expirations(), (double) dueMillis, keys.member(id)).then();
+      }
+      ExpiryBuckets buckets = store.indexes().buckets();
+      long minute = ExpiryBuckets.minute(dueMillis);
+      return this.<Long>eval(RedisScript.SCHEDULE, ScriptOutputType.INTEGER,
+          new byte[][] {buckets.zset(), buckets.bucket(minute)}, keys.member(id),
+          ExpiryBuckets.dropAt(minute), RedisSessionStore.utf8("add")).then();
     });
   }
 
-  /** As {@link RedisSessionStore#scheduledExpiry}: empty when not on the schedule. */
-  Mono<Long> scheduledExpiry(String id) {
-    return Mono.defer(() -> {
-      metrics.roundTrips.increment();
-      return commands.zscore(keys.expirations(), keys.member(id)).map(Double::longValue);
-    });
+  /** As {@link SessionIndexes#scheduledExpiry}: empty when not on the schedule. */
+  Mono<Long> scheduledExpiry(String id, long now) {
+    return Mono.defer(() -> this.<Long>eval(RedisScript.SCHEDULED, ScriptOutputType.INTEGER,
+        store.indexes().buckets().zsetAndInFlight(now), keys.member(id),
+        RedisSessionStore.utf8(Long.toString(ExpiryBuckets.minute(now)))));
   }
 
   /** As {@link SessionIndexes#recentlyAdmitted}. */
@@ -155,13 +167,19 @@ final class ReactiveRedisSessionStore {
     });
   }
 
-  /** As {@link RedisSessionStore#unscheduleExpiry}: true for exactly one caller when several race. */
-  Mono<Boolean> unscheduleExpiry(String id) {
-    return Mono.defer(() -> {
-      metrics.roundTrips.increment();
-      return commands.zrem(keys.expirations(), keys.member(id)).map(removed -> removed > 0)
-          .defaultIfEmpty(false);
-    });
+  /** As {@link SessionIndexes#unscheduleExpiry(String, long)}: true when it was on the schedule. */
+  Mono<Boolean> unscheduleExpiry(String id, long now) {
+    if (!store.indexes().bucketed()) {
+      return Mono.defer(() -> {
+        metrics.roundTrips.increment();
+        return commands.zrem(keys.expirations(), keys.member(id)).map(removed -> removed > 0)
+            .defaultIfEmpty(false);
+      });
+    }
+    return Mono.defer(() -> this.<List<Object>>eval(RedisScript.UNSCHEDULE,
+        ScriptOutputType.MULTI, store.indexes().buckets().zsetAndInFlight(now), keys.member(id))
+        .map(removed -> removed.stream().anyMatch(count -> count instanceof Long n && n > 0))
+        .defaultIfEmpty(false));
   }
 
   /** As {@link RedisSessionStore#addToPrincipal}: true when the id was not there yet. */
@@ -206,7 +224,12 @@ final class ReactiveRedisSessionStore {
    */
   private <T> Mono<T> eval(RedisScript script, ScriptOutputType type, byte[] key,
       byte[]... arguments) {
-    byte[][] scriptKeys = {key};
+    return eval(script, type, new byte[][] {key}, arguments);
+  }
+
+  /** As {@link #eval(RedisScript, ScriptOutputType, byte[], byte[]...)}, with several keys. */
+  private <T> Mono<T> eval(RedisScript script, ScriptOutputType type, byte[][] scriptKeys,
+      byte[]... arguments) {
     return Mono.defer(() -> {
       metrics.roundTrips.increment();
       return commands.<T>evalsha(script.sha(), type, scriptKeys, arguments).next();

@@ -139,8 +139,8 @@ final class ReactiveSessionWriter {
       // Index entries first, as SessionWriter.writeFull explains.
       Mono<Boolean> added = newPrincipal == null ? Mono.just(false)
           : add(newPrincipal, id, maxInactive);
-      return schedule(id, session.getCreationTime(), session.getLastAccessedTime(), maxInactive)
-          .then(added)
+      return schedule(id, session.getCreationTime(), session.getLastAccessedTime(), maxInactive,
+          true).then(added)
           .flatMap(principalAdded -> {
             long epoch = nearCache.epoch();
             return store.save(id, request)
@@ -267,7 +267,7 @@ final class ReactiveSessionWriter {
     return Mono.defer(() -> {
       long now = context.now().toEpochMilli();
       // Without a schedule nobody else reports the session: the delete is its own claim.
-      Mono<Boolean> claim = scheduling ? store.unscheduleExpiry(id) : Mono.just(true);
+      Mono<Boolean> claim = scheduling ? store.unscheduleExpiry(id, now) : Mono.just(true);
       return claim.flatMap(claimed -> delete.apply(now)
           .map(deleted -> new Claim<>(deleted, claimed))
           .switchIfEmpty(Mono.defer(() -> {
@@ -285,12 +285,26 @@ final class ReactiveSessionWriter {
   /** As {@link ExpirySweeper#schedule}. */
   private Mono<Void> schedule(String id, Instant creation, Instant lastAccess,
       Duration maxInactive) {
+    return schedule(id, creation, lastAccess, maxInactive, false);
+  }
+
+  /**
+   * As {@link ExpirySweeper#schedule}; {@code write}: before a create or id change, which in Redis
+   * format 2 goes in the buckets of a write in flight at the latest, as {@link
+   * ExpirySweeper#scheduleWrite} explains.
+   */
+  private Mono<Void> schedule(String id, Instant creation, Instant lastAccess,
+      Duration maxInactive, boolean write) {
     if (!scheduling) {
       return Mono.empty();
     }
     Long due = ExpirySweeper.dueMillis(context.policies(), creation, lastAccess, maxInactive);
+    long now = context.now().toEpochMilli();
     if (due == null) {
-      return store.unscheduleExpiry(id).then();
+      return store.unscheduleExpiry(id, now).then();
+    }
+    if (write && store.bucketed()) {
+      due = Math.min(due, now + ExpirySweeper.IN_FLIGHT.toMillis());
     }
     return store.scheduleExpiry(id, due);
   }

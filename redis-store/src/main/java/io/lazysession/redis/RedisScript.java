@@ -26,6 +26,14 @@ final class RedisScript {
   static final RedisScript EXPIRE = load("expire");
   /** Replaces a renewed session's old hash by an alias to its new id; see {@link IdRenewal}. */
   static final RedisScript RENEW = load("renew");
+  /** Puts a member in a bucket of the expiry schedule of format 2; see {@link ExpiryBuckets}. */
+  static final RedisScript SCHEDULE = load("schedule");
+  /** Takes a member off the expiry schedule, both formats; see {@link SessionIndexes}. */
+  static final RedisScript UNSCHEDULE = load("unschedule");
+  /** When a member is due by the expiry schedule, both formats; see {@link SessionIndexes}. */
+  static final RedisScript SCHEDULED = load("scheduled");
+  /** The oldest past bucket of the expiry schedule of format 2 with members in it. */
+  static final RedisScript DUE_BUCKET = load("due-bucket");
   /** SADD that keeps a principal's set alive as long as its sessions; see principal-add.lua. */
   static final RedisScript PRINCIPAL_ADD = load("principal-add");
   /** Admits a sign-in within the limit of sessions per principal; see {@link SessionLimiter}. */

@@ -154,6 +154,7 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
     Durability durability = new Durability(builder.durabilityReplicas, builder.durabilityTimeout);
     ExpirySweeper expiry = new ExpirySweeper(store, nearCache, principals, events, metrics,
         builder.clock, builder.cleanupInterval, builder.expiryEvents, policies, durability);
+    ExpirySweep.checkGrace(builder.expiryEvents, builder.expiryGrace, builder.cleanupInterval);
     SessionSizeWatch sizes = new SessionSizeWatch(builder.sessionBudget, store.keys());
     SessionWriter writer = new SessionWriter(store, nearCache, metrics, principals, expiry, events,
         touch, builder.clock, builder.expiryGrace, durability, migration, sizes);

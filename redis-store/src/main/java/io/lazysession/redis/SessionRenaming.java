@@ -181,7 +181,10 @@ final class SessionRenaming {
       return false;
     }
     String principal = store.protection().openPrincipal(id, storedPrincipal);
-    Long due = store.indexes().scheduledExpiry(id);
+    // Format 2 keeps no due time per member: a member of a bucket further ahead than a write in
+    // flight stays under its old name, which the sweep reads as well (SessionKeys.idOf).
+    long now = System.currentTimeMillis();
+    Long due = store.indexes().scheduledExpiry(id, now);
     byte[] fromSet = principal == null ? null : keys.principal(principal, from);
     // Every name below is given its location explicitly: the session's location is node-wide
     // (SessionKeys), and request threads saving it meanwhile must keep writing where it is until
@@ -215,7 +218,7 @@ final class SessionRenaming {
           !from);
     }
     if (due != null) {
-      store.indexes().unscheduleExpiry(id, from);
+      store.indexes().unscheduleExpiry(id, from, now);
     }
     if (principal != null) {
       store.indexes().removeFromPrincipal(principal, id, from);
