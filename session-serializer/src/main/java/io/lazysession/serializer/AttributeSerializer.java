@@ -13,6 +13,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.IntFunction;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -55,7 +56,8 @@ public final class AttributeSerializer {
   private final boolean requireSerializable;
   private final Map<CodecKind, Codec> codecs;
   private final Codec writer;
-  private final Map<Integer, ZstdDictionary> dictionariesById;
+  private final @Nullable IntFunction<@Nullable ZstdDictionary> dictionarySource;
+  private final DictionaryLookup dictionariesById;
   private final CodecFallback fallback = new CodecFallback();
 
   private AttributeSerializer(Builder builder) {
@@ -73,7 +75,8 @@ public final class AttributeSerializer {
     this.writer = codecs.get(codecKind);
     Map<Integer, ZstdDictionary> byId =
         DictionaryIndex.byId(builder.dictionaries, compression.dictionary());
-    this.dictionariesById = Map.copyOf(byId);
+    this.dictionarySource = builder.dictionarySource;
+    this.dictionariesById = new DictionaryLookup(byId, dictionarySource);
     this.dictionaries = List.copyOf(byId.values());
     // Packs are compressed at every save that changes a small attribute: not on an event loop first.
     ZstdCompressor.loadNative();
@@ -96,6 +99,7 @@ public final class AttributeSerializer {
     b.compression = compression;
     b.allowList = allowList;
     b.dictionaries = dictionaries;
+    b.dictionarySource = dictionarySource;
     b.classLoader = classLoader;
     b.maxPayloadBytes = maxPayloadBytes;
     b.packMaxBytes = packMaxBytes;
@@ -189,7 +193,7 @@ public final class AttributeSerializer {
     }
     // The payload is not kept: decode it from this thread's reused buffer.
     return ZstdCompressor.decompress(envelope, header.length(), envelope.length - header.length(),
-        header.decodedLength(), dictionary(header), codec::decode);
+        header.decodedLength(), dictionariesById.of(header), codec::decode);
   }
 
   /**
@@ -241,18 +245,7 @@ public final class AttributeSerializer {
 
   private byte[] decompress(byte[] envelope, EnvelopeHeader header) {
     return ZstdCompressor.decompress(envelope, header.length(), envelope.length - header.length(),
-        header.decodedLength(), dictionary(header));
-  }
-
-  private @Nullable ZstdDictionary dictionary(EnvelopeHeader header) {
-    if (header.compression() != EnvelopeCompression.ZSTD_DICTIONARY) {
-      return null;
-    }
-    ZstdDictionary dictionary = dictionariesById.get(header.dictionaryId());
-    if (dictionary == null) {
-      throw new UnknownDictionaryException(header.dictionaryId());
-    }
-    return dictionary;
+        header.decodedLength(), dictionariesById.of(header));
   }
 
   /**
@@ -358,6 +351,7 @@ public final class AttributeSerializer {
     private Compression compression = Compression.zstd();
     private ClassAllowList allowList = ClassAllowList.jdkOnly();
     private List<ZstdDictionary> dictionaries = List.of();
+    private @Nullable IntFunction<@Nullable ZstdDictionary> dictionarySource;
     private @Nullable ClassLoader classLoader;
     private int maxPayloadBytes = DEFAULT_MAX_PAYLOAD_BYTES;
     private int packMaxBytes = DEFAULT_PACK_MAX_BYTES;
@@ -397,6 +391,16 @@ public final class AttributeSerializer {
         copy.add(Objects.requireNonNull(d, "dictionaries must not contain null"));
       }
       this.dictionaries = List.copyOf(copy);
+      return this;
+    }
+
+    /**
+     * Where to find a dictionary an envelope or pack names that this serializer was not built with:
+     * asked on every such read, so it must be fast once it holds the dictionary; may answer null.
+     * For a store that shares dictionaries trained at run time. Thread-safe sources only.
+     */
+    public Builder dictionarySource(IntFunction<@Nullable ZstdDictionary> source) {
+      this.dictionarySource = Objects.requireNonNull(source, "source must not be null");
       return this;
     }
 
