@@ -10,6 +10,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.Executors;
@@ -63,7 +64,11 @@ final class SharedDictionary implements IntFunction<@Nullable ZstdDictionary> {
   private final boolean shared;
   private final ConcurrentMap<Integer, ZstdDictionary> known = new ConcurrentHashMap<>();
   private final ConcurrentMap<Integer, Long> misses = new ConcurrentHashMap<>();
+  private final ConcurrentMap<Integer, CompletableFuture<@Nullable ZstdDictionary>> loading =
+      new ConcurrentHashMap<>();
   private final DictionaryTraining training;
+  private final java.util.concurrent.atomic.AtomicLong generation =
+      new java.util.concurrent.atomic.AtomicLong();
   private volatile @Nullable AttributeSerializer writing;
   private volatile @Nullable ZstdDictionary pending;
   private volatile long pendingSince;
@@ -139,11 +144,33 @@ final class SharedDictionary implements IntFunction<@Nullable ZstdDictionary> {
     if (!mayBlock()) {
       ScheduledExecutorService scheduler = thread;
       if (scheduler != null && !scheduler.isShutdown()) {
-        scheduler.execute(() -> loadQuietly(id));
+        loading.computeIfAbsent(id, missing -> {
+          CompletableFuture<@Nullable ZstdDictionary> load = new CompletableFuture<>();
+          scheduler.execute(() -> {
+            try {
+              load.complete(loadQuietly(missing));
+            } finally {
+              loading.remove(missing);
+              load.complete(null);
+            }
+          });
+          return load;
+        });
       }
       return null;
     }
     return loadQuietly(id);
+  }
+
+  /**
+   * The loads a non-blocking caller started ({@link #apply}) and that are not done, as one future;
+   * null when there are none. The reactive face reads a session again once they are done.
+   */
+  @Nullable CompletableFuture<Void> loads() {
+    if (loading.isEmpty()) {
+      return null;
+    }
+    return CompletableFuture.allOf(loading.values().toArray(CompletableFuture[]::new));
   }
 
   /** Whether this thread may wait for Redis: not an event loop, nor a non-blocking scheduler's. */
@@ -197,9 +224,15 @@ final class SharedDictionary implements IntFunction<@Nullable ZstdDictionary> {
     return hold(dictionary);
   }
 
+  /** Grows with each dictionary this node takes in: a read that missed one may try again. */
+  long generation() {
+    return generation.get();
+  }
+
   private ZstdDictionary hold(ZstdDictionary dictionary) {
     ZstdDictionary held = known.putIfAbsent(dictionary.id(), dictionary);
     if (held == null) {
+      generation.incrementAndGet();
       misses.remove(dictionary.id());
       log.info("lazysession (namespace {}) loaded zstd dictionary {} ({} bytes)", namespace,
           Integer.toUnsignedString(dictionary.id()), dictionary.size());

@@ -114,13 +114,24 @@ class SharedDictionaryIT {
     LazyRedisSessionRepository early = nodes.another(nodes.clientB(),
         new RecordingEventPublisher(),
         builder -> builder.dictionarySettings(FAST.training(1, 60, Duration.ofHours(1))));
+    LazyRedisSessionRepository earlyReactive = nodes.another(nodes.clientB(),
+        new RecordingEventPublisher(),
+        builder -> builder.dictionarySettings(FAST.training(1, 60, Duration.ofHours(1))));
     LazyRedisSessionRepository a = nodes.a();
     LazyRedisSessionRepository b = nodes.b();
     int first = agree(a, b);
     finalizeFormat(a, b);
-    early.formatStatus();
     String old = save(a);
     String oldLarge = a.findById(old).getAttribute("large");
+    String oldVisit = a.findById(old).getAttribute("visit");
+
+    // On the reactive face the pack is read on a non-blocking thread: the dictionary is loaded in
+    // the background and the session read again, never handed out with its pack hidden.
+    LazySession reactive = LazyReactiveRedisSessionRepository.of(earlyReactive).findById(old)
+        .block(DEADLINE);
+    assertThat(reactive.<String>getAttribute("visit")).isEqualTo(oldVisit);
+    assertThat(dictionary(earlyReactive).known()).extracting(ZstdDictionary::id)
+        .containsExactly(first);
 
     ZstdDictionary second = ZstdDictionary.train(samples(), 4096);
     nodes.raw().hset(dictionaryKey(), field(second.id()), second.bytes());
