@@ -142,6 +142,7 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
     SharedDictionary dictionary = new SharedDictionary(connection, builder.namespace, protection,
         store.format(), serializer, builder.dictionarySettings);
     store.dictionary(dictionary);
+    dictionary.onNewDictionary(nearCache::reset);
     SessionContext context = SessionContext.of(dictionary::serializer, protection, ids, builder.clock,
         new DecodeFailureHandler(builder.decodeFailurePolicy, metrics),
         builder.flushMode == FlushMode.IMMEDIATE ? repository::save : null, policies);

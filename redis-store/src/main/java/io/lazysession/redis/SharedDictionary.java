@@ -64,6 +64,7 @@ final class SharedDictionary implements IntFunction<@Nullable ZstdDictionary> {
   private final boolean shared;
   private final ConcurrentMap<Integer, ZstdDictionary> known = new ConcurrentHashMap<>();
   private final ConcurrentMap<Integer, Long> misses = new ConcurrentHashMap<>();
+  private final Set<Integer> warnedMissing = ConcurrentHashMap.newKeySet();
   private final ConcurrentMap<Integer, CompletableFuture<@Nullable ZstdDictionary>> loading =
       new ConcurrentHashMap<>();
   private final DictionaryTraining training;
@@ -73,6 +74,9 @@ final class SharedDictionary implements IntFunction<@Nullable ZstdDictionary> {
   private volatile @Nullable ZstdDictionary pending;
   private volatile long pendingSince;
   private volatile @Nullable ScheduledExecutorService thread;
+  /** Whether the first poll is done: dictionaries loaded after it are new to this node's reads. */
+  private volatile boolean started;
+  private volatile Runnable onNewDictionary = () -> { };
 
   SharedDictionary(SessionConnection connection, String namespace, ValueProtection protection,
       RedisFormat format, AttributeSerializer base, DictionarySettings settings) {
@@ -134,7 +138,7 @@ final class SharedDictionary implements IntFunction<@Nullable ZstdDictionary> {
   @Override
   public @Nullable ZstdDictionary apply(int id) {
     ZstdDictionary dictionary = known.get(id);
-    if (dictionary != null || !shared) {
+    if (dictionary != null) {
       return dictionary;
     }
     Long missed = misses.get(id);
@@ -184,8 +188,11 @@ final class SharedDictionary implements IntFunction<@Nullable ZstdDictionary> {
       ZstdDictionary loaded = load(id);
       if (loaded == null) {
         misses.put(id, System.nanoTime());
-        log.warn("lazysession (namespace {}): a value names zstd dictionary {}, which neither this "
-            + "node nor Redis ({}) has: it is kept in Redis as it is and hidden here",
+      }
+      if (loaded == null && warnedMissing.size() < 64 && warnedMissing.add(id)) {
+        log.warn("lazysession (namespace {}): zstd dictionary {} could not be loaded from Redis "
+            + "({}): values compressed with it are kept in Redis as they are and hidden on this "
+            + "node until it can (said once)",
             namespace, Integer.toUnsignedString(id), new String(key, UTF_8));
       }
       return loaded;
@@ -233,6 +240,10 @@ final class SharedDictionary implements IntFunction<@Nullable ZstdDictionary> {
     ZstdDictionary held = known.putIfAbsent(dictionary.id(), dictionary);
     if (held == null) {
       generation.incrementAndGet();
+      if (started) {
+        // A near-cached session whose pack named it was cached hidden: read such sessions again.
+        onNewDictionary.run();
+      }
       misses.remove(dictionary.id());
       log.info("lazysession (namespace {}) loaded zstd dictionary {} ({} bytes)", namespace,
           Integer.toUnsignedString(dictionary.id()), dictionary.size());
@@ -241,11 +252,11 @@ final class SharedDictionary implements IntFunction<@Nullable ZstdDictionary> {
     return held;
   }
 
-  /** Reads Redis now, then polls on a daemon thread of its own. Nothing when not shared. */
+  /**
+   * Reads Redis now, then polls on a daemon thread of its own. A node that does not write with a
+   * shared dictionary (turned off, pinned) still loads and keeps those other nodes write with.
+   */
   void start() {
-    if (!shared) {
-      return;
-    }
     ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(runnable -> {
       Thread poller = new Thread(runnable, "lazysession-dictionary-" + namespace);
       poller.setDaemon(true);
@@ -289,12 +300,17 @@ final class SharedDictionary implements IntFunction<@Nullable ZstdDictionary> {
         loadQuietly(id);
       }
     }
+    ZstdDictionary pinned = settings.pinned();
     for (ZstdDictionary dictionary : known.values()) {
-      if (!inRedis.contains(dictionary.id()) && publish(dictionary)) {
+      if (!inRedis.contains(dictionary.id()) && !dictionary.equals(pinned) && publish(dictionary)) {
         log.warn("lazysession (namespace {}): Redis had lost zstd dictionary {} ({}); this node "
             + "put it back", namespace, Integer.toUnsignedString(dictionary.id()),
             new String(key, UTF_8));
       }
+    }
+    started = true;
+    if (!shared) {
+      return;
     }
     Integer chosenId = chosen == null ? null : id(new String(chosen, UTF_8));
     ZstdDictionary mine = current() != null ? current() : pending;
@@ -369,6 +385,11 @@ final class SharedDictionary implements IntFunction<@Nullable ZstdDictionary> {
         (expected == null ? "" : Integer.toUnsignedString(expected)).getBytes(UTF_8),
         Integer.toUnsignedString(id).getBytes(UTF_8));
     return answer == null ? null : id(new String(answer, UTF_8));
+  }
+
+  /** What runs when this node takes in a dictionary after its first poll (drops the near cache). */
+  void onNewDictionary(Runnable action) {
+    this.onNewDictionary = action;
   }
 
   /** Stops polling. */
