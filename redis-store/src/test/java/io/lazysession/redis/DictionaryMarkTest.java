@@ -37,7 +37,10 @@ class DictionaryMarkTest {
   @Test
   void namesDictionary_packCompressedWithIt_isTrue_andAPlainPackIsNot() {
     Map<String, byte[]> entries = new LinkedHashMap<>();
-    entries.put("cart", PLAIN.serialize("3 books and a fountain pen"));
+    for (int i = 0; i < 8; i++) {
+      entries.put("attribute" + i, PLAIN.serialize("{\"cart\":\"" + i + " books\",\"user\":\"user-"
+          + i + "\",\"text\":\"" + "text ".repeat(3) + "\"}"));
+    }
     byte[] pack = WITH_DICTIONARY.pack(entries);
 
     assertThat(StoredPack.dictionaryOf(pack)).isEqualTo(DICTIONARY.id());
