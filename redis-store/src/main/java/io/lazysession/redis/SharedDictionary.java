@@ -281,6 +281,7 @@ final class SharedDictionary implements IntFunction<@Nullable ZstdDictionary> {
   }
 
   private void pollOnce() {
+    boolean first = !started;
     Map<byte[], byte[]> fields = connection.commands().hgetall(key);
     Set<Integer> inRedis = new HashSet<>();
     byte[] chosen = null;
@@ -321,7 +322,7 @@ final class SharedDictionary implements IntFunction<@Nullable ZstdDictionary> {
           chosenId == null ? "nothing" : Integer.toUnsignedString(chosenId));
     }
     if (chosenId != null) {
-      follow(chosenId);
+      follow(chosenId, first);
     }
     ZstdDictionary trained = training.due(chosenId == null, inRedis.size() + 1 <= MAX_DICTIONARIES);
     if (trained != null) {
@@ -334,13 +335,17 @@ final class SharedDictionary implements IntFunction<@Nullable ZstdDictionary> {
           now != null && now == trained.id() ? ", now the namespace's current one"
               : ", kept; another node's is current");
       if (now != null) {
-        follow(now);
+        follow(now, false);
       }
     }
   }
 
-  /** {@code id} is current in Redis: written with one poll after this node first saw it. */
-  private void follow(int id) {
+  /**
+   * {@code id} is current in Redis: written with one poll after this node first saw it, or at once
+   * when it is the one this node finds as it starts ({@code first}): that one was chosen before this
+   * node ran, and a node that lacks it still loads it on first sight.
+   */
+  private void follow(int id, boolean first) {
     ZstdDictionary now = current();
     if (now != null && now.id() == id) {
       pending = null;
@@ -351,12 +356,12 @@ final class SharedDictionary implements IntFunction<@Nullable ZstdDictionary> {
       return;
     }
     ZstdDictionary waiting = pending;
-    if (waiting == null || waiting.id() != id) {
+    if (!first && (waiting == null || waiting.id() != id)) {
       pending = chosen;
       pendingSince = System.nanoTime();
       return;
     }
-    if (System.nanoTime() - pendingSince >= settings.poll().toNanos()) {
+    if (first || System.nanoTime() - pendingSince >= settings.poll().toNanos()) {
       writing = writer(chosen);
       pending = null;
       training.started(chosen);

@@ -167,7 +167,7 @@ class SharedDictionaryIT {
     byte[] stored = nodes.raw().hget(dictionaryKey(), field(current));
     byte[] plain = dictionary(a).current().bytes();
     assertThat(ValueProtection.isSealed(stored)).isTrue();
-    assertThat(indexOf(stored, java.util.Arrays.copyOfRange(plain, 8, 40))).isNegative();
+    assertThat(latin1(stored)).doesNotContain(latin1(java.util.Arrays.copyOfRange(plain, 8, 40)));
     assertThatThrownBy(() -> ZstdDictionary.of(stored))
         .isInstanceOf(IllegalArgumentException.class);
     LazyRedisSessionRepository later = nodes.another(nodes.clientB(),
@@ -250,17 +250,8 @@ class SharedDictionaryIT {
     return logs.list.stream().filter(event -> event.getLevel() == Level.WARN).toList();
   }
 
-  private static int indexOf(byte[] haystack, byte[] needle) {
-    outer:
-    for (int i = 0; i + needle.length <= haystack.length; i++) {
-      for (int j = 0; j < needle.length; j++) {
-        if (haystack[i + j] != needle[j]) {
-          continue outer;
-        }
-      }
-      return i;
-    }
-    return -1;
+  private static String latin1(byte[] bytes) {
+    return new String(bytes, java.nio.charset.StandardCharsets.ISO_8859_1);
   }
 
   private static byte[] utf8(String text) {

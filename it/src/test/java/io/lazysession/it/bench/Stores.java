@@ -127,8 +127,11 @@ final class Stores {
         + "a deployment gets it: the namespace finalized at Redis format 2, then the two nodes train "
         + "it themselves from the saves of sessions of the training seeds (one save in 16 sampled, "
         + "400 samples, 16 KiB) and write with it once both loaded it (about a minute)", false, null,
-        (spec, uri) -> lazy(spec, uri, defaults(), true, 0, false, builder -> { },
-            Stores::trainShared)));
+        (spec, uri) -> {
+          restoreShared(spec, uri);
+          return lazy(spec, uri, defaults(), true, 0, false, builder -> { },
+              nodes -> trainShared(spec, uri, nodes));
+        }));
     stores.add(new StoreSpec(NO_EVENTS, "lazysession's defaults (Kryo codec, zstd level 3 above "
         + "256 bytes, near cache on, " + (NEAR_CACHE_BYTES >> 20) + " MB) with expiry events off "
         + "(lazysession.expiry-events=false: no expiry schedule, no sweep): the configuration that "
@@ -169,7 +172,8 @@ final class Stores {
    * seeds on both nodes until both write with the dictionary they trained, as a deployment's
    * traffic would make them: nothing here is measured.
    */
-  private static void trainShared(List<LazyRedisSessionRepository> nodes) {
+  private static void trainShared(StoreSpec spec, RedisURI uri,
+      List<LazyRedisSessionRepository> nodes) {
     LazyRedisSessionRepository first = nodes.get(0);
     long deadline = System.nanoTime() + SHARED_TRAINING.toNanos();
     while (first.formatStatus().nodes().size() < nodes.size()) {
@@ -189,6 +193,38 @@ final class Stores {
         node.deleteById(session.getId());
       }
       pause(deadline);
+    }
+    if (sharedDictionaries == null) {
+      sharedDictionaries = redis(uri, r -> r.hgetall(dictionaries(spec)));
+    }
+  }
+
+  /**
+   * The dictionaries {@link #SHARED} trained when it was first opened, as Redis held them: the
+   * harness deletes a store's keys between cells, and a node that finds them when it starts writes
+   * with the current one at once, so the store trains once per run, not per cell.
+   */
+  private static volatile @Nullable Map<byte[], byte[]> sharedDictionaries;
+
+  private static void restoreShared(StoreSpec spec, RedisURI uri) {
+    Map<byte[], byte[]> trained = sharedDictionaries;
+    if (trained != null) {
+      redis(uri, r -> r.hset(dictionaries(spec), trained));
+    }
+  }
+
+  private static byte[] dictionaries(StoreSpec spec) {
+    return (spec.namespace() + ":dictionaries").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+  }
+
+  private static <T> T redis(RedisURI uri,
+      java.util.function.Function<RedisCommands<byte[], byte[]>, T> command) {
+    RedisClient client = RedisClient.create(uri);
+    try (StatefulRedisConnection<byte[], byte[]> connection =
+        client.connect(io.lettuce.core.codec.ByteArrayCodec.INSTANCE)) {
+      return command.apply(connection.sync());
+    } finally {
+      client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
     }
   }
 
