@@ -330,7 +330,7 @@ public final class AttributeSerializer {
     return allowList;
   }
 
-  /** Every dictionary this serializer can read, the writing one included. */
+  /** Every dictionary this serializer was built with, the writing one included (a source gives more). */
   public List<ZstdDictionary> dictionaries() {
     return dictionaries;
   }
