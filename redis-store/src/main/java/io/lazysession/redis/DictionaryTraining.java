@@ -10,7 +10,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntFunction;
 import org.jspecify.annotations.Nullable;
 
@@ -19,8 +18,8 @@ import org.jspecify.annotations.Nullable;
  * current one compresses them. Thread-safe: saves sample from any thread; {@link #due} runs on the
  * dictionary's own thread.
  *
- * <p>Design: one save in {@link DictionarySettings#sampleEvery} is sampled (an atomic increment for
- * the others): the uncompressed body of its pack and the payload of each larger value it writes,
+ * <p>Design: one save in {@link DictionarySettings#sampleEvery} is sampled, at random (one random
+ * number for the others): the uncompressed body of its pack and the payload of each larger value it writes,
  * what the store compresses (as {@link AttributeSerializer#dictionarySamples}). The newest samples
  * are kept, up to {@link DictionarySettings#trainSamples} and {@link
  * DictionarySettings#maxSampleBytes}. Drift: while a dictionary is current, the samples are also
@@ -32,7 +31,6 @@ final class DictionaryTraining {
   private final AttributeSerializer sampler;
   private final DictionarySettings settings;
   private final int level;
-  private final AtomicLong saves = new AtomicLong();
   private final ArrayDeque<byte[]> samples = new ArrayDeque<>(); // guarded by this
   private long sampleBytes; // guarded by this
   private @Nullable ZstdDictionary measured; // guarded by this
@@ -53,7 +51,10 @@ final class DictionaryTraining {
 
   /** Samples one save in {@code sampleEvery}; measures {@code current} on it. */
   void sample(SaveRequest request, @Nullable ZstdDictionary current) {
-    if (saves.incrementAndGet() % settings.sampleEvery() != 0) {
+    // At random, not every n-th: traffic that repeats with a period (a load balancer's round robin,
+    // a test's loop) would otherwise have only one kind of session sampled.
+    if (settings.sampleEvery() > 1
+        && java.util.concurrent.ThreadLocalRandom.current().nextInt(settings.sampleEvery()) != 0) {
       return;
     }
     List<byte[]> taken = samplesOf(request);

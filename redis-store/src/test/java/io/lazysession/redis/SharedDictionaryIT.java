@@ -73,7 +73,11 @@ class SharedDictionaryIT {
       byte[] large = largeValue(id);
       assertThat(large[2]).as("zstd with dictionary").isEqualTo((byte) 2);
       assertThat(SaveRequest.varint(large, 3)).isEqualTo(current);
+      byte[] pack = packStart(id);
+      assertThat(pack[1]).as("the pack, with dictionary").isEqualTo((byte) 2);
+      assertThat(SaveRequest.varint(pack, 2)).isEqualTo(current);
     }
+    assertThat(packStart(before)[1]).as("the pack of format 1, without").isEqualTo((byte) 1);
     assertThat(b.findById(withA).<String>getAttribute("large")).startsWith("words ");
     assertThat(a.findById(withB).<String>getAttribute("large")).startsWith("words ");
     assertThat(a.findById(before).<String>getAttribute("visit")).isNotNull();
@@ -227,6 +231,18 @@ class SharedDictionaryIT {
   private static final List<String> WORDS = List.of("analytical", "engine", "fountain", "pen",
       "notes", "cart", "coupon", "gold", "Lyon", "dark", "newsletter", "beta", "checkout",
       "shipping", "address", "invoice", "catalogue", "wishlist", "payment", "order");
+
+  /** The pack's first bytes: the field #s, or its first chunk. */
+  private byte[] packStart(String id) {
+    byte[] pack = nodes.raw().hget(nodes.sessionKey(id), utf8("#s"));
+    if (pack == null) {
+      pack = nodes.raw().hget(nodes.sessionKey(id), StoredPack.chunkField(0));
+    }
+    assertThat(pack).as("the pack of %s", id).isNotNull();
+    System.out.println("pack of " + id + ": " + nodes.raw().hlen(nodes.sessionKey(id)) + " fields, "
+        + nodes.raw().memoryUsage(nodes.sessionKey(id)) + " B");
+    return pack;
+  }
 
   private byte[] largeValue(String id) {
     byte[] value = nodes.raw().hget(nodes.sessionKey(id), utf8("large"));

@@ -186,7 +186,8 @@ final class Stores {
       for (int i = 0; i < 200; i++, seed++) {
         SessionSize size = seed % 10 == 0 ? SessionSize.LARGE
             : seed % 2 == 0 ? SessionSize.REFERENCE : SessionSize.SMALL;
-        LazyRedisSessionRepository node = nodes.get((int) (seed % nodes.size()));
+        // Not by seed % 2, which decides the size: each node sees sessions of every size.
+        LazyRedisSessionRepository node = nodes.get((int) (seed / 10 % nodes.size()));
         var session = node.createSession();
         ShopSessions.create(size, seed % TRAINING_SEEDS).forEach(session::setAttribute);
         node.save(session);
