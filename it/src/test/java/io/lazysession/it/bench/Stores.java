@@ -126,7 +126,9 @@ final class Stores {
         + "bytes, near cache on, " + (NEAR_CACHE_BYTES >> 20) + " MB) with the shared dictionary as "
         + "a deployment gets it: the namespace finalized at Redis format 2, then the two nodes train "
         + "it themselves from the saves of sessions of the training seeds (one save in 16 sampled, "
-        + "400 samples, 16 KiB) and write with it once both loaded it (about a minute)", false, null,
+        + "400 samples, 16 KiB) and write with it once both loaded it (about a minute); the hash of "
+        + "the namespace's dictionaries (16 KiB each, once per namespace) is not counted per "
+        + "session", false, null,
         (spec, uri) -> {
           restoreShared(spec, uri);
           return lazy(spec, uri, defaults(), true, 0, false, builder -> { },
