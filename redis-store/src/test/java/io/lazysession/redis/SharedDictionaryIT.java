@@ -239,8 +239,6 @@ class SharedDictionaryIT {
       pack = nodes.raw().hget(nodes.sessionKey(id), StoredPack.chunkField(0));
     }
     assertThat(pack).as("the pack of %s", id).isNotNull();
-    System.out.println("pack of " + id + ": " + nodes.raw().hlen(nodes.sessionKey(id)) + " fields, "
-        + nodes.raw().memoryUsage(nodes.sessionKey(id)) + " B");
     return pack;
   }
 

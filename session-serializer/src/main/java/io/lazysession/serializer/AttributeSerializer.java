@@ -58,7 +58,7 @@ public final class AttributeSerializer {
   private final Codec writer;
   private final @Nullable IntFunction<@Nullable ZstdDictionary> dictionarySource;
   private final DictionaryLookup dictionariesById;
-  private final CodecFallback fallback = new CodecFallback();
+  private final CodecFallback fallback; // shared with the serializers derived by toBuilder()
 
   private AttributeSerializer(Builder builder) {
     this.codecKind = builder.codec;
@@ -76,6 +76,7 @@ public final class AttributeSerializer {
     Map<Integer, ZstdDictionary> byId =
         DictionaryIndex.byId(builder.dictionaries, compression.dictionary());
     this.dictionarySource = builder.dictionarySource;
+    this.fallback = builder.fallback != null ? builder.fallback : new CodecFallback();
     this.dictionariesById = new DictionaryLookup(byId, dictionarySource);
     this.dictionaries = List.copyOf(byId.values());
     // Packs are compressed at every save that changes a small attribute: not on an event loop first.
@@ -92,7 +93,7 @@ public final class AttributeSerializer {
     return new Builder();
   }
 
-  /** A builder holding this serializer's settings, to derive a variant. */
+  /** A builder holding this serializer's settings, to derive a variant (sharing its fallback count). */
   public Builder toBuilder() {
     Builder b = new Builder();
     b.codec = codecKind;
@@ -100,6 +101,7 @@ public final class AttributeSerializer {
     b.allowList = allowList;
     b.dictionaries = dictionaries;
     b.dictionarySource = dictionarySource;
+    b.fallback = fallback;
     b.classLoader = classLoader;
     b.maxPayloadBytes = maxPayloadBytes;
     b.packMaxBytes = packMaxBytes;
@@ -123,7 +125,7 @@ public final class AttributeSerializer {
         codecs.get(CodecKind.JDK));
   }
 
-  /** Values stored with the JDK codec because Kryo could not encode them (see {@link #serialize}). */
+  /** Values stored with the JDK codec as Kryo could not encode them ({@link #serialize}), variants included. */
   public long codecFallbacks() {
     return fallback.count();
   }
@@ -133,9 +135,8 @@ public final class AttributeSerializer {
   }
 
   /**
-   * Encodes a value with the configured codec only, without envelope or compression; the payload that
-   * {@link #envelope(byte[])} wraps. Used to train dictionaries and to measure.
-   */
+   * The configured codec's encoding only, no envelope nor compression: what {@link #envelope(byte[])}
+   * wraps; to train dictionaries and to measure. */
   public byte[] encodePayload(Object value) {
     Objects.requireNonNull(value, "value must not be null");
     return writer.encode(value);
@@ -352,6 +353,7 @@ public final class AttributeSerializer {
     private ClassAllowList allowList = ClassAllowList.jdkOnly();
     private List<ZstdDictionary> dictionaries = List.of();
     private @Nullable IntFunction<@Nullable ZstdDictionary> dictionarySource;
+    private @Nullable CodecFallback fallback;
     private @Nullable ClassLoader classLoader;
     private int maxPayloadBytes = DEFAULT_MAX_PAYLOAD_BYTES;
     private int packMaxBytes = DEFAULT_PACK_MAX_BYTES;
