@@ -49,9 +49,11 @@ final class AttributePacking {
    * @param spilled attributes of this request that did not fit the pack: written to fields of
    *     their own instead (not among {@code sets})
    * @param after the pack the hash holds once the change is applied
+   * @param dictionary the id of the zstd dictionary the new pack was compressed with; 0: none, or
+   *     unknown (an unchanged pack, or one sealed under a key this node lacks)
    */
   record PackWrite(byte @Nullable [] expected, Map<String, byte[]> sets, Set<String> removes,
-      byte[] bytes, Map<String, byte[]> spilled, StoredPack after) {}
+      byte[] bytes, Map<String, byte[]> spilled, StoredPack after, int dictionary) {}
 
   /** Where a save writes: fields of their own, fields deleted, and the pack (null: untouched). */
   record Placement(Map<String, byte[]> fieldWrites, Collection<String> fieldRemoves,
@@ -147,7 +149,10 @@ final class AttributePacking {
     StoredPack after = opened == null ? loaded : new StoredPack(
         values.seal(StoredPack.FIELD, opened), loaded.entries(), loaded.unreadable(),
         loaded.shadowed(), opened);
-    return new PackWrite(null, Map.of(), Set.of(), after.bytes(), Map.of(), after);
+    byte[] plain = opened != null ? opened
+        : ValueProtection.isSealed(loaded.bytes()) ? null : loaded.bytes();
+    return new PackWrite(null, Map.of(), Set.of(), after.bytes(), Map.of(), after,
+        StoredPack.dictionaryOf(plain));
   }
 
   /**
@@ -289,7 +294,7 @@ final class AttributePacking {
     if (sets.isEmpty() && Collections.disjoint(removes, from.members().keySet())
         && Collections.disjoint(removes, from.shadowed())) {
       return new PackWrite(expected, sets, removes, expected == null ? new byte[0] : expected,
-          Map.of(), from);
+          Map.of(), from, 0);
     }
     Map<String, byte[]> entries = new LinkedHashMap<>(from.members());
     entries.keySet().removeAll(removes);
@@ -301,12 +306,13 @@ final class AttributePacking {
       packed.keySet().removeAll(spilled.keySet());
     }
     if (entries.isEmpty()) {
-      return new PackWrite(expected, packed, removes, new byte[0], spilled, StoredPack.NONE);
+      return new PackWrite(expected, packed, removes, new byte[0], spilled, StoredPack.NONE, 0);
     }
     // Sealed here, not when sent: the pack is known by its stored bytes (a save sends their SHA-1).
-    byte[] bytes = values.seal(StoredPack.FIELD, serializer.pack(entries));
+    byte[] plain = serializer.pack(entries);
+    byte[] bytes = values.seal(StoredPack.FIELD, plain);
     return new PackWrite(expected, packed, removes, bytes, spilled,
-        new StoredPack(bytes, entries, null));
+        new StoredPack(bytes, entries, null), StoredPack.dictionaryOf(plain));
   }
 
   /**

@@ -64,6 +64,7 @@ public final class LazyReactiveRedisSessionRepository
   private final NearCache nearCache;
   private final MetricsRecorder metrics;
   private final SessionContext context;
+  private final @Nullable SharedDictionary dictionary;
   private final PrincipalIndex principals;
   private final IdRenewal renewal;
   private final SessionLimiter limiter;
@@ -74,6 +75,7 @@ public final class LazyReactiveRedisSessionRepository
       SharedCollaborators shared) {
     this.repository = repository;
     this.metrics = shared.metrics();
+    this.dictionary = shared.store().dictionary();
     this.store = new ReactiveRedisSessionStore(shared.connection().reactive(), shared.store(),
         metrics);
     this.writer = new ReactiveSessionWriter(store, shared);
@@ -323,8 +325,24 @@ public final class LazyReactiveRedisSessionRepository
             // A pack to read (decompressed, opened with encryption keys: up to the value limit)
             // is read on Reactor's parallel threads, never on Lettuce's event loop, which serves
             // every connection; a confirmed near-cache copy has its pack read already.
-            return loaded.stored().pack().read() ? built
-                : built.subscribeOn(Schedulers.parallel());
+            if (loaded.stored().pack().read()) {
+              return built;
+            }
+            // A pack naming a dictionary this node lacks: loaded in the background (never on
+            // these threads), then the session is read again, before anyone sees it hidden.
+            Mono<Optional<LazySession>> expanded = built.subscribeOn(Schedulers.parallel());
+            if (dictionary == null) {
+              return expanded;
+            }
+            long held = dictionary.generation();
+            return expanded.flatMap(found -> {
+              if (found.isEmpty() || found.get().storedPack().unreadable() == null) {
+                return Mono.just(found);
+              }
+              java.util.concurrent.CompletableFuture<Void> loads = dictionary.loads();
+              return loads != null ? Mono.fromFuture(loads).then(expanded)
+                  : dictionary.generation() != held ? expanded : Mono.just(found);
+            });
           })
           .switchIfEmpty(Mono.defer(() -> {
             metrics.loads.increment();

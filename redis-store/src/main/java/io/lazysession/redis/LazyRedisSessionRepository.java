@@ -346,6 +346,10 @@ public final class LazyRedisSessionRepository
   public void close() {
     shared.expiry().close();
     shared.store().format().close();
+    SharedDictionary dictionary = shared.store().dictionary();
+    if (dictionary != null) {
+      dictionary.close();
+    }
     if (shared.tracking() != null) {
       shared.tracking().close();
     }

@@ -8,6 +8,7 @@ import static io.lazysession.redis.LazyRedisSessionRepository.DEFAULT_NAMESPACE;
 import static io.lazysession.redis.LazyRedisSessionRepository.DEFAULT_NEAR_CACHE_MAX_BYTES;
 
 import io.lazysession.serializer.AttributeSerializer;
+import io.lazysession.serializer.compress.ZstdDictionary;
 import io.lettuce.core.RedisClient;
 import java.time.Clock;
 import java.time.Duration;
@@ -51,6 +52,7 @@ public final class LazyRedisSessionRepositoryBuilder {
   FlushMode flushMode = FlushMode.ON_SAVE;
   boolean requireRedisAtStartup = true;
   @Nullable SessionEncryption encryption;
+  DictionarySettings dictionarySettings = DictionarySettings.DEFAULT;
   @Nullable Duration absoluteTimeout;
   @Nullable Duration anonymousTimeout;
   @Nullable Duration idRenewalInterval;
@@ -241,6 +243,35 @@ public final class LazyRedisSessionRepositoryBuilder {
   /** Limits on each session's stored size: saves over them logged or refused; none by default. */
   public LazyRedisSessionRepositoryBuilder sessionBudget(SessionBudget budget) {
     this.sessionBudget = Objects.requireNonNull(budget, "sessionBudget must not be null");
+    return this;
+  }
+
+  /**
+   * Whether values are compressed with a zstd dictionary the nodes of the namespace train from what
+   * they store and share through Redis (on by default; {@code lazysession.compression.dictionary.enabled}).
+   * Written with only once the namespace is finalized at Redis format 2; a serializer whose
+   * compression is off or names a dictionary of its own turns it off. docs/redis-layout.md,
+   * "Dictionaries".
+   */
+  public LazyRedisSessionRepositoryBuilder sharedDictionary(boolean enabled) {
+    this.dictionarySettings = enabled ? DictionarySettings.DEFAULT : DictionarySettings.OFF;
+    return this;
+  }
+
+  /**
+   * Compresses with this dictionary, trained beforehand and given to every node ({@code
+   * lazysession.compression.dictionary.file}), instead of one the nodes train: nothing is trained
+   * nor kept in Redis. Written with only once the namespace is finalized at Redis format 2.
+   */
+  public LazyRedisSessionRepositoryBuilder dictionary(ZstdDictionary pinned) {
+    this.dictionarySettings = DictionarySettings.pinned(
+        Objects.requireNonNull(pinned, "dictionary must not be null"));
+    return this;
+  }
+
+  /** Thresholds and periods of the shared dictionary: tests train on a few saves. */
+  LazyRedisSessionRepositoryBuilder dictionarySettings(DictionarySettings settings) {
+    this.dictionarySettings = settings;
     return this;
   }
 

@@ -41,6 +41,7 @@ final class RedisSessionStore {
   private final SessionIndexes indexes;
   private final ReplicaWait replicaWait;
   private final RedisFormat format;
+  private volatile @Nullable SharedDictionary dictionary;
   /** Set by {@link #loadScripts}; cleared when Redis loses the function and will not take it back. */
   private volatile boolean findByFunction;
 
@@ -61,8 +62,7 @@ final class RedisSessionStore {
     this.replicaWait = new ReplicaWait(connection, metrics);
   }
 
-  /** How values are sealed before they are sent and opened when they arrive. */
-  ValueProtection protection() {
+  ValueProtection protection() { // seals values before they are sent, opens them as they arrive
     return protection;
   }
 
@@ -84,8 +84,7 @@ final class RedisSessionStore {
     return keys;
   }
 
-  /** The namespace's Redis format and this node's announcements. */
-  RedisFormat format() {
+  RedisFormat format() { // the namespace's Redis format and this node's announcements
     return format;
   }
 
@@ -170,15 +169,11 @@ final class RedisSessionStore {
         && message.contains("Function not found");
   }
 
-  /** Whether find.lua is called as the function {@value FindFunction#NAME} (Redis 7 and later). */
-  boolean findsByFunction() {
+  boolean findsByFunction() { // find.lua called as the function (Redis 7 and later)
     return findByFunction;
   }
 
-  /**
-   * The function {@value FindFunction#NAME} disappeared (FUNCTION FLUSH or DELETE) under a caller
-   * that cannot register it again without blocking: every later find goes by SHA.
-   */
+  /** The function went away under a caller that cannot register it again: finds go by SHA. */
   void findFunctionMissing() {
     findByFunction = false;
   }
@@ -303,14 +298,12 @@ final class RedisSessionStore {
     return values;
   }
 
-  /** HGETALL of a session hash, as stored (chunks not joined); empty when missing. To measure. */
-  Map<byte[], byte[]> hash(String id) {
+  Map<byte[], byte[]> hash(String id) { // HGETALL, as stored (chunks not joined), to measure
     metrics.roundTrips.increment();
     return connection.commands().hgetall(keys.session(id));
   }
 
-  /** MEMORY USAGE of a session hash (Redis's default sampling); null when missing. To measure. */
-  @Nullable Long memoryUsage(String id) {
+  @Nullable Long memoryUsage(String id) { // MEMORY USAGE (default sampling), to measure
     metrics.roundTrips.increment();
     return connection.commands().memoryUsage(keys.session(id));
   }
@@ -337,18 +330,26 @@ final class RedisSessionStore {
         protection.of(id));
   }
 
-  /** The save script's arguments for {@code request}, counted, in the format this node writes. */
+  /** The save script's arguments, counted, in the format of the save ({@link SharedDictionary}). */
   byte[][] saveArguments(String id, SaveRequest request) {
-    return counted(request.arguments(protection.of(id), idField(id, request), format.writes()));
+    SharedDictionary shared = dictionary;
+    int writes = shared == null ? format.writes() : shared.formatOf(request);
+    return counted(request.arguments(protection.of(id), idField(id, request), writes));
   }
 
-  /** The sealed id a whole write of {@code request} stores ({@link SessionKeys#idField}). */
+  void dictionary(SharedDictionary shared) { // set once by the wiring; null: format.writes()
+    this.dictionary = shared;
+  }
+
+  @Nullable SharedDictionary dictionary() {
+    return dictionary;
+  }
+
   byte @Nullable [] idField(String id, SaveRequest request) {
     return request.mode().creates() ? keys.idField(id) : null;
   }
 
-  /** The absolute timeout the scripts apply, milliseconds; 0: none. */
-  long absoluteMillis() {
+  long absoluteMillis() { // applied by the scripts, milliseconds; 0: none
     return absoluteMillis;
   }
 

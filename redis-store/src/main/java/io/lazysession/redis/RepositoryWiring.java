@@ -139,17 +139,21 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
     }
     SessionIdGenerator ids =
         builder.idGenerator != null ? builder.idGenerator : new CompactSessionIdGenerator();
-    SessionContext context = SessionContext.of(serializer, protection, ids, builder.clock,
+    SharedDictionary dictionary = new SharedDictionary(connection, builder.namespace, protection,
+        store.format(), serializer, builder.dictionarySettings);
+    store.dictionary(dictionary);
+    dictionary.onNewDictionary(nearCache::reset);
+    SessionContext context = SessionContext.of(dictionary::serializer, protection, ids, builder.clock,
         new DecodeFailureHandler(builder.decodeFailurePolicy, metrics),
         builder.flushMode == FlushMode.IMMEDIATE ? repository::save : null, policies);
     TouchPolicy touch = new TouchPolicy(builder.touchInterval, builder.defaultMaxInactiveInterval);
     SessionEvents events = new SessionEvents(repository, builder.eventPublisher,
-        DestroyedSession.context(serializer, protection, builder.clock, metrics));
+        DestroyedSession.context(dictionary.reading(), protection, builder.clock, metrics));
     PrincipalIndex principals =
         new PrincipalIndex(store, builder.clock, !builder.expiryEvents, builder.expiryGrace);
     SpringSessionDataRedisMigration migration = builder.migrateFrom == null ? null
         : new SpringSessionDataRedisMigration(builder.migrateFrom, connection, store, metrics,
-            serializer);
+            dictionary.reading());
     SessionReader reader = new SessionReader(store, nearCache, metrics, context, migration);
     Durability durability = new Durability(builder.durabilityReplicas, builder.durabilityTimeout);
     ExpirySweeper expiry = new ExpirySweeper(store, nearCache, principals, events, metrics,
@@ -166,6 +170,7 @@ record RepositoryWiring(SharedCollaborators shared, SessionReader reader, Sessio
         context, principals, expiry, events, touch, builder.defaultMaxInactiveInterval,
         builder.expiryGrace, builder.durabilityReplicas, migration != null, ids,
         tracking, sizes, renewal, limiter);
+    dictionary.start(); // reads the namespace's dictionaries now; polls on a thread of its own
     store.format().start(); // last: nothing after it can fail and leave its thread running
     return new RepositoryWiring(shared, reader, writer, migration, sizes);
   }

@@ -59,6 +59,36 @@ record SaveRequest(SaveMode mode, long nowMillis, long creationMillis, long last
         placement.pack(), absoluteMillis, versionStep);
   }
 
+  /**
+   * Whether a value this request writes, an attribute's envelope or the pack, names a zstd
+   * dictionary that {@code named} accepts (carried-over bytes included: an id change writes them).
+   */
+  boolean namesDictionary(java.util.function.IntPredicate named) {
+    if (pack != null && pack.dictionary() != 0 && named.test(pack.dictionary())) {
+      return true;
+    }
+    for (byte[] envelope : writes.values()) {
+      // An envelope (0xA_) compressed with a dictionary (2): the id follows its 3-byte header.
+      if (envelope.length > 3 && (envelope[0] & 0xF0) == 0xA0 && envelope[2] == 2
+          && named.test(varint(envelope, 3))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The unsigned LEB128 varint at {@code at} (at most 5 bytes); 0 when truncated. */
+  static int varint(byte[] bytes, int at) {
+    long value = 0;
+    for (int i = 0; i < 5 && at + i < bytes.length; i++) {
+      value |= (long) (bytes[at + i] & 0x7F) << (7 * i);
+      if ((bytes[at + i] & 0x80) == 0) {
+        return (int) value;
+      }
+    }
+    return 0;
+  }
+
   /** The version an update makes of {@code loaded} when nobody wrote since it was loaded. */
   long nextVersion(long loaded) {
     return mode.creates() ? 1 : loaded + versionStep;

@@ -72,6 +72,16 @@ interface SessionContext {
   static SessionContext of(AttributeSerializer serializer, ValueProtection protection,
       SessionIdGenerator ids, Clock clock, DecodeFailures failures,
       @Nullable Consumer<LazySession> flush, SessionPolicies policies) {
+    return of(() -> serializer, protection, ids, clock, failures, flush, policies);
+  }
+
+  /**
+   * As above, with the serializer {@code serializers} gives at each call: the one a save writes
+   * with may change while the node runs ({@link SharedDictionary#serializer}).
+   */
+  static SessionContext of(java.util.function.Supplier<AttributeSerializer> serializers,
+      ValueProtection protection, SessionIdGenerator ids, Clock clock, DecodeFailures failures,
+      @Nullable Consumer<LazySession> flush, SessionPolicies policies) {
     return new SessionContext() {
       @Override
       public SessionPolicies policies() {
@@ -80,7 +90,7 @@ interface SessionContext {
 
       @Override
       public AttributeSerializer serializer() {
-        return serializer;
+        return serializers.get();
       }
 
       @Override

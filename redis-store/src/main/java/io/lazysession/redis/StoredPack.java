@@ -47,6 +47,18 @@ record StoredPack(byte @Nullable [] bytes, @Nullable Map<String, byte[]> entries
     return index >= 0 && index < CHUNKS ? index : -1;
   }
 
+  /**
+   * The id of the zstd dictionary a pack (unsealed) was compressed with, from its header
+   * (session-serializer's pack format: compression id 2, then the id as a varint); 0 for none, and
+   * for null or bytes that are not a pack.
+   */
+  static int dictionaryOf(byte @Nullable [] plain) {
+    if (plain == null || plain.length < 3 || (plain[0] & 0xF0) != 0xB0 || plain[1] != 2) {
+      return 0;
+    }
+    return SaveRequest.varint(plain, 2);
+  }
+
   /** The field name of chunk {@code index} (from 0). */
   static byte[] chunkField(int index) {
     return new byte[] {(byte) (FIRST_CHUNK + index)};

@@ -14,6 +14,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.IntFunction;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -56,9 +57,10 @@ public final class AttributeSerializer {
   private final boolean requireSerializable;
   private final Map<CodecKind, Codec> codecs;
   private final Codec writer;
-  private final Map<Integer, ZstdDictionary> dictionariesById;
-  private final CodecFallback fallback = new CodecFallback();
-  private final ImmutableTypes immutableTypes;
+  private final @Nullable IntFunction<@Nullable ZstdDictionary> dictionarySource;
+  private final DictionaryLookup dictionariesById;
+  private final CodecFallback fallback; // shared with the serializers derived by toBuilder()
+  final ImmutableTypes immutableTypes; // what lazy values ask whether a value read can have changed
 
   private AttributeSerializer(Builder builder) {
     this.codecKind = builder.codec;
@@ -76,7 +78,9 @@ public final class AttributeSerializer {
     this.writer = codecs.get(codecKind);
     Map<Integer, ZstdDictionary> byId =
         DictionaryIndex.byId(builder.dictionaries, compression.dictionary());
-    this.dictionariesById = Map.copyOf(byId);
+    this.dictionarySource = builder.dictionarySource;
+    this.fallback = builder.fallback != null ? builder.fallback : new CodecFallback();
+    this.dictionariesById = new DictionaryLookup(byId, dictionarySource);
     this.dictionaries = List.copyOf(byId.values());
     // Packs are compressed at every save that changes a small attribute: not on an event loop first.
     ZstdCompressor.loadNative();
@@ -92,13 +96,15 @@ public final class AttributeSerializer {
     return new Builder();
   }
 
-  /** A builder holding this serializer's settings, to derive a variant. */
+  /** A builder holding this serializer's settings, to derive a variant (sharing its fallback count). */
   public Builder toBuilder() {
     Builder b = new Builder();
     b.codec = codecKind;
     b.compression = compression;
     b.allowList = allowList;
     b.dictionaries = dictionaries;
+    b.dictionarySource = dictionarySource;
+    b.fallback = fallback;
     b.classLoader = classLoader;
     b.maxPayloadBytes = maxPayloadBytes;
     b.packMaxBytes = packMaxBytes;
@@ -123,7 +129,7 @@ public final class AttributeSerializer {
         codecs.get(CodecKind.JDK));
   }
 
-  /** Values stored with the JDK codec because Kryo could not encode them (see {@link #serialize}). */
+  /** Values stored with the JDK codec as Kryo could not encode them ({@link #serialize}), variants included. */
   public long codecFallbacks() {
     return fallback.count();
   }
@@ -132,14 +138,9 @@ public final class AttributeSerializer {
     return requireSerializable;
   }
 
-  ImmutableTypes immutableTypes() { // what lazy values ask whether a value read can have changed
-    return immutableTypes;
-  }
-
   /**
-   * Encodes a value with the configured codec only, without envelope or compression; the payload that
-   * {@link #envelope(byte[])} wraps. Used to train dictionaries and to measure.
-   */
+   * The configured codec's encoding only, no envelope nor compression: what {@link #envelope(byte[])}
+   * wraps; to train dictionaries and to measure. */
   public byte[] encodePayload(Object value) {
     Objects.requireNonNull(value, "value must not be null");
     return writer.encode(value);
@@ -197,7 +198,7 @@ public final class AttributeSerializer {
     }
     // The payload is not kept: decode it from this thread's reused buffer.
     return ZstdCompressor.decompress(envelope, header.length(), envelope.length - header.length(),
-        header.decodedLength(), dictionary(header), codec::decode);
+        header.decodedLength(), dictionariesById.of(header), codec::decode);
   }
 
   /**
@@ -238,18 +239,7 @@ public final class AttributeSerializer {
 
   private byte[] decompress(byte[] envelope, EnvelopeHeader header) {
     return ZstdCompressor.decompress(envelope, header.length(), envelope.length - header.length(),
-        header.decodedLength(), dictionary(header));
-  }
-
-  private @Nullable ZstdDictionary dictionary(EnvelopeHeader header) {
-    if (header.compression() != EnvelopeCompression.ZSTD_DICTIONARY) {
-      return null;
-    }
-    ZstdDictionary dictionary = dictionariesById.get(header.dictionaryId());
-    if (dictionary == null) {
-      throw new UnknownDictionaryException(header.dictionaryId());
-    }
-    return dictionary;
+        header.decodedLength(), dictionariesById.of(header));
   }
 
   /**
@@ -334,7 +324,7 @@ public final class AttributeSerializer {
     return allowList;
   }
 
-  /** Every dictionary this serializer can read, the writing one included. */
+  /** Every dictionary this serializer was built with, the writing one included (a source gives more). */
   public List<ZstdDictionary> dictionaries() {
     return dictionaries;
   }
@@ -355,6 +345,8 @@ public final class AttributeSerializer {
     private Compression compression = Compression.zstd();
     private ClassAllowList allowList = ClassAllowList.jdkOnly();
     private List<ZstdDictionary> dictionaries = List.of();
+    private @Nullable IntFunction<@Nullable ZstdDictionary> dictionarySource;
+    private @Nullable CodecFallback fallback;
     private @Nullable ClassLoader classLoader;
     private int maxPayloadBytes = DEFAULT_MAX_PAYLOAD_BYTES;
     private int packMaxBytes = DEFAULT_PACK_MAX_BYTES;
@@ -401,6 +393,16 @@ public final class AttributeSerializer {
         copy.add(Objects.requireNonNull(d, "dictionaries must not contain null"));
       }
       this.dictionaries = List.copyOf(copy);
+      return this;
+    }
+
+    /**
+     * Where to find a dictionary an envelope or pack names that this serializer was not built with:
+     * asked on every such read, so it must be fast once it holds the dictionary; may answer null.
+     * For a store that shares dictionaries trained at run time. Thread-safe sources only.
+     */
+    public Builder dictionarySource(IntFunction<@Nullable ZstdDictionary> source) {
+      this.dictionarySource = Objects.requireNonNull(source, "source must not be null");
       return this;
     }
 

@@ -106,7 +106,7 @@ final class EnvelopeLazyValue implements LazyValue {
       return originalBytes();
     }
     byte[] bytes = originalBytes();
-    if (serializer.immutableTypes().encodingFixed(v)) {
+    if (serializer.immutableTypes.encodingFixed(v)) {
       return bytes; // it encodes to what it was decoded from or first encoded to, as it did then
     }
     Inflated from = read;

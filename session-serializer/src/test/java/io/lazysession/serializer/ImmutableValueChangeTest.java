@@ -192,8 +192,8 @@ class ImmutableValueChangeTest {
 
     assertThat(lazy.currentBytes()).isNotNull();
     assertThat(WRITES.get()).isPositive();
-    assertThat(serializer.toBuilder().build().immutableTypes().named())
+    assertThat(serializer.toBuilder().build().immutableTypes.named())
         .containsExactly(NamedTally.class.getName());
-    assertThat(unnamed.immutableTypes().named()).isEmpty();
+    assertThat(unnamed.immutableTypes.named()).isEmpty();
   }
 }

@@ -122,6 +122,18 @@ final class Stores {
         + "reached costs no call", false, null,
         (spec, uri) -> lazy(spec, uri, defaults(), true, 0, false,
             builder -> builder.nearCacheTracking(TRACKING_BOUND))));
+    stores.add(new StoreSpec(SHARED, "lazysession's defaults (Kryo codec, zstd level 3 above 256 "
+        + "bytes, near cache on, " + (NEAR_CACHE_BYTES >> 20) + " MB) with the shared dictionary as "
+        + "a deployment gets it: the namespace finalized at Redis format 2, then the two nodes train "
+        + "it themselves from the saves of sessions of the training seeds (one save in 16 sampled, "
+        + "400 samples, 16 KiB) and write with it once both loaded it (about a minute); the hash of "
+        + "the namespace's dictionaries (16 KiB each, once per namespace) is not counted per "
+        + "session", false, null,
+        (spec, uri) -> {
+          restoreShared(spec, uri);
+          return lazy(spec, uri, defaults(), true, 0, false, builder -> { },
+              nodes -> trainShared(spec, uri, nodes));
+        }));
     stores.add(new StoreSpec(NO_EVENTS, "lazysession's defaults (Kryo codec, zstd level 3 above "
         + "256 bytes, near cache on, " + (NEAR_CACHE_BYTES >> 20) + " MB) with expiry events off "
         + "(lazysession.expiry-events=false: no expiry schedule, no sweep): the configuration that "
@@ -150,6 +162,89 @@ final class Stores {
   private static AttributeSerializer defaults() {
     return AttributeSerializer.builder().codec(CodecKind.KRYO)
         .compression(Compression.zstd(3, 256)).allowList(ALLOW_LIST).build();
+  }
+
+  /** lazysession's defaults with the shared dictionary trained and written with. */
+  static final String SHARED = "lazy-kryo-zstd-shared+near";
+  /** How long {@link #SHARED} may take to train and start writing with its dictionary. */
+  private static final Duration SHARED_TRAINING = Duration.ofMinutes(4);
+
+  /**
+   * Finalizes the namespace at Redis format 2, then saves (and deletes) sessions of the training
+   * seeds on both nodes until both write with the dictionary they trained, as a deployment's
+   * traffic would make them: nothing here is measured.
+   */
+  private static void trainShared(StoreSpec spec, RedisURI uri,
+      List<LazyRedisSessionRepository> nodes) {
+    LazyRedisSessionRepository first = nodes.get(0);
+    long deadline = System.nanoTime() + SHARED_TRAINING.toNanos();
+    while (first.formatStatus().nodes().size() < nodes.size()) {
+      pause(deadline);
+    }
+    first.finalizeFormat();
+    nodes.forEach(LazyRedisSessionRepository::formatStatus); // each reads the format now
+    long seed = 0;
+    while (nodes.stream().anyMatch(node -> node.serializer().compression().dictionary() == null)) {
+      for (int i = 0; i < 200; i++, seed++) {
+        SessionSize size = seed % 10 == 0 ? SessionSize.LARGE
+            : seed % 2 == 0 ? SessionSize.REFERENCE : SessionSize.SMALL;
+        // Not by seed % 2, which decides the size: each node sees sessions of every size.
+        LazyRedisSessionRepository node = nodes.get((int) (seed / 10 % nodes.size()));
+        var session = node.createSession();
+        ShopSessions.create(size, seed % TRAINING_SEEDS).forEach(session::setAttribute);
+        node.save(session);
+        node.deleteById(session.getId());
+      }
+      pause(deadline);
+    }
+    if (sharedDictionaries == null) {
+      sharedDictionaries = redis(uri, r -> r.hgetall(dictionaries(spec)));
+    }
+  }
+
+  /**
+   * The dictionaries {@link #SHARED} trained when it was first opened, as Redis held them: the
+   * harness deletes a store's keys between cells, and a node that finds them when it starts writes
+   * with the current one at once, so the store trains once per run, not per cell.
+   */
+  private static volatile @Nullable Map<byte[], byte[]> sharedDictionaries;
+
+  private static void restoreShared(StoreSpec spec, RedisURI uri) {
+    Map<byte[], byte[]> trained = sharedDictionaries;
+    if (trained != null) {
+      redis(uri, r -> r.hset(dictionaries(spec), trained));
+    }
+  }
+
+  private static byte[] dictionaries(StoreSpec spec) {
+    return (spec.namespace() + ":dictionaries").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+  }
+
+  private static <T> T redis(RedisURI uri,
+      java.util.function.Function<RedisCommands<byte[], byte[]>, T> command) {
+    RedisClient client = RedisClient.create(uri);
+    try (StatefulRedisConnection<byte[], byte[]> connection =
+        client.connect(io.lettuce.core.codec.ByteArrayCodec.INSTANCE)) {
+      return command.apply(connection.sync());
+    } finally {
+      client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    }
+  }
+
+  /** Seeds of the sessions {@link #SHARED} trains on (below the harness's measured seeds). */
+  private static final int TRAINING_SEEDS = 1000;
+
+  private static void pause(long deadline) {
+    if (System.nanoTime() > deadline) {
+      throw new IllegalStateException("the shared dictionary was not trained and written with "
+          + "within " + SHARED_TRAINING.toMinutes() + " minutes");
+    }
+    try {
+      Thread.sleep(100);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
   }
 
   /** Name of the store with tracked near-cache reads. */
@@ -256,6 +351,14 @@ final class Stores {
   private static SessionStore lazy(StoreSpec spec, RedisURI uri, AttributeSerializer serializer,
       boolean nearCache, int durabilityReplicas, boolean reactive,
       Consumer<LazyRedisSessionRepositoryBuilder> options) {
+    return lazy(spec, uri, serializer, nearCache, durabilityReplicas, reactive, options, nodes -> { });
+  }
+
+  /** @param ready what runs once both nodes are built, before anything is measured */
+  private static SessionStore lazy(StoreSpec spec, RedisURI uri, AttributeSerializer serializer,
+      boolean nearCache, int durabilityReplicas, boolean reactive,
+      Consumer<LazyRedisSessionRepositoryBuilder> options,
+      Consumer<List<LazyRedisSessionRepository>> ready) {
     LongAdder sent = new LongAdder();
     List<StoreNode<?>> nodes = new ArrayList<>();
     List<AutoCloseable> resources = new ArrayList<>();
@@ -284,6 +387,7 @@ final class Stores {
           ping = pingCommands(client, resources);
         }
       }
+      ready.accept(repositories);
       RedisCommands<String, String> pinger = java.util.Objects.requireNonNull(ping);
       return new OpenStore(spec, nodes, spec.namespace() + ":*", sent, resources,
           () -> "PONG".equals(pinger.ping()), nearCache,

@@ -16,6 +16,7 @@ import java.util.Collection;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.bind.DefaultValue;
@@ -50,6 +51,8 @@ import org.springframework.util.unit.DataSize;
  * @param compressionMinBytes Values that encode to fewer bytes are stored uncompressed.
  * @param compressionAlgorithm Compression of attribute values, zstd or none: the same as
  *     lazysession.compression, for YAML files that nest compression.level under compression.
+ * @param compressionDictionary The zstd dictionary of attribute values: trained and shared by the
+ *     nodes (the default), pinned to a file, or off.
  * @param allowedPackages Packages whose classes may be decoded, on top of JDK types, the Spring
  *     portfolio's session classes and the application's own packages (see
  *     allow-organization-packages).
@@ -120,6 +123,8 @@ public record LazySessionProperties(
     @Name("compression.min-bytes") @DefaultValue("" + Compression.DEFAULT_MIN_BYTES)
         int compressionMinBytes,
     @Name("compression.algorithm") @Nullable String compressionAlgorithm,
+    @Name("compression.dictionary") @DefaultValue @NestedConfigurationProperty
+        CompressionDictionary compressionDictionary,
     @DefaultValue List<String> allowedPackages,
     @DefaultValue List<String> immutableTypes,
     @DefaultValue(DEFAULT_ON_DECODE_FAILURE) String onDecodeFailure,

@@ -202,6 +202,7 @@ final class RepositoryFactory {
     if (encryption != null) {
       builder.encryption(encryption);
     }
+    properties.compressionDictionary().applyTo(builder);
     request.customizers().forEach(customizer -> customizer.customize(builder));
     try {
       return builder.build();

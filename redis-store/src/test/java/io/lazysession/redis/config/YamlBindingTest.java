@@ -40,6 +40,9 @@ class YamlBindingTest {
           algorithm: none
           level: 9
           min-bytes: 64
+          dictionary:
+            enabled: false
+            file: /etc/lazysession/sessions.dict
         allowed-packages:
           - com.example.a
           - com.example.b
@@ -132,6 +135,8 @@ class YamlBindingTest {
     assertThat(properties.maxSessionsAction()).isEqualTo("refuse-new");
     assertThat(properties.sessionBudget().warnBytes()).isEqualTo(DataSize.ofKilobytes(16));
     assertThat(properties.sessionBudget().maxBytes()).isEqualTo(DataSize.ofKilobytes(64));
+    assertThat(properties.compressionDictionary())
+        .isEqualTo(new CompressionDictionary(false, "/etc/lazysession/sessions.dict"));
   }
 
   /** A property added without a line in {@link #EVERY_PROPERTY} fails here, until it has one. */
