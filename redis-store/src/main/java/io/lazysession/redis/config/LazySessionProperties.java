@@ -68,7 +68,10 @@ import org.springframework.util.unit.DataSize;
  * @param touchInterval How stale the stored last-access time may get before a read-only request
  *     writes it. Shorter than the session timeout, and capped at a tenth of a session's own
  *     timeout. Default: 1% of each session's timeout, at most 60s.
- * @param expiryGrace How long Redis keeps a session's hash after the session expired.
+ * @param expiryGrace How long Redis keeps a session's hash after the session expired. With expiry
+ *     events in Redis format 2, keep it above a minute plus two cleanup intervals (a WARN at startup
+ *     says when it is not): a session whose hash Redis drops before a sweep takes it up gets no
+ *     SessionExpiredEvent.
  * @param cleanupInterval How often each node sweeps for expired sessions (publishing expiry
  *     events); 0 turns the sweep off on that node. Keep it on for at least one node of a namespace,
  *     or set expiry-events=false: else the expiry schedule keeps the ids of expired sessions
