@@ -38,10 +38,7 @@ import org.slf4j.LoggerFactory;
  */
 final class RedisFormat {
   static final Logger log = LoggerFactory.getLogger(RedisFormat.class);
-  /**
-   * The newest Redis format this version reads (it reads every earlier one too); it writes it once the
-   * namespace is finalized at it, format 1 until then.
-   */
+  /** The newest Redis format this version reads (and every earlier one); written once finalized. */
   static final int READS = 2;
   /** The field of a session hash naming the lowest format a reader needs; absent: format 1. */
   static final String FIELD = "#f";
@@ -68,8 +65,12 @@ final class RedisFormat {
    * replica that had not received it): the next heartbeat puts it back if every live node reads it.
    */
   private volatile boolean lost;
-  /** Whether this node is putting {@code finalized} back now: Redis's answer then decides. */
-  private volatile boolean restoring;
+  /**
+   * The newest format this node can write, announced as the format it reads, so that finalizing
+   * never moves the namespace past it: {@link #READS}, less when Redis refuses what a later format
+   * needs (an ACL: {@link #writesAtMost}).
+   */
+  private volatile int writable = READS;
   /** Whether the last announcement failed: said once at WARN, and once more when one succeeds. */
   private volatile boolean failing;
   private volatile @Nullable ScheduledExecutorService thread;
@@ -93,7 +94,7 @@ final class RedisFormat {
 
   /** The format this node writes: the finalized one, or the newest it reads if that is older. */
   int writes() {
-    return Math.min(READS, finalized);
+    return Math.min(writable, finalized);
   }
 
   /**
@@ -120,10 +121,22 @@ final class RedisFormat {
     }
   }
 
+  /**
+   * Keeps this node at {@code format} at most: it announces that it reads no later one (finalizing
+   * is refused while it is live) and writes no later one. Called before {@link #start}.
+   */
+  void writesAtMost(int format, String why) {
+    if (format < writable) {
+      writable = format;
+      log.warn("lazysession (namespace {}) writes Redis format {} at most: {}. Finalizing the "
+          + "namespace at a later format is refused while this node runs", namespace, format, why);
+    }
+  }
+
   /** Nothing may escape: a scheduled task that throws is never run again. */
   private void heartbeat() {
     try {
-      announce(null);
+      announce(null, false);
       if (lost) {
         restore();
       }
@@ -153,13 +166,7 @@ final class RedisFormat {
   private void restore() {
     int known = finalized;
     lost = false;
-    restoring = true;
-    RedisFormatStatus after;
-    try {
-      after = announce(known);
-    } finally {
-      restoring = false;
-    }
+    RedisFormatStatus after = announce(known, true);
     if (after.finalized() >= known) {
       log.warn("lazysession (namespace {}): Redis had lost the finalized format ({}:format, field "
           + "finalized); this node put it back at {}", namespace, namespace, known);
@@ -249,7 +256,7 @@ final class RedisFormat {
 
   /** The namespace's format as the nodes announce it, this one announced anew. */
   RedisFormatStatus status() {
-    return announce(null);
+    return announce(null, false);
   }
 
   /**
@@ -260,9 +267,9 @@ final class RedisFormat {
    *     namespace cannot move, naming those nodes
    */
   RedisFormatStatus finalizeFormat() {
-    RedisFormatStatus status = announce(null);
-    int target = Math.min(READS, status.readByAllLiveNodes());
-    RedisFormatStatus after = target > status.finalized() ? announce(target) : status;
+    RedisFormatStatus status = announce(null, false);
+    int target = Math.min(writable, status.readByAllLiveNodes());
+    RedisFormatStatus after = target > status.finalized() ? announce(target, false) : status;
     if (after.finalized() > status.finalized()) {
       // Raised by format.lua only if no live node reads less, checked in the same call.
       log.warn("lazysession (namespace {}): the Redis format is finalized at {} (was {}); every "
@@ -274,14 +281,14 @@ final class RedisFormat {
     }
     List<String> behind = new ArrayList<>();
     for (RedisFormatStatus.Node node : after.nodes()) {
-      if (node.live() && node.reads() < READS) {
+      if (node.live() && node.reads() < writable) {
         behind.add(node.host() + " (lazysession " + node.version() + ", node " + node.id()
             + ", reads format " + node.reads() + ")");
       }
     }
     if (!behind.isEmpty()) {
       throw new IllegalStateException("lazysession (namespace " + namespace + ") cannot finalize "
-          + "its Redis format at " + READS + ": live nodes read only older formats: "
+          + "its Redis format at " + writable + ": live nodes read only older formats: "
           + String.join(", ", behind) + ". Upgrade them first; a node silent for "
           + LIVE.toSeconds() + " s no longer counts (docs/versioning.md, \"Finalizing\")");
     }
@@ -305,13 +312,18 @@ final class RedisFormat {
     }
   }
 
-  private RedisFormatStatus announce(@Nullable Integer finalizeAt) {
-    String announcement = "reads=" + READS + " writes=" + writes() + " version=" + version
+  /**
+   * Announces this node; with {@code finalizeAt}, raises the namespace to it unless a live node
+   * reads less ({@code restore}: only while the field {@code finalized} is absent).
+   */
+  private RedisFormatStatus announce(@Nullable Integer finalizeAt, boolean restore) {
+    String announcement = "reads=" + writable + " writes=" + writes() + " version=" + version
         + " host=" + Host.NAME;
     byte[][] arguments = finalizeAt == null
         ? new byte[][] {field, announcement.getBytes(UTF_8), millis(FORGET)}
         : new byte[][] {field, announcement.getBytes(UTF_8), millis(FORGET),
-            Integer.toString(finalizeAt).getBytes(UTF_8), millis(LIVE)};
+            Integer.toString(finalizeAt).getBytes(UTF_8), millis(LIVE),
+            (restore ? "absent" : "any").getBytes(UTF_8)};
     byte[][] keys = {key};
     List<Object> answer;
     try {
@@ -321,10 +333,10 @@ final class RedisFormat {
       answer = connection.commands().eval(RedisScript.FORMAT.source(), ScriptOutputType.MULTI,
           keys, arguments);
     }
-    return read(answer);
+    return read(answer, restore);
   }
 
-  private RedisFormatStatus read(List<Object> answer) {
+  private RedisFormatStatus read(List<Object> answer, boolean restoring) {
     List<byte @Nullable []> elements = ScriptReplies.elements(answer);
     if (elements.isEmpty() || elements.get(0) == null) {
       throw new RedisException("format.lua answered without the server's time");
@@ -342,13 +354,15 @@ final class RedisFormat {
       String fieldName = new String(name, UTF_8);
       if (fieldName.equals(FINALIZED)) {
         present = true;
-        finalizedNow = Math.max(1, number(new String(value, UTF_8), 1));
+        finalizedNow = Math.max(1, format(new String(value, UTF_8)));
       } else if (fieldName.startsWith(NODE_PREFIX)) {
         nodes.add(node(fieldName.substring(NODE_PREFIX.length()), new String(value, UTF_8), now));
       } // any other field: written by a later version, ignored
     }
     int before = finalized;
-    if (!present && before > 1 && !restoring) {
+    if (present) {
+      lost = false; // set again meanwhile (by a node, or lowered by an operator): followed
+    } else if (before > 1 && !restoring) {
       // Lost, not lowered (an operator lowers it with HSET, docs/versioning.md): kept until the
       // next heartbeat puts it back.
       lost = true;
@@ -358,7 +372,7 @@ final class RedisFormat {
     if (finalizedNow != before || finalizedNow > READS) {
       changed(before, finalizedNow);
     }
-    return new RedisFormatStatus(READS, writes(), finalizedNow, nodes);
+    return new RedisFormatStatus(writable, writes(), finalizedNow, nodes);
   }
 
   private void changed(int before, int now) {
@@ -388,8 +402,8 @@ final class RedisFormat {
       }
       String value = part.substring(equals + 1);
       switch (part.substring(0, equals)) {
-        case "reads" -> reads = number(value, 1);
-        case "writes" -> writes = number(value, 1);
+        case "reads" -> reads = format(value);
+        case "writes" -> writes = format(value);
         case "version" -> nodeVersion = value;
         case "host" -> host = value;
         case "seen" -> seen = number(value, 0L);
@@ -400,12 +414,9 @@ final class RedisFormat {
         Instant.ofEpochMilli(seen), Math.abs(now - seen) <= LIVE.toMillis(), nodeId.equals(id));
   }
 
-  private static int number(String text, int otherwise) {
-    try {
-      return Integer.parseInt(text);
-    } catch (NumberFormatException e) {
-      return otherwise;
-    }
+  /** A format number as announced; 1 when it does not parse (formats are small numbers). */
+  private static int format(String text) {
+    return (int) Math.max(0, Math.min(9_999, number(text, 1L)));
   }
 
   private static long number(String text, long otherwise) {

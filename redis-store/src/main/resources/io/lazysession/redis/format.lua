@@ -8,6 +8,8 @@
 -- ARGV[4] (optional): a format to finalize the namespace at: raises field 'finalized' to it, never
 --          lowers it, unless a live node (one seen less than ARGV[5] ms ago) reads an older format
 -- ARGV[5] (with ARGV[4]): how long a node counts as live after it announced itself, milliseconds
+-- ARGV[6] (optional, with ARGV[4]): 'absent' to raise 'finalized' only while the field is absent
+--          (a node putting back what Redis lost, never over a value an operator set meanwhile)
 -- Returns {now, field, value, field, value, ...}: the time of the Redis server (epoch milliseconds,
 -- written into each announcement as 'seen=') and the hash as it stands after the call.
 -- TIME before writes: replicated as effects (the default since Redis 5, the only way since 7).
@@ -33,8 +35,9 @@ if ARGV[4] then
       end
     end
   end
-  local current = tonumber(redis.call('HGET', key, 'finalized') or '1') or 1
-  if not blocked and target > current then
+  local stored = redis.call('HGET', key, 'finalized')
+  local current = tonumber(stored or '1') or 1
+  if not blocked and target > current and not (ARGV[6] == 'absent' and stored) then
     redis.call('HSET', key, 'finalized', ARGV[4])
     all = redis.call('HGETALL', key)
   end

@@ -264,6 +264,21 @@ class RedisFormatIT {
     assertThat(nodes.raw().hget(formatKey(), utf8("finalized"))).isEqualTo(utf8("1"));
   }
 
+  /** A node that cannot write format 2 (Redis refuses what it needs: an ACL) blocks finalizing. */
+  @Test
+  void aNodeThatCannotWriteFormatTwoAnnouncesFormatOneAndBlocksFinalizing() {
+    LazyRedisSessionRepository a = nodes.a();
+    LazyRedisSessionRepository b = nodes.b();
+    b.shared().store().format().writesAtMost(1, "Redis refused SMOVE (NOPERM)");
+    assertThat(b.formatStatus().reads()).isEqualTo(1);
+
+    assertThatThrownBy(a::finalizeFormat).isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("reads format 1");
+    assertThat(nodes.raw().hget(formatKey(), utf8("finalized"))).isNull();
+    assertThat(warnings()).anySatisfy(event -> assertThat(event.getFormattedMessage())
+        .contains("writes Redis format 1 at most", "NOPERM"));
+  }
+
   /** Waits until {@code a} lists both nodes (each announces itself as it starts). */
   private static void bothAnnounced(LazyRedisSessionRepository a) {
     org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
